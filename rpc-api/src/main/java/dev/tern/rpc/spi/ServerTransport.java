@@ -1,0 +1,29 @@
+package dev.tern.rpc.spi;
+
+import io.grpc.Status;
+import java.io.IOException;
+import java.net.SocketAddress;
+
+/** A listening server transport; every accepted connection's streams go to one listener. */
+public interface ServerTransport {
+
+  /**
+   * Binds and starts accepting.
+   *
+   * @throws IOException if the address cannot be bound (in use, not permitted); the message names
+   *     the address
+   */
+  void start(ServerTransportListener listener) throws IOException;
+
+  /** The address actually bound (with the real port when 0 was asked for); null before start. */
+  SocketAddress listenAddress();
+
+  /**
+   * Stops accepting connections and new streams; open streams run to completion; the listener
+   * hears {@link ServerTransportListener#serverTerminated()} when the last one closed.
+   */
+  void shutdown();
+
+  /** Closes every connection now, cancelling open streams with {@code status}. */
+  void shutdownNow(Status status);
+}

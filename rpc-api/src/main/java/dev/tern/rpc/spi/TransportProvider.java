@@ -1,0 +1,63 @@
+package dev.tern.rpc.spi;
+
+import java.net.SocketAddress;
+
+/**
+ * A transport, found with {@link java.util.ServiceLoader} (list the implementation in {@code
+ * META-INF/services/dev.tern.rpc.spi.TransportProvider}) or bound with Guice.
+ *
+ * <p>Implementations must have a public no-argument constructor and must be cheap to construct:
+ * Tern instantiates every provider on the class path to learn its {@link #name()} and {@link
+ * #isAvailable()}. Heavy setup (event loops, native libraries) belongs in the transports it makes.
+ */
+public interface TransportProvider {
+
+  /** How the Tern protocol version is agreed on a connection of this transport. */
+  enum VersionHandshake {
+    /**
+     * The transport's own handshake carries both sides' versions (a UDP handshake parameter, QUIC's
+     * ALPN); {@link ClientTransport} reports the outcome in its {@link
+     * dev.tern.rpc.ConnectionInfo#protocolVersion()} or fails the connection with a {@link
+     * io.grpc.Status#FAILED_PRECONDITION} naming both sides' versions.
+     */
+    IN_TRANSPORT,
+    /**
+     * The transport has no connection hook; the call layer sends the client's versions in a
+     * request header of every call and the server answers with the chosen one.
+     */
+    PER_CALL_HEADER
+  }
+
+  /** Short lower-case name, unique on the class path: {@code "tcp"}, {@code "quic"}, {@code "udp"}. */
+  String name();
+
+  /**
+   * Whether this transport can run here. False when, for example, its native library cannot load on
+   * this platform; {@link #unavailableReason()} then says why. The rest of Tern works without it.
+   */
+  boolean isAvailable();
+
+  /** Why {@link #isAvailable()} is false, for logs and errors; null when it is available. */
+  String unavailableReason();
+
+  /** How this transport agrees the Tern protocol version. */
+  VersionHandshake versionHandshake();
+
+  /**
+   * A new, unstarted client transport to one server.
+   *
+   * @param address the server's address
+   * @param authority the {@code :authority} of calls (host and port; also the TLS server name)
+   * @param options transport options; unknown ones are ignored
+   * @throws IllegalStateException if the transport is not {@linkplain #isAvailable() available}
+   */
+  ClientTransport newClientTransport(SocketAddress address, String authority, TransportOptions options);
+
+  /**
+   * A new, unstarted server transport that will listen on {@code bindAddress} (port 0 picks a free
+   * port; read the bound one from {@link ServerTransport#listenAddress()} after start).
+   *
+   * @throws IllegalStateException if the transport is not {@linkplain #isAvailable() available}
+   */
+  ServerTransport newServerTransport(SocketAddress bindAddress, TransportOptions options);
+}

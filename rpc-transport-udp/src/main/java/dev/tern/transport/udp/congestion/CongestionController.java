@@ -1,0 +1,70 @@
+package dev.tern.transport.udp.congestion;
+
+/**
+ * A congestion controller: reacts to the events loss recovery gives it and answers how much may be
+ * in flight and how fast to pace. One class per algorithm ({@link CongestionControl} names them).
+ * It never detects loss itself (that is {@code recovery}'s job) and never reads a clock: every
+ * event carries {@code nowNs}.
+ *
+ * <p>Every method runs on the connection's thread and must not allocate in steady state.
+ */
+public interface CongestionController {
+
+  /** A packet of {@code bytes} that counts toward bytes in flight (RFC 9002 §2) was sent. */
+  void onPacketSent(long nowNs, long packetNumber, int bytes, long bytesInFlight);
+
+  /**
+   * A packet was newly acknowledged.
+   *
+   * @param sentTimeNs when it was sent (RFC 9002 §7.3.1 uses it to ignore acks of packets sent
+   *     before the current recovery period)
+   * @param rtt the connection's RTT estimator, already updated with this ACK's sample
+   * @param bytesInFlight bytes in flight after this packet was removed
+   */
+  void onPacketAcked(long nowNs, long packetNumber, int bytes, long sentTimeNs, RttView rtt,
+      long bytesInFlight);
+
+  /** Every ACK frame's packets have been processed ({@link #onPacketAcked} was called for each). */
+  default void onAckProcessed(long nowNs, long bytesInFlight) {}
+
+  /** A packet was declared lost (RFC 9002 §6.1). */
+  void onPacketLost(long nowNs, long packetNumber, int bytes, long sentTimeNs, long bytesInFlight);
+
+  /** RFC 9002 §7.6: the losses span more than the persistent-congestion duration. */
+  void onPersistentCongestion(long nowNs);
+
+  /** Whether {@code bytes} more may be sent with {@code bytesInFlight} outstanding. */
+  default boolean canSend(long bytesInFlight, int bytes) {
+    return bytesInFlight + bytes <= congestionWindowBytes();
+  }
+
+  /** The congestion window, in bytes. */
+  long congestionWindowBytes();
+
+  /**
+   * The rate the pacer should send at, in bytes per second, given the RTT estimate; a
+   * window-based algorithm answers roughly {@code cwnd / srtt} scaled by its pacing gain.
+   */
+  long pacingRateBytesPerSecond(RttView rtt);
+
+  /** Whether the controller is in slow start (for reports and tests). */
+  boolean inSlowStart();
+
+  /** The algorithm's name, for connection info and logs. */
+  String name();
+
+  /** The RTT estimator as the controller sees it (RFC 9002 §5). */
+  interface RttView {
+    /** Smoothed RTT, ns (RFC 9002 §5.3); the initial RTT before the first sample. */
+    long smoothedRttNs();
+
+    /** Latest RTT sample, ns. */
+    long latestRttNs();
+
+    /** Minimum RTT seen, ns (RFC 9002 §5.2); {@code Long.MAX_VALUE} before the first sample. */
+    long minRttNs();
+
+    /** RTT variation, ns (RFC 9002 §5.3). */
+    long rttVarNs();
+  }
+}
