@@ -279,7 +279,11 @@ public final class NetlabEmulator implements AutoCloseable {
       return this;
     }
 
-    /** Writes the per-packet log (see {@link PacketLog}'s format) to {@code file}. */
+    /**
+     * Writes the per-packet log to {@code file}: tab-separated, one line per packet entering the
+     * link ({@code t_ms dir bytes verdict deliver_ms proto src sport dst dport flags payload};
+     * the format is described in the module's README).
+     */
     public Builder packetLog(Path file) {
       packetLog = file;
       return this;
