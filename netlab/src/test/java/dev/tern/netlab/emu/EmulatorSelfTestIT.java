@@ -119,6 +119,11 @@ class EmulatorSelfTestIT {
       assertThat(meanBurst).isCloseTo(8.0, Percentage.withPercentage(30));
       assertThat(emu.serverToClient().droppedBurstLoss()).isEqualTo((long) burstLost);
       emu.checkHealthy();
+
+      long epoch = emu.restartLinks();
+      assertThat(emu.epochNs()).isEqualTo(epoch);
+      assertThat(emu.clientToServer().sentPackets()).isZero();
+      assertThat(emu.serverToClient().droppedBurstLoss()).isZero();
     }
   }
 
