@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.assertj.core.data.Percentage;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,8 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 class EmulatorSelfTestIT {
   private static final long MS = 1_000_000L;
 
-  @BeforeAll
-  static void requireRoot() {
+  @BeforeEach
+  void requireRoot() {
     Assumptions.assumeFalse(Boolean.getBoolean("netlab.emulator.skip"),
         "netlab.emulator.skip=true: emulator self-test skipped");
     Netns.requireRoot();
