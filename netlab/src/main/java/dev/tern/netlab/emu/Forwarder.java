@@ -89,6 +89,7 @@ final class Forwarder {
 
   private void readLoop() {
     raisePriority();
+    int emptyReads = 0;
     try {
       while (running) {
         if (!in.awaitReadable(POLL_MS)) {
@@ -99,7 +100,11 @@ final class Forwarder {
         }
         int n = in.read(readMem, 65_536);
         if (n > 0) {
+          emptyReads = 0;
           forward(n);
+        } else if (++emptyReads > 10_000) {
+          // Readable yet empty, again and again: never spin (these threads may run real-time).
+          throw new IllegalStateException("TUN " + in.name() + " keeps returning no packet");
         }
       }
     } catch (Throwable t) {
