@@ -258,7 +258,7 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
     }
     byte[] bytes;
     try (InputStream in = method.streamRequest(message)) {
-      bytes = in.readAllBytes();
+      bytes = Marshalling.toBytes(in);
     } catch (IOException | RuntimeException e) {
       cancelStream(Status.INTERNAL.withDescription("failed to marshal the request of "
           + method.getFullMethodName()).withCause(e));
