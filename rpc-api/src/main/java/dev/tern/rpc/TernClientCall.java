@@ -47,6 +47,7 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
   private Metadata requestMetadata;
   private String authority;
   private ScheduledFuture<?> deadlineTimer;
+  private volatile ClientTracers tracers;
   private boolean started;
   private boolean halfClosed;
 
@@ -73,7 +74,10 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
       throw new IllegalStateException("call already started");
     }
     started = true;
-    streamListener.setListener(listener);
+    Metadata copy = new Metadata();
+    copy.merge(md);
+    tracers = ClientTracers.create(callOptions, copy);
+    streamListener.setListener(listener, tracers);
     if (context.isCancelled()) {
       stream.cancel(Contexts.statusFromCancelled(context));
       return;
@@ -95,8 +99,6 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
       long nanos = deadline.timeRemaining(TimeUnit.NANOSECONDS);
       deadlineTimer = scheduler.schedule(() -> deadlineExceeded(nanos), nanos, TimeUnit.NANOSECONDS);
     }
-    Metadata copy = new Metadata();
-    copy.merge(md);
     List<String> accepted = new ArrayList<>(cfg.decompressors.getAdvertisedMessageEncodings());
     if (!accepted.contains(GrpcMessageFraming.IDENTITY)) {
       accepted.add(GrpcMessageFraming.IDENTITY);
@@ -169,6 +171,7 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
     if (c.versionInHeaders()) {
       requestMetadata.put(ProtocolVersions.REQUEST_KEY, ProtocolVersions.format(cfg.protocolVersions));
     }
+    tracers.streamCreated(transportAttributes(c), requestMetadata);
     stream.setStream(c.transport.newStream(headers.build(), streamListener));
     if (stream.isReady()) {
       streamListener.onReady();
@@ -265,8 +268,13 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
           + " bytes exceeds the maximum outbound size " + max));
       return;
     }
-    stream.writeMessage(ByteBuffer.wrap(bytes));
-    stream.flush();
+    ByteBuffer wire = ByteBuffer.wrap(bytes);
+    stream.run(s -> {
+      // Reported when the message reaches the transport, after streamCreated.
+      tracers.outboundMessage(bytes.length);
+      s.writeMessage(wire);
+      s.flush();
+    });
   }
 
   @Override
@@ -282,9 +290,10 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
   @Override
   public Attributes getAttributes() {
     Connection c = connection;
-    if (c == null) {
-      return Attributes.EMPTY;
-    }
+    return c == null ? Attributes.EMPTY : transportAttributes(c);
+  }
+
+  private static Attributes transportAttributes(Connection c) {
     ConnectionInfo info = c.info();
     Attributes.Builder b = Attributes.newBuilder();
     if (info.remoteAddress() != null) {
