@@ -19,6 +19,7 @@ import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.SynchronizationContext;
 import io.grpc.netty.NettyChannelBuilder;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
@@ -93,7 +94,10 @@ final class TcpClientTransport implements ClientTransport {
         .disableRetry()
         .maxInboundMessageSize(options.get(TransportOptions.MAX_INBOUND_MESSAGE_SIZE))
         .maxInboundMetadataSize(options.get(TransportOptions.MAX_INBOUND_METADATA_SIZE))
-        .flowControlWindow(options.get(TransportOptions.FLOW_CONTROL_WINDOW));
+        .flowControlWindow(options.get(TransportOptions.FLOW_CONTROL_WINDOW))
+        // grpc-java has no client handshake timeout; bound the TCP connect by it at least.
+        .withOption(ChannelOption.CONNECT_TIMEOUT_MILLIS,
+            (int) Math.min(Integer.MAX_VALUE, options.get(TransportOptions.HANDSHAKE_TIMEOUT_MILLIS)));
     if (EpollSockets.available()) {
       usesEpoll = true;
       builder.eventLoopGroup(EpollSockets.acquire()).channelFactory(() -> {
