@@ -50,6 +50,7 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
   private volatile ClientTracers tracers;
   private boolean started;
   private boolean halfClosed;
+  private boolean earlyData;
 
   TernClientCall(MethodDescriptor<ReqT, RespT> method, CallOptions callOptions, ChannelConfig cfg,
       ConnectionManager connections, java.util.concurrent.ScheduledExecutorService scheduler,
@@ -104,6 +105,7 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
       accepted.add(GrpcMessageFraming.IDENTITY);
     }
     requestMetadata = copy;
+    earlyData = TernCallOptions.effectiveEarlyData(callOptions, method);
     authority = callOptions.getAuthority() != null ? callOptions.getAuthority() : cfg.authority;
     headers = RequestHeaders.builder(method.getFullMethodName())
         .authority(authority)
@@ -112,11 +114,11 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
         .messageEncoding(encoding == null ? GrpcMessageFraming.IDENTITY : encoding)
         .acceptedMessageEncodings(accepted)
         .priority(TernCallOptions.effectivePriority(callOptions, method))
-        .earlyDataAllowed(TernCallOptions.effectiveEarlyData(callOptions, method))
+        .earlyDataAllowed(earlyData)
         .idempotent(method.isIdempotent());
     CallCredentials creds = callOptions.getCredentials();
     if (creds == null) {
-      connections.obtain(this, callOptions.isWaitForReady());
+      connections.obtain(this, callOptions.isWaitForReady(), earlyData);
     } else {
       applyCredentials(creds, copy);
     }
@@ -148,7 +150,7 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
         @Override
         public void apply(Metadata extra) {
           md.merge(extra);
-          connections.obtain(TernClientCall.this, callOptions.isWaitForReady());
+          connections.obtain(TernClientCall.this, callOptions.isWaitForReady(), earlyData);
         }
 
         @Override
@@ -256,7 +258,7 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
     }
     byte[] bytes;
     try (InputStream in = method.streamRequest(message)) {
-      bytes = in.readAllBytes();
+      bytes = Marshalling.toBytes(in);
     } catch (IOException | RuntimeException e) {
       cancelStream(Status.INTERNAL.withDescription("failed to marshal the request of "
           + method.getFullMethodName()).withCause(e));
