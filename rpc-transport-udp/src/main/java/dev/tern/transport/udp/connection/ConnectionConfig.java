@@ -68,7 +68,7 @@ public final class ConnectionConfig {
     private long idleTimeoutMs = 30_000;
     private long maxAckDelayMs = 25;
     private int maxDatagramBytes = 1350;
-    private CongestionControl congestionControl = CongestionControl.NEW_RENO;
+    private CongestionControl congestionControl = CongestionControl.BBR;
     private boolean wantReceiveTimestamps;
     private int serverId;
     private int configRotation;

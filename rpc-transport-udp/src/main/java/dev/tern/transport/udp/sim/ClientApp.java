@@ -83,6 +83,11 @@ final class ClientApp implements ConnectionListener {
     call.finished = true;
   }
 
+  /** When the next call is due to start, {@code Long.MAX_VALUE} if none waits. */
+  long nextStartNs() {
+    return nextToStart < calls.size() ? calls.get(nextToStart).startNs : Long.MAX_VALUE;
+  }
+
   boolean allDone() {
     for (Call c : calls) {
       if (c.doneNs < 0) {

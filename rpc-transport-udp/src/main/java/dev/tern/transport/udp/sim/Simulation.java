@@ -155,6 +155,10 @@ public final class Simulation {
   private long nextEventNs() {
     long t = events.isEmpty() ? Long.MAX_VALUE : events.peek().atNs;
     t = Math.min(t, client.nextTimeoutNs());
+    long start = clientApp.nextStartNs();
+    if (start > nowNs) {
+      t = Math.min(t, start);
+    }
     if (rebindAtNs != NO_REBIND && clientPath == 0) {
       t = Math.min(t, rebindAtNs);
     }
