@@ -39,6 +39,7 @@ public final class Simulation {
   private long eventSeq;
   private long clientPath;
   long rebindAtNs = NO_REBIND;
+  private DeliveryObserver observer;
   long spins;
   long datagramsUp;
   long datagramsDown;
@@ -83,6 +84,18 @@ public final class Simulation {
       }
       return app;
     }, 16);
+  }
+
+  /** Sees every datagram the client receives, right after the client processed it. */
+  @FunctionalInterface
+  public interface DeliveryObserver {
+    /** {@code datagram} (a copy) reached the client at {@code nowNs} and was processed. */
+    void delivered(long nowNs, byte[] datagram);
+  }
+
+  /** Sets the observer of datagrams delivered to the client. */
+  public void observeClientDeliveries(DeliveryObserver o) {
+    this.observer = o;
   }
 
   /** Makes the client's address change at {@code atNs}. */
@@ -203,6 +216,9 @@ public final class Simulation {
     } else {
       clientApp.setNow(nowNs);
       client.onDatagram(b, nowNs, 0);
+      if (observer != null) {
+        observer.delivered(nowNs, e.data);
+      }
     }
   }
 
