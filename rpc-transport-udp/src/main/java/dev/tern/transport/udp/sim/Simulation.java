@@ -40,6 +40,7 @@ public final class Simulation {
   private long clientPath;
   long rebindAtNs = NO_REBIND;
   private DeliveryObserver observer;
+  private boolean stopOnFatal = true;
   long spins;
   long datagramsUp;
   long datagramsDown;
@@ -98,6 +99,11 @@ public final class Simulation {
     this.observer = o;
   }
 
+  /** Whether {@link #runUntil} stops at an application's fatal error (default: yes). */
+  public void stopOnFatal(boolean stop) {
+    this.stopOnFatal = stop;
+  }
+
   /** Makes the client's address change at {@code atNs}. */
   public void rebindAt(long atNs) {
     this.rebindAtNs = atNs;
@@ -140,7 +146,7 @@ public final class Simulation {
     long lastProgressNs = -1;
     int stuck = 0;
     while (!stop.getAsBoolean()) {
-      if (fatal() != null) {
+      if (stopOnFatal && fatal() != null) {
         return false;
       }
       long next = nextEventNs();
