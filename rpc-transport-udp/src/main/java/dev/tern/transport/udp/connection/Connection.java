@@ -63,7 +63,9 @@ public final class Connection {
   final PacketBuilder builder;
 
   long nowNs;
-  long lastReceivedNs;
+  /** RFC 9000 §10.1: the idle timer restarts on receipt and on the first ack-eliciting send after. */
+  long idleBaseNs = Long.MIN_VALUE;
+  boolean elicitingSentSinceReceive;
   long idleTimeoutNs;
   long closeDeadlineNs = Long.MAX_VALUE;
   int probesPending;
@@ -230,7 +232,7 @@ public final class Connection {
     }
     long t = loss.timerNs();
     if (idleTimeoutNs > 0) {
-      t = Math.min(t, lastReceivedNs + Math.max(idleTimeoutNs, 3 * rtt.ptoNs(0)));
+      t = Math.min(t, idleDeadlineNs());
     }
     if (builder.canSendAnything()) {
       t = Math.min(t, acks.ackDeadlineNs());
@@ -238,6 +240,13 @@ public final class Connection {
       t = Math.min(t, pace);
     }
     return t;
+  }
+
+  private long idleDeadlineNs() {
+    if (idleBaseNs == Long.MIN_VALUE) {
+      return Long.MAX_VALUE; // nothing sent or received yet
+    }
+    return idleBaseNs + Math.max(idleTimeoutNs, 3 * rtt.ptoNs(0));
   }
 
   /** Runs the timers due at {@code nowNs}: loss detection, probes, idle timeout, closing. */
@@ -253,7 +262,7 @@ public final class Connection {
       return;
     }
     if (idleTimeoutNs > 0
-        && nowNs >= lastReceivedNs + Math.max(idleTimeoutNs, 3 * rtt.ptoNs(0))) {
+        && nowNs >= idleDeadlineNs()) {
       // RFC 9000 §10.1: an idle connection is closed silently.
       state = ConnectionState.CLOSED;
       closeError = TransportError.IDLE_TIMEOUT;

@@ -164,6 +164,10 @@ final class PacketBuilder {
     int size = out.position() - start;
     c.loss.onPacketSent(c.nowNs, size, eliciting, eliciting || padded);
     if (eliciting) {
+      if (!c.elicitingSentSinceReceive) {
+        c.elicitingSentSinceReceive = true;
+        c.idleBaseNs = c.nowNs; // RFC 9000 §10.1
+      }
       c.pacer.onPacketSent(c.nowNs, size, true);
       if (probe) {
         c.probesPending--;
