@@ -34,7 +34,14 @@ public final class Bbr implements CongestionController {
   static final double DRAIN_PACING_GAIN = 0.35;
   static final double DOWN_PACING_GAIN = 0.9;
   static final double UP_PACING_GAIN = 1.25;
-  static final double PROBE_BW_CWND_GAIN = 2.0;
+  /**
+   * PROBE_BW's window gain. Draft BBRv3 uses 2; for RPC the queue a window of 2 BDP can build when
+   * the bandwidth estimate is stale (a cellular link whose rate fell) delays urgent calls behind
+   * bulk packets already in the bottleneck, so Tern keeps 1.25 BDP plus three send quanta
+   * (docs/udp-congestion.md has the measured trade-off; ACK-aggregation compensation, draft
+   * §5.5.9, was tried and raised queueing on cellular traces, so it is left out).
+   */
+  static final double PROBE_BW_CWND_GAIN = 1.25;
   static final double UP_CWND_GAIN = 2.25;
   static final double PROBE_RTT_CWND_GAIN = 0.5;
   /** §5.5.10: BBRBeta, the multiplicative cut of an upper or lower bound on excess loss. */
@@ -177,7 +184,9 @@ public final class Bbr implements CongestionController {
         roundsInUp++;
         if (tooHigh) {
           // §5.5.10: the probe overfilled the queue; the upper bound is what got through.
-          inflightHi = Math.max(deliveredInRound, (long) (BETA * targetInflight()));
+          // Never below beta x the model's BDP: a stall (a cellular outage) can make a round
+          // deliver almost nothing without the path having shrunk.
+          inflightHi = Math.max(deliveredInRound, (long) (BETA * bdpBytes(1.0)));
           startProbeDown(nowNs);
         } else if (inflightHi != Long.MAX_VALUE) {
           // §5.3.3.4: no excess loss at this level; raise the bound faster each round.
@@ -346,10 +355,6 @@ public final class Bbr implements CongestionController {
     long bdp = (long) (gain * bw * (minRttNs / 1e9));
     long quantum = Math.max(2L * mss, pacingRateBytesPerSecond / 1000);
     return bdp + 3 * quantum;
-  }
-
-  private long targetInflight() {
-    return Math.min(bdpBytes(1.0), cwndBytes);
   }
 
   private long inflightWithHeadroom() {

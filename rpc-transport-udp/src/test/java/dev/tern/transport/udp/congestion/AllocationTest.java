@@ -18,11 +18,13 @@ class AllocationTest {
     CongestionController cc = CongestionControllers.create(algorithm, 1350, 3);
     RoundDriver d = new RoundDriver(cc);
     Pacer pacer = new Pacer(1350, cc.pacingRateBytesPerSecond(d.rtt));
-    run(d, pacer, 2_000);
+    run(d, pacer, 6_000);
     long before = threads.getCurrentThreadAllocatedBytes();
     run(d, pacer, 2_000);
     long allocated = threads.getCurrentThreadAllocatedBytes() - before;
-    assertThat(allocated).isZero();
+    // 40,000 packets: one 16-byte object per packet would be 640 KB. A few dozen bytes can come
+    // from the JIT recompiling a method mid-run, so allow under 1 KB in all.
+    assertThat(allocated).isLessThan(1024);
   }
 
   private static void run(RoundDriver d, Pacer pacer, int rounds) {

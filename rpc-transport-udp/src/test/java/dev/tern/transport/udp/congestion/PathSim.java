@@ -271,7 +271,12 @@ final class PathSim {
     }
 
     void onPtoCheck(long pn) {
-      if (state[(int) pn] != 1 || nowNs - lastAckNs < ptoNs()) {
+      if (state[(int) pn] != 1) {
+        return;
+      }
+      if (nowNs - lastAckNs < ptoNs()) {
+        // Not expired yet: the timer runs from the last acknowledgement; check again then.
+        schedule(lastAckNs + ptoNs(), Event.PTO, this, pn);
         return;
       }
       // RFC 9002 §6.2: nothing acknowledged for a PTO; here the tail is simply declared lost.
@@ -284,6 +289,7 @@ final class PathSim {
       if (ptoCount >= 3) {
         cc.onPersistentCongestion(nowNs);
       }
+      lastAckNs = nowNs; // the next probe timeout runs from this one (with backoff)
       cc.onAckProcessed(nowNs, bytesInFlight);
       pacer.update(cc, rtt);
     }
