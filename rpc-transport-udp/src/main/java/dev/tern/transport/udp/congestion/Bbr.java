@@ -432,10 +432,14 @@ public final class Bbr implements CongestionController {
     return pacingRateBytesPerSecond;
   }
 
-  /** §5.6.1 BBRInitPacingRate: the startup gain over the initial window and RTT. */
+  /**
+   * §5.6.1 BBRInitPacingRate, with gain 2 instead of 2.77: before the first bandwidth sample the
+   * initial window is spread over half the RTT like the window-based controllers' (FIELD-NOTES:
+   * bursts of the initial window overran users' links); STARTUP's gain applies from the first
+   * sample on.
+   */
   private long initialPacingRate(long smoothedRttNs) {
-    long srtt = smoothedRttNs > 0 ? smoothedRttNs : WindowPacing.INITIAL_RTT_NS;
-    return Math.max(1, (long) (STARTUP_PACING_GAIN * cwndBytes * 1e9 / srtt));
+    return WindowPacing.rateBytesPerSecond(cwndBytes, smoothedRttNs, true);
   }
 
   @Override

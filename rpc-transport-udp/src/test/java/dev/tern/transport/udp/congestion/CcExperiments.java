@@ -21,17 +21,43 @@ public final class CcExperiments {
   public static void main(String[] args) {
     long duration = (args.length > 0 ? Long.parseLong(args[0]) : 60) * S;
     for (String profile : new String[] {"lossy-fat", "mobile", "lte-verizon", "lte-tmobile",
-        "lte-att"}) {
+        "lte-att", "3g-tmobile", "mobile-tail", "crowded", "wifi"}) {
       for (CongestionControl cc : CongestionControl.values()) {
         Result r = bulk(profile, cc, duration, 1);
         System.out.println(r);
       }
     }
-    for (String profile : new String[] {"lossy-fat", "wifi"}) {
-      System.out.println(share(profile, CongestionControl.BBR, CongestionControl.CUBIC, duration, 1));
-      System.out.println(share(profile, CongestionControl.BBR, CongestionControl.BBR, duration, 1));
-      System.out.println(share(profile, CongestionControl.CUBIC, CongestionControl.CUBIC, duration, 1));
+    for (long queueBdps : new long[] {2, 1}) {
+      for (CongestionControl other : CongestionControl.values()) {
+        for (long seed = 1; seed <= 3; seed++) {
+          double[] g = sharedBottleneck(CongestionControl.BBR, other, queueBdps, duration, seed);
+          System.out.printf(Locale.ROOT,
+              "shared 20 Mbit/s 40 ms queue %d BDP: BBR vs %-8s seed %d: %.2f / %.2f Mbit/s, "
+                  + "BBR at %.2f x fair share%n",
+              queueBdps, other, seed, g[0] / 1e6, g[1] / 1e6, 2 * g[0] / (g[0] + g[1]));
+        }
+      }
     }
+  }
+
+  /**
+   * Two flows through a 20 Mbit/s, 40 ms bottleneck with a drop-tail queue of {@code queueBdps}
+   * BDP; the second starts 2 s later. Goodputs over the second half, bit/s.
+   */
+  static double[] sharedBottleneck(CongestionControl a, CongestionControl b, long queueBdps,
+      long durationNs, long seed) {
+    PathSim sim = new PathSim(dev.tern.netlab.link.LinkConfig.builder()
+        .rateBitsPerSecond(20_000_000L).delayMs(20).queueLimitBytes(queueBdps * 100_000).build(),
+        seed);
+    PathSim.Flow fa = sim.addFlow(CongestionControllers.create(a, PathSim.MSS, seed), 0,
+        Long.MAX_VALUE);
+    PathSim.Flow fb = sim.addFlow(CongestionControllers.create(b, PathSim.MSS, seed + 7), 2 * S,
+        Long.MAX_VALUE);
+    fa.logSends = false;
+    fb.logSends = false;
+    sim.run(durationNs);
+    return new double[] {fa.goodputBitsPerSecond(durationNs / 2, durationNs),
+        fb.goodputBitsPerSecond(durationNs / 2, durationNs)};
   }
 
   /** The figures of one bulk transfer. */
@@ -43,17 +69,18 @@ public final class CcExperiments {
     double lossRate;
     long timeTo80PercentNs;
     long p95QueueNs;
+    long p50QueueNs;
     long rttNs;
 
     @Override
     public String toString() {
       return String.format(Locale.ROOT,
           "%-12s %-8s goodput %7.3f Mbit/s = %5.1f%% of link, time to 80%% %s, "
-              + "sender loss %.2f%%, p95 queueing %.0f ms (base RTT %d ms)",
+              + "sender loss %.2f%%, queueing p50 %.0f / p95 %.0f ms (base RTT %d ms)",
           profile, algorithm, goodputBitsPerSecond / 1e6,
           100 * goodputBitsPerSecond / linkBitsPerSecond,
           timeTo80PercentNs < 0 ? "never" : String.format(Locale.ROOT, "%.1f s", timeTo80PercentNs / 1e9),
-          100 * lossRate, p95QueueNs / 1e6, rttNs / MS);
+          100 * lossRate, p50QueueNs / 1e6, p95QueueNs / 1e6, rttNs / MS);
     }
   }
 
@@ -73,32 +100,9 @@ public final class CcExperiments {
     r.lossRate = (double) f.lostPackets / f.sentPackets;
     r.timeTo80PercentNs = f.timeToReachNs(0.8 * r.linkBitsPerSecond);
     r.p95QueueNs = sim.percentileQueueDelayNs(0.95);
+    r.p50QueueNs = sim.percentileQueueDelayNs(0.5);
     r.rttNs = p.rttNs();
     return r;
   }
 
-  /** Two flows sharing {@code profile}'s downlink; the second starts 2 s later. */
-  static String share(String profile, CongestionControl a, CongestionControl b, long durationNs,
-      long seed) {
-    double[] g = shareGoodputs(profile, a, b, durationNs, seed);
-    return String.format(Locale.ROOT,
-        "%-12s %s vs %s: %.2f / %.2f Mbit/s over the second half, ratio %.2f (fair share 1.00)",
-        profile, a, b, g[0] / 1e6, g[1] / 1e6, g[0] / g[1]);
-  }
-
-  /** Goodputs of two flows over the second half of the run, bit/s. */
-  static double[] shareGoodputs(String profile, CongestionControl a, CongestionControl b,
-      long durationNs, long seed) {
-    LinkProfile p = LinkProfiles.get(profile);
-    PathSim sim = new PathSim(p.serverToClient(), seed);
-    PathSim.Flow fa = sim.addFlow(CongestionControllers.create(a, PathSim.MSS, seed), 0,
-        Long.MAX_VALUE);
-    PathSim.Flow fb = sim.addFlow(CongestionControllers.create(b, PathSim.MSS, seed + 1), 2 * S,
-        Long.MAX_VALUE);
-    fa.logSends = false;
-    fb.logSends = false;
-    sim.run(durationNs);
-    return new double[] {fa.goodputBitsPerSecond(durationNs / 2, durationNs),
-        fb.goodputBitsPerSecond(durationNs / 2, durationNs)};
-  }
 }
