@@ -17,14 +17,35 @@ public final class CcExperiments {
 
   private CcExperiments() {}
 
-  /** Prints every experiment's figures; {@code args[0]} is the virtual duration, s (60). */
+  /**
+   * Prints every experiment's figures; {@code args[0]} is the virtual duration in s (60),
+   * {@code args[1]} the number of seeds per bulk cell (1; the median and range are printed).
+   */
   public static void main(String[] args) {
     long duration = (args.length > 0 ? Long.parseLong(args[0]) : 60) * S;
+    int seeds = args.length > 1 ? Integer.parseInt(args[1]) : 1;
     for (String profile : new String[] {"lossy-fat", "mobile", "lte-verizon", "lte-tmobile",
         "lte-att", "3g-tmobile", "mobile-tail", "crowded", "wifi"}) {
       for (CongestionControl cc : CongestionControl.values()) {
-        Result r = bulk(profile, cc, duration, 1);
-        System.out.println(r);
+        if (seeds == 1) {
+          System.out.println(bulk(profile, cc, duration, 1));
+          continue;
+        }
+        double[] goodput = new double[seeds];
+        double[] p95 = new double[seeds];
+        Result r = null;
+        for (int i = 0; i < seeds; i++) {
+          r = bulk(profile, cc, duration, i + 1);
+          goodput[i] = 100 * r.goodputBitsPerSecond / r.linkBitsPerSecond;
+          p95[i] = r.p95QueueNs / 1e6;
+        }
+        java.util.Arrays.sort(goodput);
+        java.util.Arrays.sort(p95);
+        System.out.printf(Locale.ROOT,
+            "%-12s %-8s %d seeds: goodput %% of link median %.1f (min %.1f, max %.1f); "
+                + "p95 queueing median %.0f ms (min %.0f, max %.0f)%n",
+            profile, cc, seeds, goodput[seeds / 2], goodput[0], goodput[seeds - 1],
+            p95[seeds / 2], p95[0], p95[seeds - 1]);
       }
     }
     for (long queueBdps : new long[] {2, 1}) {
