@@ -191,4 +191,29 @@ class PrioritySchedulerTest {
       assertThat(feed.packet()).doesNotContain(victim.id()).isNotEmpty();
     }
   }
+
+  @Test
+  void retransmissionsKeepTheirStreamsUrgency() {
+    Feed feed = new Feed(1 << 20);
+    Stream urgent = feed.set.open();
+    urgent.setPriority(1, false);
+    feed.set.write(urgent, ByteBuffer.allocate(1000));
+    feed.set.finish(urgent);
+    long urgentPn = feed.log.nextPacketNumber();
+    assertThat(feed.packet()).startsWith(urgent.id());
+    for (int i = 0; i < 5; i++) {
+      assertThat(feed.packet()).containsOnly(feed.bulk.get(0).id());
+    }
+    // The urgent call's packet is lost: its data goes out again ahead of the queued bulk data.
+    feed.log.close(urgentPn, false, new SentFrameSink() {
+      @Override
+      public void onFrameAcked(byte type, long a, long b, int length) {}
+
+      @Override
+      public void onFrameLost(byte type, long a, long b, int length) {
+        feed.writer.onLost(type, a, b, length);
+      }
+    });
+    assertThat(feed.packet()).startsWith(urgent.id());
+  }
 }
