@@ -48,6 +48,18 @@ public final class CcExperiments {
             p95[seeds / 2], p95[0], p95[seeds - 1]);
       }
     }
+    for (String profile : new String[] {"lte-verizon", "lte-tmobile", "lte-att"}) {
+      // What the trace imposes by itself: a sender at a quarter of its mean rate, no feedback.
+      LinkProfile p = LinkProfiles.get(profile);
+      PathSim sim = new PathSim(p.serverToClient(), 1);
+      PathSim.Flow f = sim.addFlow(
+          new FixedRate(p.serverToClient().meanRateBitsPerSecond() / 8 / 4), 0, Long.MAX_VALUE);
+      f.logSends = false;
+      sim.run(duration);
+      System.out.printf(Locale.ROOT,
+          "%-12s fixed rate at 25%% of the mean: queueing p50 %.0f / p95 %.0f ms%n", profile,
+          sim.percentileQueueDelayNs(0.5) / 1e6, sim.percentileQueueDelayNs(0.95) / 1e6);
+    }
     for (long queueBdps : new long[] {2, 1}) {
       for (CongestionControl other : CongestionControl.values()) {
         for (long seed = 1; seed <= 3; seed++) {
