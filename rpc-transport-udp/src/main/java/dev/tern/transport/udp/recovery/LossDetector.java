@@ -18,6 +18,14 @@ public final class LossDetector {
   /** Probes sent when the probe timer fires (RFC 9002 §6.2.4: tail-loss probes). */
   public static final int PROBES_PER_PTO = 2;
 
+  private static final SentFrameSink NO_SINK = new SentFrameSink() {
+    @Override
+    public void onFrameAcked(byte type, long a, long b, int length) {}
+
+    @Override
+    public void onFrameLost(byte type, long a, long b, int length) {}
+  };
+
   private final SentPacketLog log;
   private final RttEstimator rtt;
   private final CongestionController cc;
@@ -67,6 +75,12 @@ public final class LossDetector {
   public void onPacketSent(long nowNs, int bytes, boolean ackEliciting, boolean inFlight) {
     long pn = log.nextPacketNumber();
     log.endPacket(nowNs, bytes, ackEliciting, inFlight);
+    if (!ackEliciting && !inFlight) {
+      // ACK-only packets are never acknowledged by themselves (RFC 9000 §13.2.1): tracking them
+      // would only fill the log. Their ACK frames need no retransmission.
+      log.close(pn, true, NO_SINK);
+      return;
+    }
     if (inFlight) {
       bytesInFlight += bytes;
       cc.onPacketSent(nowNs, pn, bytes, bytesInFlight);
@@ -154,7 +168,9 @@ public final class LossDetector {
         boolean eliciting = log.isAckEliciting(pn);
         removeFromFlight(pn, inFlight, size);
         log.close(pn, false, sink);
-        packetsLost++;
+        if (eliciting) {
+          packetsLost++;
+        }
         if (inFlight) {
           cc.onPacketLost(nowNs, pn, size, sent, bytesInFlight);
         }
@@ -228,6 +244,22 @@ public final class LossDetector {
       }
     }
     return repeated;
+  }
+
+  /**
+   * Forgets every packet in flight without telling the congestion controller (their frames are
+   * reported lost to the sink): a client restarting after Version Negotiation does this, like
+   * QUIC discarding a packet-number space (RFC 9002 §6.4).
+   */
+  public void discardAll() {
+    for (long pn = log.firstPacketNumber(); pn < log.nextPacketNumber(); pn++) {
+      if (log.isOpen(pn)) {
+        removeFromFlight(pn, log.isInFlight(pn), log.sizeBytes(pn));
+        log.close(pn, false, sink);
+      }
+    }
+    lossTimeNs = 0;
+    ptoCount = 0;
   }
 
   /** The largest packet number the peer acknowledged, -1 if none. */

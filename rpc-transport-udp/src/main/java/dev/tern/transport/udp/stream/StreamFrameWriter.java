@@ -22,6 +22,7 @@ public final class StreamFrameWriter {
 
   private final StreamSet set;
   private final EmittedFrame emitted = new EmittedFrame();
+  private boolean lastCallRetransmitted;
 
   /** A writer over {@code set}. */
   public StreamFrameWriter(StreamSet set) {
@@ -37,6 +38,11 @@ public final class StreamFrameWriter {
   private boolean dataBlocked() {
     return set.connectionCredit() == 0 && set.dataBlockedReportedAt != set.peerMaxData
         && !set.scheduler.isEmpty();
+  }
+
+  /** Whether the last {@link #writeStreamFrames} re-sent data that had been sent before. */
+  public boolean lastCallRetransmitted() {
+    return lastCallRetransmitted;
   }
 
   /** Whether stream data is waiting that can be sent now. */
@@ -114,6 +120,7 @@ public final class StreamFrameWriter {
    */
   public boolean writeStreamFrames(ByteBuffer out, int limit, SentPacketLog log) {
     boolean wrote = false;
+    lastCallRetransmitted = false;
     Stream s;
     while ((s = set.scheduler.next()) != null) {
       int room = limit - out.position();
@@ -133,6 +140,7 @@ public final class StreamFrameWriter {
         break;
       }
       set.freshBytesSent += emitted.freshBytes;
+      lastCallRetransmitted |= emitted.freshBytes < emitted.length;
       log.addFrame(emitted.fin ? SentFrameType.STREAM_FIN : SentFrameType.STREAM, s.id(),
           emitted.offset, emitted.length);
       wrote = true;
