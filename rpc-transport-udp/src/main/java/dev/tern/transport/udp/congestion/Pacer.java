@@ -14,6 +14,11 @@ public final class Pacer {
   private static final long NS_PER_S = 1_000_000_000L;
   /** The timer precision the burst allowance covers. */
   public static final long QUANTUM_NS = 1_000_000L;
+  /**
+   * The highest rate taken, 100 GB/s: a near-zero RTT (loopback) makes cwnd/srtt enormous, and the
+   * token arithmetic (bytes x 10^9) must not overflow.
+   */
+  public static final long MAX_RATE_BYTES_PER_SECOND = 100_000_000_000L;
 
   private int maxDatagramSize;
   private long rateBytesPerSecond;
@@ -34,7 +39,7 @@ public final class Pacer {
       throw new IllegalArgumentException(
           "rateBytesPerSecond must be positive, was " + rateBytesPerSecond);
     }
-    this.rateBytesPerSecond = rateBytesPerSecond;
+    this.rateBytesPerSecond = Math.min(rateBytesPerSecond, MAX_RATE_BYTES_PER_SECOND);
   }
 
   /** Takes the rate from {@code controller} for the current RTT estimate. */

@@ -49,6 +49,10 @@ final class ClientApp implements ConnectionListener {
       }
       Call call = calls.get(nextToStart++);
       call.streamId = s.id();
+      call.openedNs = nowNs;
+      if (call.urgency >= 0) {
+        s.setPriority(call.urgency, false);
+      }
       byStream.put(s.id(), call);
     }
     for (int i = 0; i < nextToStart; i++) {
@@ -70,7 +74,7 @@ final class ClientApp implements ConnectionListener {
       for (int i = 0; i < n; i++) {
         long off = call.written + i;
         scratch.put(i, off < Call.HEADER_BYTES
-            ? (byte) ((long) call.responseBytes >>> (8 * (Call.HEADER_BYTES - 1 - off)))
+            ? header(call, (int) off)
             : Content.at(seed, call.streamId, 0, off));
       }
       int taken = connection.write(s, scratch);
@@ -81,6 +85,13 @@ final class ClientApp implements ConnectionListener {
     }
     connection.finish(s);
     call.finished = true;
+  }
+
+  private static byte header(Call call, int off) {
+    if (off == 0) {
+      return (byte) (call.urgency + 1);
+    }
+    return (byte) ((long) call.responseBytes >>> (8 * (Call.HEADER_BYTES - 1 - off)));
   }
 
   boolean allDone() {

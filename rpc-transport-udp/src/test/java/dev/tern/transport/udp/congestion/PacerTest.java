@@ -90,4 +90,14 @@ class PacerTest {
     }
     return n;
   }
+
+  @Test
+  void survivesTheRateOfANearZeroRoundTrip() {
+    // cwnd / 1 ns, as on loopback: the rate is capped and the arithmetic does not overflow.
+    Pacer p = new Pacer(1350, 29_400_000_000_000L);
+    assertThat(p.rateBytesPerSecond()).isEqualTo(Pacer.MAX_RATE_BYTES_PER_SECOND);
+    assertThat(p.canSend(0, 1350)).isTrue();
+    p.onPacketSent(0, 1350);
+    assertThat(sendBackToBack(p, 10 * MS)).isEqualTo((int) (p.burstBytes() / 1350));
+  }
 }

@@ -8,14 +8,14 @@ import java.util.Locale;
  * Congestion-control experiments on {@link PathSim} over netlab's link profiles: goodput under
  * random loss, queueing delay on cellular traces, sharing between flows. Run with
  * {@code mvn -q -o -pl rpc-transport-udp -am test-compile exec:java -Dexec.classpathScope=test
- * -Dexec.mainClass=dev.tern.transport.udp.congestion.CcExperiments} (or {@code java -cp} over the
+ * -Dexec.mainClass=dev.tern.transport.udp.congestion.PathExperiments} (or {@code java -cp} over the
  * module's and netlab's class directories); the figures go to docs/udp-congestion.md.
  */
-public final class CcExperiments {
+public final class PathExperiments {
   private static final long MS = 1_000_000L;
   private static final long S = 1_000 * MS;
 
-  private CcExperiments() {}
+  private PathExperiments() {}
 
   /**
    * Prints every experiment's figures; {@code args[0]} is the virtual duration in s (60),
