@@ -1,6 +1,7 @@
 package dev.tern.transport.udp.sim;
 
 import dev.tern.netlab.link.Link;
+import dev.tern.netlab.link.LinkConfig;
 import dev.tern.netlab.link.LinkProfile;
 import dev.tern.transport.udp.congestion.CongestionControl;
 import dev.tern.transport.udp.congestion.CongestionControllers;
@@ -17,8 +18,13 @@ import java.util.Locale;
  */
 public final class CcExperiments {
   private static final long MS = 1_000_000L;
-  /** When the urgent call starts: the six bulk responses are well under way by then. */
-  static final long URGENT_START_NS = 1_000 * MS;
+  /**
+   * When the urgent call starts in the main experiment: 2.5 s in, the six bulk responses (about
+   * 4.5 s of the mobile link) have 2 s left queued at the server and the controller has left
+   * its start-up phase. The run at 1 s catches BBR still in STARTUP.
+   */
+  static final long URGENT_START_NS = 2_500 * MS;
+  static final long EARLY_URGENT_START_NS = 1_000 * MS;
   static final int BULK_CALLS = 6;
   static final int BULK_RESPONSE_BYTES = 100 * 1024;
 
@@ -27,11 +33,25 @@ public final class CcExperiments {
   /** Prints the priority experiment's figures; {@code args[0]} is the number of seeds (1000). */
   public static void main(String[] args) {
     int runs = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
-    for (CongestionControl cc : CongestionControl.values()) {
-      for (boolean priorities : new boolean[] {true, false}) {
-        System.out.println(cc + ": " + urgentAmidBulk("mobile", runs, priorities, cc));
+    // The same link without loss, jitter or reordering separates queueing from loss recovery.
+    LinkProfile mobile = SimProfiles.get("mobile");
+    LinkProfile clean = new LinkProfile("mobile-clean", "mobile without loss, jitter, reordering",
+        clean(mobile.clientToServer()), clean(mobile.serverToClient()));
+    System.out.println("BBR, urgent call at 2500 ms: "
+        + urgentAmidBulk(clean, runs, true, CongestionControl.BBR, URGENT_START_NS));
+    for (long start : new long[] {URGENT_START_NS, EARLY_URGENT_START_NS}) {
+      for (CongestionControl cc : CongestionControl.values()) {
+        for (boolean priorities : new boolean[] {true, false}) {
+          System.out.println(cc + ", urgent call at " + start / MS + " ms: "
+              + urgentAmidBulk("mobile", runs, priorities, cc, start));
+        }
       }
     }
+  }
+
+  private static LinkConfig clean(LinkConfig c) {
+    return LinkConfig.builder().rateBitsPerSecond(c.rateBitsPerSecond())
+        .delayNs(c.propagationDelayNs()).queueLimitBytes(c.queueLimitBytes()).build();
   }
 
   /** The urgent call's latencies over many seeded runs. */
@@ -67,13 +87,20 @@ public final class CcExperiments {
    * (urgency 0) 2 KiB -> 8 KiB call; the urgent call's latency from its start to its last byte.
    */
   static PriorityResult urgentAmidBulk(String profileName, int runs, boolean priorities) {
-    return urgentAmidBulk(profileName, runs, priorities, CongestionControllers.defaultAlgorithm());
+    return urgentAmidBulk(profileName, runs, priorities, CongestionControllers.defaultAlgorithm(),
+        URGENT_START_NS);
   }
 
-  /** As above with congestion control {@code cc} at both ends. */
+  /** As above with congestion control {@code cc} at both ends, the urgent call at a given time. */
   static PriorityResult urgentAmidBulk(String profileName, int runs, boolean priorities,
-      CongestionControl cc) {
-    LinkProfile profile = SimProfiles.get(profileName);
+      CongestionControl cc, long urgentStartNs) {
+    return urgentAmidBulk(SimProfiles.get(profileName), runs, priorities, cc, urgentStartNs);
+  }
+
+  /** As above on {@code profile}. */
+  static PriorityResult urgentAmidBulk(LinkProfile profile, int runs, boolean priorities,
+      CongestionControl cc, long urgentStartNs) {
+    String profileName = profile.name();
     ConnectionConfig config = ConnectionConfig.builder().priorityScheduling(priorities)
         .congestionControl(cc).build();
     PriorityResult res = new PriorityResult();
@@ -88,7 +115,7 @@ public final class CcExperiments {
       for (int i = 0; i < BULK_CALLS; i++) {
         calls.add(new Call(0, 512, BULK_RESPONSE_BYTES, 5));
       }
-      Call urgent = new Call(URGENT_START_NS, 2048, 8192, 0);
+      Call urgent = new Call(urgentStartNs, 2048, 8192, 0);
       calls.add(urgent);
       LinkChannel up = new LinkChannel(new Link(profile.clientToServer(), seed * 31 + 1, 0));
       LinkChannel down = new LinkChannel(new Link(profile.serverToClient(), seed * 31 + 2, 0));
