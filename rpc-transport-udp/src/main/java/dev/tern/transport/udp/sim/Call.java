@@ -24,6 +24,8 @@ public final class Call {
   long firstByteNs = -1;
   long doneNs = -1;
   long openedNs = -1;
+  long cancelAtNs = -1;
+  boolean cancelled;
   String error;
 
   /** A call of default priority. */
@@ -53,6 +55,20 @@ public final class Call {
   /** The stream the call used. */
   public long streamId() {
     return streamId;
+  }
+
+  /**
+   * Makes the client cancel the call at {@code atNs} (reset its request, ask the server to stop
+   * sending); the call then counts as done.
+   */
+  public Call cancelAt(long atNs) {
+    this.cancelAtNs = atNs;
+    return this;
+  }
+
+  /** Whether the client cancelled the call. */
+  public boolean cancelled() {
+    return cancelled;
   }
 
   /** When the call started (its stream opened), -1 if not yet. */

@@ -57,7 +57,10 @@ final class ClientApp implements ConnectionListener {
     }
     for (int i = 0; i < nextToStart; i++) {
       Call call = calls.get(i);
-      if (!call.finished) {
+      if (call.cancelAtNs >= 0 && !call.cancelled && nowNs >= call.cancelAtNs) {
+        cancel(call);
+      }
+      if (!call.finished && !call.cancelled) {
         writeRequest(call);
       }
     }
@@ -85,6 +88,19 @@ final class ClientApp implements ConnectionListener {
     }
     connection.finish(s);
     call.finished = true;
+  }
+
+  private void cancel(Call call) {
+    Stream s = connection.stream(call.streamId);
+    call.cancelled = true;
+    if (call.doneNs < 0) {
+      call.doneNs = nowNs;
+    }
+    if (s != null) {
+      // RFC 9000 §3.5: abandon our half and ask the peer to stop sending the response.
+      connection.stopSending(s, 1);
+      connection.resetStream(s, 1);
+    }
   }
 
   private static byte header(Call call, int off) {
@@ -116,6 +132,13 @@ final class ClientApp implements ConnectionListener {
       return;
     }
     int n;
+    if (call.cancelled) {
+      do {
+        scratch.clear();
+        n = connection.read(s, scratch);
+      } while (n > 0);
+      return;
+    }
     do {
       scratch.clear();
       n = connection.read(s, scratch);
@@ -147,6 +170,10 @@ final class ClientApp implements ConnectionListener {
 
   @Override
   public void onReset(Stream s, long code) {
+    Call call = byStream.get(s.id());
+    if (call != null && call.cancelled) {
+      return; // the answer to our STOP_SENDING
+    }
     fatal = "server reset stream " + s.id();
   }
 

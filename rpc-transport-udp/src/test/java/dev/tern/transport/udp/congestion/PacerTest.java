@@ -19,14 +19,24 @@ class PacerTest {
   }
 
   @Test
-  void capsTheBurstAfterIdleAtTwoDatagramsOrOneMillisecond() {
-    Pacer slow = new Pacer(1350, 100_000);
-    slow.nextSendTimeNs(0, 1350);
-    assertThat(sendBackToBack(slow, 10_000 * MS)).isEqualTo(2);
+  void aSenderWokenLateCatchesUpByAtMostOneMillisecond() {
     Pacer fast = new Pacer(1350, 1_350_000_000L); // 1000 datagrams per ms
-    fast.nextSendTimeNs(0, 1350);
+    fast.onPacketSent(fast.nextSendTimeNs(0, 1350), 1350);
     assertThat(fast.burstBytes()).isEqualTo(1_350_000);
-    assertThat(sendBackToBack(fast, 10_000 * MS)).isEqualTo(1000);
+    // The timer fired 1.5 ms late: one millisecond's worth may go at once, not more.
+    assertThat(sendBackToBack(fast, 1_500_000)).isEqualTo(1000);
+    Pacer slow = new Pacer(1350, 1_350_000); // one datagram per ms: the floor of two applies
+    slow.onPacketSent(slow.nextSendTimeNs(0, 1350), 1350);
+    assertThat(slow.burstBytes()).isEqualTo(2700);
+    assertThat(sendBackToBack(slow, 1_900_000)).isEqualTo(1);
+  }
+
+  @Test
+  void aFlightAfterAPauseStartsWithOneDatagram() {
+    Pacer p = new Pacer(1350, 1_350_000_000L);
+    p.onPacketSent(p.nextSendTimeNs(0, 1350), 1350);
+    assertThat(sendBackToBack(p, 10_000 * MS)).isEqualTo(1);
+    assertThat(p.nextSendTimeNs(10_000 * MS, 1350)).isEqualTo(10_000 * MS + 1000);
   }
 
   @Test
@@ -98,6 +108,6 @@ class PacerTest {
     assertThat(p.rateBytesPerSecond()).isEqualTo(Pacer.MAX_RATE_BYTES_PER_SECOND);
     assertThat(p.canSend(0, 1350)).isTrue();
     p.onPacketSent(0, 1350);
-    assertThat(sendBackToBack(p, 10 * MS)).isEqualTo((int) (p.burstBytes() / 1350));
+    assertThat(sendBackToBack(p, MS)).isEqualTo((int) (p.burstBytes() / 1350));
   }
 }
