@@ -49,7 +49,7 @@ public final class CcExperiments {
     }
   }
 
-  private static LinkConfig clean(LinkConfig c) {
+  static LinkConfig clean(LinkConfig c) {
     return LinkConfig.builder().rateBitsPerSecond(c.rateBitsPerSecond())
         .delayNs(c.propagationDelayNs()).queueLimitBytes(c.queueLimitBytes()).build();
   }
