@@ -34,7 +34,14 @@ public final class Bbr implements CongestionController {
   static final double DRAIN_PACING_GAIN = 0.35;
   static final double DOWN_PACING_GAIN = 0.9;
   static final double UP_PACING_GAIN = 1.25;
-  static final double PROBE_BW_CWND_GAIN = 2.0;
+  /**
+   * PROBE_BW's window gain. Draft BBRv3 uses 2; for RPC the queue a window of 2 BDP can build when
+   * the bandwidth estimate is stale (a cellular link whose rate fell) delays urgent calls behind
+   * bulk packets already in the bottleneck, so Tern keeps 1.25 BDP plus three send quanta
+   * (docs/udp-congestion.md has the measured trade-off; ACK-aggregation compensation, draft
+   * §5.5.9, was tried and raised queueing on cellular traces, so it is left out).
+   */
+  static final double PROBE_BW_CWND_GAIN = 1.25;
   static final double UP_CWND_GAIN = 2.25;
   static final double PROBE_RTT_CWND_GAIN = 0.5;
   /** §5.5.10: BBRBeta, the multiplicative cut of an upper or lower bound on excess loss. */
@@ -177,7 +184,9 @@ public final class Bbr implements CongestionController {
         roundsInUp++;
         if (tooHigh) {
           // §5.5.10: the probe overfilled the queue; the upper bound is what got through.
-          inflightHi = Math.max(deliveredInRound, (long) (BETA * targetInflight()));
+          // Never below beta x the model's BDP: a stall (a cellular outage) can make a round
+          // deliver almost nothing without the path having shrunk.
+          inflightHi = Math.max(deliveredInRound, (long) (BETA * bdpBytes(1.0)));
           startProbeDown(nowNs);
         } else if (inflightHi != Long.MAX_VALUE) {
           // §5.3.3.4: no excess loss at this level; raise the bound faster each round.
@@ -348,10 +357,6 @@ public final class Bbr implements CongestionController {
     return bdp + 3 * quantum;
   }
 
-  private long targetInflight() {
-    return Math.min(bdpBytes(1.0), cwndBytes);
-  }
-
   private long inflightWithHeadroom() {
     if (inflightHi == Long.MAX_VALUE) {
       return Long.MAX_VALUE;
@@ -427,10 +432,14 @@ public final class Bbr implements CongestionController {
     return pacingRateBytesPerSecond;
   }
 
-  /** §5.6.1 BBRInitPacingRate: the startup gain over the initial window and RTT. */
+  /**
+   * §5.6.1 BBRInitPacingRate, with gain 2 instead of 2.77: before the first bandwidth sample the
+   * initial window is spread over half the RTT like the window-based controllers' (FIELD-NOTES:
+   * bursts of the initial window overran users' links); STARTUP's gain applies from the first
+   * sample on.
+   */
   private long initialPacingRate(long smoothedRttNs) {
-    long srtt = smoothedRttNs > 0 ? smoothedRttNs : WindowPacing.INITIAL_RTT_NS;
-    return Math.max(1, (long) (STARTUP_PACING_GAIN * cwndBytes * 1e9 / srtt));
+    return WindowPacing.rateBytesPerSecond(cwndBytes, smoothedRttNs, true);
   }
 
   @Override

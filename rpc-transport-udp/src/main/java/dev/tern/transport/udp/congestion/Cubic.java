@@ -39,7 +39,7 @@ public final class Cubic implements CongestionController {
 
   @Override
   public void onPacketSent(long nowNs, long packetNumber, int bytes, long bytesInFlight) {
-    use.onPacketSent(bytesInFlight);
+    use.onPacketSent(nowNs, bytesInFlight, cwndBytes, maxDatagramSize, inSlowStart());
     hystart.onPacketSent(packetNumber);
   }
 
@@ -53,7 +53,7 @@ public final class Cubic implements CongestionController {
       return;
     }
     boolean slowStart = inSlowStart();
-    if (!use.windowWasUsed(cwndBytes, maxDatagramSize, slowStart)) {
+    if (!use.windowWasUsed(sentTimeNs, rtt.smoothedRttNs())) {
       // RFC 9438 §5.8: no growth while application-limited; the epoch slides so the cubic curve
       // does not jump ahead by the time spent idle.
       if (epochStartNs != Long.MIN_VALUE) {
@@ -111,11 +111,6 @@ public final class Cubic implements CongestionController {
   }
 
   @Override
-  public void onAckProcessed(long nowNs, long bytesInFlight) {
-    use.onAckProcessed(bytesInFlight);
-  }
-
-  @Override
   public void onPacketLost(long nowNs, long packetNumber, int bytes, long sentTimeNs,
       long bytesInFlight) {
     if (sentTimeNs <= recoveryStartNs) {
@@ -170,5 +165,10 @@ public final class Cubic implements CongestionController {
   @Override
   public String name() {
     return "CUBIC";
+  }
+
+  /** RFC 9438's W_max in bytes, for tests. */
+  double wMaxBytes() {
+    return wMaxBytes;
   }
 }

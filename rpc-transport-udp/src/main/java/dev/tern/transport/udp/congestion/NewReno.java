@@ -24,7 +24,7 @@ public final class NewReno implements CongestionController {
 
   @Override
   public void onPacketSent(long nowNs, long packetNumber, int bytes, long bytesInFlight) {
-    use.onPacketSent(bytesInFlight);
+    use.onPacketSent(nowNs, bytesInFlight, cwndBytes, maxDatagramSize, inSlowStart());
   }
 
   @Override
@@ -35,7 +35,7 @@ public final class NewReno implements CongestionController {
       return;
     }
     // RFC 9002 §7.8: do not grow a window the sender does not use.
-    if (!use.windowWasUsed(cwndBytes, maxDatagramSize, inSlowStart())) {
+    if (!use.windowWasUsed(sentTimeNs, rtt.smoothedRttNs())) {
       return;
     }
     if (cwndBytes < ssthreshBytes) {
@@ -48,11 +48,6 @@ public final class NewReno implements CongestionController {
       avoidanceAckedBytes -= cwndBytes;
       cwndBytes += maxDatagramSize;
     }
-  }
-
-  @Override
-  public void onAckProcessed(long nowNs, long bytesInFlight) {
-    use.onAckProcessed(bytesInFlight);
   }
 
   @Override

@@ -3,8 +3,10 @@ package dev.tern.transport.udp.congestion;
 /**
  * Spreads data packets over time at the congestion controller's rate (RFC 9002 §7.7). A token
  * bucket whose depth is {@code max(2 datagrams, 1 ms at the rate)}: real timers fire with about
- * 1 ms precision, so a sender woken late may catch up by one such quantum, never by more. At
- * most one datagram of credit is granted at the start, so the initial window is paced as well.
+ * 1 ms precision, so a sender woken late may catch up by one such quantum, never by more. A
+ * flight that starts after the pacer sat idle (the first one, or one after a pause of more than
+ * {@link #IDLE_NS}) holds at most one datagram of credit, not a burst: there is no late timer to
+ * catch up on, and the initial window then occupies a full RTT/2 at the slow-start rate.
  *
  * <p>Only data (ack-eliciting) packets are paced: a connection sends ACK-only packets at once and
  * does not report them here (or passes {@code paced = false}). Tokens are counted in bytes x 10^9
@@ -14,12 +16,20 @@ public final class Pacer {
   private static final long NS_PER_S = 1_000_000_000L;
   /** The timer precision the burst allowance covers. */
   public static final long QUANTUM_NS = 1_000_000L;
+  /** A pause in paced sending longer than this starts the next flight with one datagram. */
+  public static final long IDLE_NS = 2 * QUANTUM_NS;
+  /**
+   * The highest rate taken, 100 GB/s: a near-zero RTT (loopback) makes cwnd/srtt enormous, and the
+   * token arithmetic (bytes x 10^9) must not overflow.
+   */
+  public static final long MAX_RATE_BYTES_PER_SECOND = 100_000_000_000L;
 
   private int maxDatagramSize;
   private long rateBytesPerSecond;
   /** Tokens in bytes x 10^9 (byte-nanoseconds at 1 byte/s); negative after a forced send. */
   private long tokens;
   private long lastRefillNs;
+  private long lastSendNs;
   private boolean started;
 
   /** A pacer for datagrams of up to {@code maxDatagramSize} bytes at {@code rateBytesPerSecond}. */
@@ -34,7 +44,7 @@ public final class Pacer {
       throw new IllegalArgumentException(
           "rateBytesPerSecond must be positive, was " + rateBytesPerSecond);
     }
-    this.rateBytesPerSecond = rateBytesPerSecond;
+    this.rateBytesPerSecond = Math.min(rateBytesPerSecond, MAX_RATE_BYTES_PER_SECOND);
   }
 
   /** Takes the rate from {@code controller} for the current RTT estimate. */
@@ -92,6 +102,7 @@ public final class Pacer {
     }
     refill(nowNs);
     tokens -= (long) bytes * NS_PER_S;
+    lastSendNs = nowNs;
   }
 
   private void refill(long nowNs) {
@@ -99,6 +110,7 @@ public final class Pacer {
     if (!started) {
       started = true;
       lastRefillNs = nowNs;
+      lastSendNs = nowNs;
       tokens = (long) maxDatagramSize * NS_PER_S;
       return;
     }
@@ -107,6 +119,11 @@ public final class Pacer {
       return;
     }
     lastRefillNs = nowNs;
+    // A new flight after a pause holds at most one datagram of credit: one now, the rest at the
+    // rate.
+    if (nowNs - lastSendNs > IDLE_NS) {
+      cap = Math.min(cap, (long) maxDatagramSize * NS_PER_S);
+    }
     // Avoid overflow: once the elapsed time alone would fill the bucket, it is full.
     long room = cap - tokens;
     if (room <= 0) {

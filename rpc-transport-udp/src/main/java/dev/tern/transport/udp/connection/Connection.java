@@ -14,6 +14,7 @@ import dev.tern.transport.udp.recovery.AckTracker;
 import dev.tern.transport.udp.recovery.LossDetector;
 import dev.tern.transport.udp.recovery.RttEstimator;
 import dev.tern.transport.udp.recovery.SentPacketLog;
+import dev.tern.transport.udp.stream.PriorityScheduler;
 import dev.tern.transport.udp.stream.RoundRobinScheduler;
 import dev.tern.transport.udp.stream.SendScheduler;
 import dev.tern.transport.udp.stream.Stream;
@@ -123,7 +124,11 @@ public final class Connection {
    */
   public static Connection client(ConnectionConfig config, ConnectionListener listener,
       Random random) {
-    return client(config, listener, random, new RoundRobinScheduler());
+    return client(config, listener, random, scheduler(config));
+  }
+
+  private static SendScheduler scheduler(ConnectionConfig config) {
+    return config.priorityScheduling ? new PriorityScheduler() : new RoundRobinScheduler();
   }
 
   /** A client connection with the given send scheduler. */
@@ -149,8 +154,7 @@ public final class Connection {
    */
   public static Connection server(ConnectionConfig config, ConnectionListener listener,
       Random random, ConnectionId clientDcid, ConnectionId clientScid, int version) {
-    return server(config, listener, random, clientDcid, clientScid, version,
-        new RoundRobinScheduler());
+    return server(config, listener, random, clientDcid, clientScid, version, scheduler(config));
   }
 
   /** A server connection with the given send scheduler. */

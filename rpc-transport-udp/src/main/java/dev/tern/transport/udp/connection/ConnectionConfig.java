@@ -1,6 +1,7 @@
 package dev.tern.transport.udp.connection;
 
 import dev.tern.transport.udp.congestion.CongestionControl;
+import dev.tern.transport.udp.congestion.CongestionControllers;
 import dev.tern.transport.udp.packet.Versions;
 import dev.tern.transport.udp.stream.StreamLimits;
 
@@ -18,6 +19,7 @@ public final class ConnectionConfig {
   final long maxAckDelayMs;
   final int maxDatagramBytes;
   final CongestionControl congestionControl;
+  final boolean priorityScheduling;
   final boolean wantReceiveTimestamps;
   final int serverId;
   final int configRotation;
@@ -30,6 +32,7 @@ public final class ConnectionConfig {
     this.maxAckDelayMs = b.maxAckDelayMs;
     this.maxDatagramBytes = b.maxDatagramBytes;
     this.congestionControl = b.congestionControl;
+    this.priorityScheduling = b.priorityScheduling;
     this.wantReceiveTimestamps = b.wantReceiveTimestamps;
     this.serverId = b.serverId;
     this.configRotation = b.configRotation;
@@ -68,7 +71,8 @@ public final class ConnectionConfig {
     private long idleTimeoutMs = 30_000;
     private long maxAckDelayMs = 25;
     private int maxDatagramBytes = 1350;
-    private CongestionControl congestionControl = CongestionControl.BBR;
+    private CongestionControl congestionControl = CongestionControllers.defaultAlgorithm();
+    private boolean priorityScheduling = true;
     private boolean wantReceiveTimestamps;
     private int serverId;
     private int configRotation;
@@ -131,6 +135,15 @@ public final class ConnectionConfig {
         throw new IllegalArgumentException("maxDatagramBytes must be in 1200..1500: " + bytes);
       }
       this.maxDatagramBytes = bytes;
+      return this;
+    }
+
+    /**
+     * Whether stream data is sent by priority (urgency, then incremental round robin or FIFO,
+     * with a connection-credit reserve for urgent calls); if not, streams take plain turns.
+     */
+    public Builder priorityScheduling(boolean enabled) {
+      this.priorityScheduling = enabled;
       return this;
     }
 

@@ -49,11 +49,18 @@ final class ClientApp implements ConnectionListener {
       }
       Call call = calls.get(nextToStart++);
       call.streamId = s.id();
+      call.openedNs = nowNs;
+      if (call.urgency >= 0) {
+        s.setPriority(call.urgency, false);
+      }
       byStream.put(s.id(), call);
     }
     for (int i = 0; i < nextToStart; i++) {
       Call call = calls.get(i);
-      if (!call.finished) {
+      if (call.cancelAtNs >= 0 && !call.cancelled && nowNs >= call.cancelAtNs) {
+        cancel(call);
+      }
+      if (!call.finished && !call.cancelled) {
         writeRequest(call);
       }
     }
@@ -70,7 +77,7 @@ final class ClientApp implements ConnectionListener {
       for (int i = 0; i < n; i++) {
         long off = call.written + i;
         scratch.put(i, off < Call.HEADER_BYTES
-            ? (byte) ((long) call.responseBytes >>> (8 * (Call.HEADER_BYTES - 1 - off)))
+            ? header(call, (int) off)
             : Content.at(seed, call.streamId, 0, off));
       }
       int taken = connection.write(s, scratch);
@@ -86,6 +93,26 @@ final class ClientApp implements ConnectionListener {
   /** When the next call is due to start, {@code Long.MAX_VALUE} if none waits. */
   long nextStartNs() {
     return nextToStart < calls.size() ? calls.get(nextToStart).startNs : Long.MAX_VALUE;
+  }
+
+  private void cancel(Call call) {
+    Stream s = connection.stream(call.streamId);
+    call.cancelled = true;
+    if (call.doneNs < 0) {
+      call.doneNs = nowNs;
+    }
+    if (s != null) {
+      // RFC 9000 §3.5: abandon our half and ask the peer to stop sending the response.
+      connection.stopSending(s, 1);
+      connection.resetStream(s, 1);
+    }
+  }
+
+  private static byte header(Call call, int off) {
+    if (off == 0) {
+      return (byte) (call.urgency + 1);
+    }
+    return (byte) ((long) call.responseBytes >>> (8 * (Call.HEADER_BYTES - 1 - off)));
   }
 
   boolean allDone() {
@@ -110,6 +137,13 @@ final class ClientApp implements ConnectionListener {
       return;
     }
     int n;
+    if (call.cancelled) {
+      do {
+        scratch.clear();
+        n = connection.read(s, scratch);
+      } while (n > 0);
+      return;
+    }
     do {
       scratch.clear();
       n = connection.read(s, scratch);
@@ -141,6 +175,10 @@ final class ClientApp implements ConnectionListener {
 
   @Override
   public void onReset(Stream s, long code) {
+    Call call = byStream.get(s.id());
+    if (call != null && call.cancelled) {
+      return; // the answer to our STOP_SENDING
+    }
     fatal = "server reset stream " + s.id();
   }
 

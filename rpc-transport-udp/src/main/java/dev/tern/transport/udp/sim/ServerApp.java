@@ -55,8 +55,14 @@ final class ServerApp implements ConnectionListener {
       for (int i = 0; i < n; i++) {
         long off = x.read + i;
         byte b = scratch.get(i);
-        if (off < Call.HEADER_BYTES) {
-          x.responseBytes = (x.responseBytes < 0 ? 0 : x.responseBytes << 8) | (b & 0xff);
+        if (off == 0) {
+          x.responseBytes = 0;
+          if (b != 0) {
+            // The request's priority applies to the response too.
+            s.setPriority((b & 0xff) - 1, false);
+          }
+        } else if (off < Call.HEADER_BYTES) {
+          x.responseBytes = (x.responseBytes << 8) | (b & 0xff);
         } else if (b != Content.at(seed, s.id(), 0, off)) {
           fatal = "request byte " + off + " of stream " + s.id() + " differs";
           return;

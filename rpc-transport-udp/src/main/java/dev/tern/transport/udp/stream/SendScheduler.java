@@ -25,4 +25,16 @@ public interface SendScheduler {
 
   /** Whether no stream is ready. */
   boolean isEmpty();
+
+  /** {@code stream}'s priority changed while it was ready; refile it. */
+  default void onPriorityChanged(Stream stream) {}
+
+  /**
+   * How much of the connection's flow-control credit {@code stream} may spend on fresh data; a
+   * priority scheduler keeps a reserve for urgent streams so bulk data cannot exhaust the
+   * connection window ahead of them (no priority inversion through flow control).
+   */
+  default long creditFor(Stream stream, long connectionCredit) {
+    return connectionCredit;
+  }
 }

@@ -12,6 +12,10 @@ public final class Stream {
   private boolean incremental;
   /** Set and read only by {@link SendScheduler} implementations. */
   boolean scheduled;
+  /** The urgency level a {@link SendScheduler} filed the stream under. */
+  int scheduledUrgency;
+  /** The scheduler that last queued the stream, told when its priority changes. */
+  SendScheduler scheduler;
   boolean controlQueued;
   boolean notifyQueued;
   long countedConsumed;
@@ -54,6 +58,9 @@ public final class Stream {
     }
     this.urgency = urgency;
     this.incremental = incremental;
+    if (scheduled && scheduler != null) {
+      scheduler.onPriorityChanged(this);
+    }
   }
 
   /** Whether both halves are finished and the stream's state can be dropped. */

@@ -128,14 +128,15 @@ public final class StreamFrameWriter {
         break;
       }
       SendStream send = s.send();
-      if (!send.hasSendable(set.connectionCredit())) {
+      long credit = set.scheduler.creditFor(s, set.connectionCredit());
+      if (!send.hasSendable(credit)) {
         set.scheduler.onEmitted(s, false);
         if (send.blockedByStreamCredit()) {
           set.queueControl(s);
         }
         continue;
       }
-      if (!send.emit(s.id(), out, room, set.connectionCredit(), emitted)) {
+      if (!send.emit(s.id(), out, room, credit, emitted)) {
         break;
       }
       set.freshBytesSent += emitted.freshBytes;
@@ -143,7 +144,7 @@ public final class StreamFrameWriter {
       log.addFrame(emitted.fin ? SentFrameType.STREAM_FIN : SentFrameType.STREAM, s.id(),
           emitted.offset, emitted.length);
       wrote = true;
-      boolean more = send.hasSendable(set.connectionCredit());
+      boolean more = send.hasSendable(set.scheduler.creditFor(s, set.connectionCredit()));
       set.scheduler.onEmitted(s, more);
       if (!more && send.blockedByStreamCredit()) {
         set.queueControl(s);

@@ -1,43 +1,45 @@
 package dev.tern.transport.udp.congestion;
 
+import dev.tern.netlab.link.Delivery;
+import dev.tern.netlab.link.Link;
+import dev.tern.netlab.link.LinkConfig;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.PriorityQueue;
-import java.util.SplittableRandom;
 
 /**
  * A small discrete-event bottleneck for exercising controllers and the pacer in virtual time:
  * senders with a controller, a pacer, an RTT estimator and RFC 9002 loss detection (packet
- * threshold 3, time threshold 9/8, a probe timeout), one drop-tail bottleneck of fixed rate with
- * random loss, a propagation delay each way, and a receiver that acknowledges every packet at
- * once. It stands in for the connection until the whole-connection simulator carries these tests.
+ * threshold 3, time threshold 9/8, a probe timeout), the data direction through netlab's link
+ * model (rate or trace, drop-tail queue, random or bursty loss, jitter, reordering), ACKs back
+ * over the propagation delay, and a receiver that acknowledges every packet at once. It stands in for the connection until the whole-connection simulator carries these tests.
  */
 final class PathSim {
   static final int MSS = 1350;
 
-  final long rateBytesPerSecond;
-  final long bufferBytes;
   final long oneWayNs;
-  final double lossProbability;
-  final long timerGranularityNs;
-  private final SplittableRandom random;
+  final long timerGranularityNs = 1_000_000L;
+  private final Link link;
+  private final Delivery delivery = new Delivery();
   private final PriorityQueue<Event> events = new PriorityQueue<>();
   private final List<Flow> flows = new ArrayList<>();
-  private long linkFreeAtNs;
   private long nowNs;
   private long seq;
-  /** Queueing delay of every packet that got through, ns. */
+  /** Queueing delay (one-way delay above propagation and serialisation) of delivered packets. */
   long[] queueDelaysNs = new long[1 << 16];
   int queueDelayCount;
 
+  /** A path whose data direction is {@code forward}; ACKs return over its propagation delay. */
+  PathSim(LinkConfig forward, long seed) {
+    this.link = new Link(forward, seed, 0);
+    this.oneWayNs = forward.propagationDelayNs();
+  }
+
+  /** A fixed-rate path with a drop-tail queue of {@code bufferBytes} and random loss. */
   PathSim(long rateBitsPerSecond, long rttNs, long bufferBytes, double lossProbability, long seed) {
-    this.rateBytesPerSecond = rateBitsPerSecond / 8;
-    this.oneWayNs = rttNs / 2;
-    this.bufferBytes = bufferBytes;
-    this.lossProbability = lossProbability;
-    this.timerGranularityNs = 1_000_000L;
-    this.random = new SplittableRandom(seed);
+    this(LinkConfig.builder().rateBitsPerSecond(rateBitsPerSecond).delayNs(rttNs / 2)
+        .queueLimitBytes(bufferBytes).loss(lossProbability).build(), seed);
   }
 
   Flow addFlow(CongestionController cc, long startNs, long bytesToSend) {
@@ -75,21 +77,20 @@ final class PathSim {
 
   /** Puts a packet on the link; returns the time it reaches the receiver, or -1 if dropped. */
   private long transmit(int bytes) {
-    if (lossProbability > 0 && random.nextDouble() < lossProbability) {
+    if (link.send(nowNs, bytes, delivery) == 0) {
       return -1;
     }
-    long queuedBytes = linkFreeAtNs > nowNs ? (linkFreeAtNs - nowNs) * rateBytesPerSecond / 1_000_000_000L : 0;
-    if (queuedBytes + bytes > bufferBytes) {
-      return -1;
-    }
-    long start = Math.max(nowNs, linkFreeAtNs);
-    long depart = start + bytes * 1_000_000_000L / rateBytesPerSecond;
-    linkFreeAtNs = depart;
+    long at = delivery.deliverAtNs(0);
     if (queueDelayCount == queueDelaysNs.length) {
       queueDelaysNs = Arrays.copyOf(queueDelaysNs, queueDelayCount * 2);
     }
-    queueDelaysNs[queueDelayCount++] = start - nowNs;
-    return depart + oneWayNs;
+    queueDelaysNs[queueDelayCount++] = Math.max(0, at - nowNs - link.idealOneWayNs(bytes));
+    return at;
+  }
+
+  /** The link's counters. */
+  Link link() {
+    return link;
   }
 
   private static final class Event implements Comparable<Event> {
@@ -270,7 +271,12 @@ final class PathSim {
     }
 
     void onPtoCheck(long pn) {
-      if (state[(int) pn] != 1 || nowNs - lastAckNs < ptoNs()) {
+      if (state[(int) pn] != 1) {
+        return;
+      }
+      if (nowNs - lastAckNs < ptoNs()) {
+        // Not expired yet: the timer runs from the last acknowledgement; check again then.
+        schedule(lastAckNs + ptoNs(), Event.PTO, this, pn);
         return;
       }
       // RFC 9002 §6.2: nothing acknowledged for a PTO; here the tail is simply declared lost.
@@ -283,6 +289,7 @@ final class PathSim {
       if (ptoCount >= 3) {
         cc.onPersistentCongestion(nowNs);
       }
+      lastAckNs = nowNs; // the next probe timeout runs from this one (with backoff)
       cc.onAckProcessed(nowNs, bytesInFlight);
       pacer.update(cc, rtt);
     }
