@@ -71,6 +71,31 @@ class ConnectionBehaviourTest {
     RunResult r = SimRun.run("mobile", dev.tern.transport.udp.sim.Scenario.FEED, 11,
         ConnectionConfig.defaults(), 1_500_000_000L);
     assertThat(r.failure).as(r.line()).isNull();
+
+    List<Call> calls = List.of(new Call(0, 100, 400_000));
+    Simulation s = sim(ConnectionConfig.defaults(), ConnectionConfig.defaults(), calls);
+    s.rebindAt(300_000_000L); // mid-download: the server's packets to the old address are lost
+    assertThat(s.runUntil(s::allCallsDone, 30_000_000_000L)).as(String.valueOf(s.fatal()))
+        .isTrue();
+    assertThat(s.server().stats().pathChanges).isEqualTo(1);
+    assertThat(s.server().currentPathId()).isEqualTo(1);
+  }
+
+  @Test
+  void receiveTimestampsFlowWhenAskedFor() {
+    ConnectionConfig c = ConnectionConfig.builder().wantReceiveTimestamps(true).build();
+    List<Call> calls = List.of(new Call(0, 50_000, 50_000));
+    Simulation s = sim(c, c, calls);
+    assertThat(s.runUntil(s::allCallsDone, 10_000_000_000L)).as(String.valueOf(s.fatal()))
+        .isTrue();
+    assertThat(s.client().stats().malformedDropped + s.server().stats().malformedDropped).isZero();
+    assertThat(s.client().stats().timestampedAcksReceived).isPositive();
+    assertThat(s.server().stats().timestampedAcksReceived).isPositive();
+
+    Simulation plain = sim(ConnectionConfig.defaults(), ConnectionConfig.defaults(),
+        List.of(new Call(0, 50_000, 50_000)));
+    assertThat(plain.runUntil(plain::allCallsDone, 10_000_000_000L)).isTrue();
+    assertThat(plain.client().stats().timestampedAcksReceived).isZero();
   }
 
   @Test
