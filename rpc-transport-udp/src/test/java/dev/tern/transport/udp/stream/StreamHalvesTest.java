@@ -32,6 +32,23 @@ class StreamHalvesTest {
   }
 
   @Test
+  void bufferGrowsWithWhatArrivesAndSurvivesGrowthWithAGap() throws Exception {
+    ReceiveStream r = new ReceiveStream(256 << 10);
+    r.onData(0, bytes(0, 10), 0, 10, false);
+    java.lang.reflect.Field f = ReceiveStream.class.getDeclaredField("buf");
+    f.setAccessible(true);
+    assertThat(((byte[]) f.get(r)).length).isEqualTo(4096); // not the 256 KiB window
+    // Out of order, far ahead: the ring grows and keeps the bytes already stored.
+    r.onData(100_000, bytes(100_000 % 256, 1000), 0, 1000, false);
+    r.onData(10, bytes(10, 99_990), 0, 99_990, false);
+    ByteBuffer out = ByteBuffer.allocate(200_000);
+    assertThat(r.read(out)).isEqualTo(101_000);
+    for (int i = 0; i < 101_000; i++) {
+      assertThat(out.get(i)).as("byte %d", i).isEqualTo((byte) i);
+    }
+  }
+
+  @Test
   void sendsCreditOnceHalfTheWindowIsRead() {
     ReceiveStream r = new ReceiveStream(66_560);
     r.onData(0, bytes(0, 33_279), 0, 33_279, false);
