@@ -30,6 +30,7 @@ public final class Pacer {
   private long tokens;
   private long lastRefillNs;
   private long lastSendNs;
+  private long capTokens;
   private boolean started;
 
   /** A pacer for datagrams of up to {@code maxDatagramSize} bytes at {@code rateBytesPerSecond}. */
@@ -74,7 +75,8 @@ public final class Pacer {
    */
   public long nextSendTimeNs(long nowNs, int bytes) {
     refill(nowNs);
-    long need = (long) bytes * NS_PER_S - tokens;
+    // A packet larger than the bucket (a PMTU probe after a pause) may go once it is full.
+    long need = Math.min((long) bytes * NS_PER_S, capTokens) - tokens;
     if (need <= 0) {
       return nowNs;
     }
@@ -112,6 +114,7 @@ public final class Pacer {
       lastRefillNs = nowNs;
       lastSendNs = nowNs;
       tokens = (long) maxDatagramSize * NS_PER_S;
+      capTokens = tokens;
       return;
     }
     long elapsed = nowNs - lastRefillNs;
@@ -124,6 +127,7 @@ public final class Pacer {
     if (nowNs - lastSendNs > IDLE_NS) {
       cap = Math.min(cap, (long) maxDatagramSize * NS_PER_S);
     }
+    capTokens = cap;
     // Avoid overflow: once the elapsed time alone would fill the bucket, it is full.
     long room = cap - tokens;
     if (room <= 0) {

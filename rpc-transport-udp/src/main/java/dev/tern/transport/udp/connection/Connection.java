@@ -3,6 +3,7 @@ package dev.tern.transport.udp.connection;
 import dev.tern.transport.udp.congestion.CongestionController;
 import dev.tern.transport.udp.congestion.CongestionControllers;
 import dev.tern.transport.udp.congestion.Pacer;
+import dev.tern.transport.udp.path.MtuDiscovery;
 import dev.tern.transport.udp.frame.FrameReader;
 import dev.tern.transport.udp.frame.TransportError;
 import dev.tern.transport.udp.packet.ConnectionId;
@@ -54,6 +55,8 @@ public final class Connection {
   final RttEstimator rtt = new RttEstimator();
   final CongestionController cc;
   final Pacer pacer;
+  final MtuDiscovery mtu;
+  final PathMtuController pathMtu;
   final LossDetector loss;
   final AckTracker acks;
   final StreamSet streams;
@@ -106,8 +109,11 @@ public final class Connection {
     this.cc = CongestionControllers.create(config.congestionControl, config.maxDatagramBytes,
         random.nextLong());
     this.pacer = new Pacer(config.maxDatagramBytes, cc.pacingRateBytesPerSecond(rtt));
+    this.mtu = new MtuDiscovery(config.maxDatagramBytes, config.maxProbedDatagramBytes,
+        MtuDiscovery.RAISE_INTERVAL_NS);
+    this.pathMtu = new PathMtuController(cc, mtu, pacer);
     this.dispatcher = new FrameDispatcher(this);
-    this.loss = new LossDetector(log, rtt, cc, dispatcher);
+    this.loss = new LossDetector(log, rtt, pathMtu, dispatcher);
     this.acks = new AckTracker(config.maxAckDelayMs * 1_000_000L);
     this.streams = new StreamSet(isClient, config.limits, scheduler, this.listener);
     this.streamWriter = new StreamFrameWriter(streams);
@@ -171,7 +177,7 @@ public final class Connection {
     p.messageType = type;
     p.initialSourceConnectionId = localCid;
     p.maxIdleTimeoutMs = config.idleTimeoutMs;
-    p.maxUdpPayloadSize = config.maxDatagramBytes;
+    p.maxUdpPayloadSize = config.maxProbedDatagramBytes;
     p.initialMaxData = config.limits.connectionWindowBytes;
     p.initialMaxStreamData = config.limits.streamWindowBytes;
     p.initialMaxStreams = config.limits.maxStreams;
@@ -270,6 +276,8 @@ public final class Connection {
       if (probes > 0) {
         stats.ptoCount++;
         probesPending = probes;
+        mtu.onProbeTimeout(nowNs, loss.ptoCount());
+        pathMtu.checkSize();
       }
     }
   }
@@ -399,6 +407,16 @@ public final class Connection {
   /** The RTT estimator. */
   public CongestionController.RttView rtt() {
     return rtt;
+  }
+
+  /** The datagram size in use now (PMTU discovery moves it), bytes of UDP payload. */
+  public int maxDatagramBytes() {
+    return mtu.maxDatagramSize();
+  }
+
+  /** PMTU discovery's state, for reports and tests. */
+  public MtuDiscovery mtuDiscovery() {
+    return mtu;
   }
 
   /** The congestion controller. */

@@ -28,7 +28,7 @@ final class PacketBuilder {
   /** Whether the connection may send anything at all (state and anti-amplification). */
   boolean canSendAnything() {
     return (c.state == ConnectionState.HANDSHAKING || c.state == ConnectionState.ESTABLISHED)
-        && amplificationBudget() >= c.config.maxDatagramBytes;
+        && amplificationBudget() >= c.maxDatagramBytes();
   }
 
   private long amplificationBudget() {
@@ -44,7 +44,7 @@ final class PacketBuilder {
   }
 
   private boolean windowOpen() {
-    return c.cc.canSend(c.loss.bytesInFlight(), c.config.maxDatagramBytes) && c.log.hasRoom();
+    return c.cc.canSend(c.loss.bytesInFlight(), c.maxDatagramBytes()) && c.log.hasRoom();
   }
 
   /** When the pacer lets the next data packet go, or {@code Long.MAX_VALUE} if none waits. */
@@ -52,11 +52,15 @@ final class PacketBuilder {
     if (c.probesPending > 0) {
       return c.nowNs;
     }
+    int mtuProbe = mtuProbeSize();
+    if (mtuProbe > 0) {
+      return c.pacer.nextSendTimeNs(c.nowNs, mtuProbe);
+    }
     if (!hasAckElicitingContent() || !windowOpen()) {
       return Long.MAX_VALUE;
     }
     c.pacer.update(c.cc, c.rtt);
-    return c.pacer.nextSendTimeNs(c.nowNs, c.config.maxDatagramBytes);
+    return c.pacer.nextSendTimeNs(c.nowNs, c.maxDatagramBytes());
   }
 
   int poll(ByteBuffer out) {
@@ -64,7 +68,7 @@ final class PacketBuilder {
       return 0;
     }
     int start = out.position();
-    int max = Math.min(out.remaining(), c.config.maxDatagramBytes);
+    int max = Math.min(out.remaining(), c.maxDatagramBytes());
     if (c.state == ConnectionState.CLOSING) {
       return c.closeToSend ? writeClose(out, start, max) : 0;
     }
@@ -72,8 +76,15 @@ final class PacketBuilder {
       return 0;
     }
     boolean probe = c.probesPending > 0;
+    int mtuProbe = mtuProbeSize();
+    if (!probe && mtuProbe > 0 && out.remaining() >= mtuProbe
+        && amplificationBudget() >= mtuProbe && c.pacer.canSend(c.nowNs, mtuProbe)) {
+      return writeMtuProbe(out, start, mtuProbe);
+    }
     boolean hasData = hasAckElicitingContent();
-    boolean dataAllowed = probe || (windowOpen() && c.pacer.canSend(c.nowNs, max));
+    // A due PMTU probe goes before further data, or data would spend every token it waits for.
+    boolean dataAllowed = probe
+        || (mtuProbe == 0 && windowOpen() && c.pacer.canSend(c.nowNs, max));
     boolean ackDue = c.acks.ackDue(c.nowNs);
     if (!ackDue && !probe && !c.pathResponsePending && !(hasData && dataAllowed)) {
       if (!hasData && windowOpen()) {
@@ -82,6 +93,43 @@ final class PacketBuilder {
       return 0;
     }
     return writePacket(out, start, max, probe, dataAllowed);
+  }
+
+  /**
+   * The size of the PMTU probe due now (RFC 8899), or 0: only once the handshake is done, only in
+   * 1-RTT packets, and only when the window has room for it.
+   */
+  private int mtuProbeSize() {
+    if (c.state != ConnectionState.ESTABLISHED || useInitial()) {
+      return 0;
+    }
+    int size = c.mtu.probeSize(c.nowNs);
+    if (size == 0 || !c.cc.canSend(c.loss.bytesInFlight(), size) || !c.log.hasRoom()) {
+      return 0;
+    }
+    return size;
+  }
+
+  /** RFC 8899 §4.1: a probe is a PING padded to the size under test; it carries nothing else. */
+  private int writeMtuProbe(ByteBuffer out, int start, int size) {
+    long pn = c.log.beginPacket();
+    int pnLength = PacketNumber.encodedLength(pn, c.loss.largestAckedPn());
+    PacketWriter.writeShortHeader(out, c.peerCid, pn, pnLength);
+    int payloadStart = out.position();
+    SimpleFrames.encodePing(out);
+    c.log.addFrame(SentFrameType.PING, 0, 0, 0);
+    int pad = start + size - c.protection.overheadBytes() - out.position();
+    if (pad > 0) {
+      SimpleFrames.encodePadding(out, pad);
+    }
+    c.protection.seal(out, start, payloadStart, pn);
+    int sent = out.position() - start;
+    c.loss.onPacketSent(c.nowNs, sent, true, true);
+    c.pacer.onPacketSent(c.nowNs, sent, true);
+    c.mtu.onProbeSent(pn, c.nowNs);
+    c.stats.packetsSent++;
+    c.stats.bytesSent += sent;
+    return sent;
   }
 
   private boolean useInitial() {

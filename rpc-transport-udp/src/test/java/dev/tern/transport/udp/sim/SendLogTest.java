@@ -51,7 +51,8 @@ class SendLogTest {
     for (int i = 0; i < 6; i++) {
       calls.add(new Call(0, 512, 100 * 1024, 5));
     }
-    Call victim = calls.get(2).cancelAt(2_500 * MS);
+    // Equal urgency, not incremental: the first response goes first, and is mid-way at 1 s.
+    Call victim = calls.get(0).cancelAt(1_000 * MS);
     Run r = run("mobile", CongestionControl.BBR, calls, seed, 60_000 * MS);
     assertThat(r.sim.allCallsDone()).isTrue();
     assertThat(victim.cancelled()).isTrue();
