@@ -3,6 +3,7 @@ package dev.tern.transport.udp.connection;
 import dev.tern.transport.udp.congestion.CongestionController;
 import dev.tern.transport.udp.congestion.CongestionControllers;
 import dev.tern.transport.udp.congestion.Pacer;
+import dev.tern.transport.udp.path.IdlePolicy;
 import dev.tern.transport.udp.path.MtuDiscovery;
 import dev.tern.transport.udp.frame.FrameReader;
 import dev.tern.transport.udp.frame.TransportError;
@@ -56,6 +57,8 @@ public final class Connection {
   final CongestionController cc;
   final Pacer pacer;
   final MtuDiscovery mtu;
+  final IdlePolicy idle;
+  boolean pingPending;
   final PathMtuController pathMtu;
   final LossDetector loss;
   final AckTracker acks;
@@ -119,6 +122,22 @@ public final class Connection {
     this.streamWriter = new StreamFrameWriter(streams);
     this.builder = new PacketBuilder(this);
     this.idleTimeoutNs = config.idleTimeoutMs * 1_000_000L;
+    this.idle = new IdlePolicy(config.keepAliveMs * 1_000_000L, idleTimeoutNs, 0);
+  }
+
+  /** Brings the idle policy up to date (negotiated timeout, open streams). */
+  private IdlePolicy idlePolicy() {
+    idle.setIdleTimeoutNs(idleTimeoutNs);
+    idle.setOpenStreams(streams.size());
+    return idle;
+  }
+
+  /**
+   * Keeps the connection alive with pings while idle even without open streams (so that the
+   * next call finds the NAT binding and the connection still there), or stops doing so.
+   */
+  public void setKeepConnected(boolean keep) {
+    idle.setKeepConnected(keep);
   }
 
   /**
@@ -239,9 +258,8 @@ public final class Connection {
         break;
     }
     long t = loss.timerNs();
-    if (idleTimeoutNs > 0) {
-      t = Math.min(t, lastReceivedNs + Math.max(idleTimeoutNs, 3 * rtt.ptoNs(0)));
-    }
+    // RFC 9000 §10.1 idle timeout and the keep-alive ping.
+    t = Math.min(t, idlePolicy().nextTimeoutNs(rtt.ptoNs(0)));
     if (builder.canSendAnything()) {
       t = Math.min(t, acks.ackDeadlineNs());
       long pace = builder.nextPacedSendNs();
@@ -262,8 +280,11 @@ public final class Connection {
       }
       return;
     }
-    if (idleTimeoutNs > 0
-        && nowNs >= lastReceivedNs + Math.max(idleTimeoutNs, 3 * rtt.ptoNs(0))) {
+    IdlePolicy.Action idleAction = idlePolicy().onTimeout(nowNs, rtt.ptoNs(0));
+    if (idleAction == IdlePolicy.Action.SEND_PING && state == ConnectionState.ESTABLISHED) {
+      pingPending = true;
+    }
+    if (idleAction == IdlePolicy.Action.CLOSE) {
       // RFC 9000 §10.1: an idle connection is closed silently.
       state = ConnectionState.CLOSED;
       closeError = TransportError.IDLE_TIMEOUT;

@@ -21,6 +21,7 @@ public final class ConnectionConfig {
   final CongestionControl congestionControl;
   final boolean priorityScheduling;
   final int maxProbedDatagramBytes;
+  final long keepAliveMs;
   final boolean wantReceiveTimestamps;
   final int serverId;
   final int configRotation;
@@ -35,6 +36,7 @@ public final class ConnectionConfig {
     this.congestionControl = b.congestionControl;
     this.priorityScheduling = b.priorityScheduling;
     this.maxProbedDatagramBytes = Math.max(b.maxProbedDatagramBytes, b.maxDatagramBytes);
+    this.keepAliveMs = b.keepAliveMs;
     this.wantReceiveTimestamps = b.wantReceiveTimestamps;
     this.serverId = b.serverId;
     this.configRotation = b.configRotation;
@@ -76,6 +78,7 @@ public final class ConnectionConfig {
     private CongestionControl congestionControl = CongestionControllers.defaultAlgorithm();
     private boolean priorityScheduling = true;
     private int maxProbedDatagramBytes = 1472;
+    private long keepAliveMs = 15_000;
     private boolean wantReceiveTimestamps;
     private int serverId;
     private int configRotation;
@@ -162,6 +165,19 @@ public final class ConnectionConfig {
       return this;
     }
 
+    /**
+     * Keep-alive: a PING after this long without traffic while streams are open or the
+     * application asked to stay connected (FIELD-NOTES: NAT bindings time out after 15-30 s);
+     * 0 disables it. Default 15 s; must stay below the idle timeout.
+     */
+    public Builder keepAliveMs(long ms) {
+      if (ms < 0) {
+        throw new IllegalArgumentException("keepAliveMs must be >= 0: " + ms);
+      }
+      this.keepAliveMs = ms;
+      return this;
+    }
+
     /** The congestion controller. */
     public Builder congestionControl(CongestionControl cc) {
       if (cc == null) {
@@ -190,6 +206,10 @@ public final class ConnectionConfig {
 
     /** The configuration. */
     public ConnectionConfig build() {
+      if (idleTimeoutMs > 0 && keepAliveMs >= idleTimeoutMs) {
+        throw new IllegalArgumentException("keepAliveMs (" + keepAliveMs
+            + ") must be below idleTimeoutMs (" + idleTimeoutMs + ")");
+      }
       return new ConnectionConfig(this);
     }
   }

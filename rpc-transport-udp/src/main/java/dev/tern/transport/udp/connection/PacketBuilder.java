@@ -39,6 +39,7 @@ final class PacketBuilder {
 
   private boolean hasAckElicitingContent() {
     return c.handshake.pending() || c.handshakeDonePending || c.pathChallengePending
+        || (c.pingPending && c.state == ConnectionState.ESTABLISHED)
         || (c.state == ConnectionState.ESTABLISHED
             && (c.streamWriter.hasControlFrames() || c.streamWriter.hasStreamData()));
   }
@@ -127,6 +128,7 @@ final class PacketBuilder {
     c.loss.onPacketSent(c.nowNs, sent, true, true);
     c.pacer.onPacketSent(c.nowNs, sent, true);
     c.mtu.onProbeSent(pn, c.nowNs);
+    c.idle.onAckElicitingSent(c.nowNs);
     c.stats.packetsSent++;
     c.stats.bytesSent += sent;
     return sent;
@@ -198,6 +200,7 @@ final class PacketBuilder {
     int size = out.position() - start;
     c.loss.onPacketSent(c.nowNs, size, eliciting, eliciting || padded);
     if (eliciting) {
+      c.idle.onAckElicitingSent(c.nowNs);
       c.pacer.onPacketSent(c.nowNs, size, true);
       if (probe) {
         c.probesPending--;
@@ -233,6 +236,13 @@ final class PacketBuilder {
       eliciting = true;
     }
     if (c.state == ConnectionState.ESTABLISHED) {
+      if (c.pingPending && limit - out.position() >= 1) {
+        // Keep-alive (IdlePolicy): any ack-eliciting frame would do; a PING is the smallest.
+        SimpleFrames.encodePing(out);
+        c.log.addFrame(SentFrameType.PING, 0, 0, 0);
+        c.pingPending = false;
+        eliciting = true;
+      }
       eliciting |= c.streamWriter.writeControlFrames(out, limit, c.log);
       eliciting |= c.streamWriter.writeStreamFrames(out, limit, c.log);
     }

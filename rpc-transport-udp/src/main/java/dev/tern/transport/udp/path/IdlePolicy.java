@@ -25,7 +25,7 @@ public final class IdlePolicy {
   }
 
   private final long keepAliveIntervalNs;
-  private final long idleTimeoutNs;
+  private long idleTimeoutNs;
   private long lastReceiveNs;
   private long lastActivityNs;
   private boolean ackElicitingSentSinceReceive;
@@ -34,17 +34,18 @@ public final class IdlePolicy {
 
   /**
    * A policy pinging after {@code keepAliveIntervalNs} of quiet (0 disables keep-alive) and closing
-   * after {@code idleTimeoutNs} without receiving; the connection starts at {@code nowNs}.
+   * after {@code idleTimeoutNs} without receiving (0: never); the connection starts at
+   * {@code nowNs}.
    */
   public IdlePolicy(long keepAliveIntervalNs, long idleTimeoutNs, long nowNs) {
     if (keepAliveIntervalNs < 0) {
       throw new IllegalArgumentException(
           "keepAliveIntervalNs must not be negative, was " + keepAliveIntervalNs);
     }
-    if (idleTimeoutNs <= 0) {
-      throw new IllegalArgumentException("idleTimeoutNs must be positive, was " + idleTimeoutNs);
+    if (idleTimeoutNs < 0) {
+      throw new IllegalArgumentException("idleTimeoutNs must not be negative, was " + idleTimeoutNs);
     }
-    if (keepAliveIntervalNs >= idleTimeoutNs) {
+    if (idleTimeoutNs > 0 && keepAliveIntervalNs >= idleTimeoutNs) {
       throw new IllegalArgumentException("keepAliveIntervalNs (" + keepAliveIntervalNs
           + ") must be below idleTimeoutNs (" + idleTimeoutNs + ")");
     }
@@ -52,6 +53,17 @@ public final class IdlePolicy {
     this.idleTimeoutNs = idleTimeoutNs;
     this.lastReceiveNs = nowNs;
     this.lastActivityNs = nowNs;
+  }
+
+  /**
+   * The idle timeout in force after negotiation (RFC 9000 §10.1: the smaller of both sides'
+   * non-zero values), 0 for none.
+   */
+  public void setIdleTimeoutNs(long ns) {
+    if (ns < 0) {
+      throw new IllegalArgumentException("ns must not be negative, was " + ns);
+    }
+    idleTimeoutNs = ns;
   }
 
   /** A packet was received and processed: the idle timer restarts (RFC 9000 §10.1). */
@@ -92,7 +104,7 @@ public final class IdlePolicy {
 
   /** The idle timeout in force: at least three probe timeouts (RFC 9000 §10.1). */
   public long effectiveIdleTimeoutNs(long ptoNs) {
-    return Math.max(idleTimeoutNs, 3 * ptoNs);
+    return idleTimeoutNs == 0 ? Long.MAX_VALUE / 4 : Math.max(idleTimeoutNs, 3 * ptoNs);
   }
 
   /** The next time {@link #onTimeout} has something to do. */

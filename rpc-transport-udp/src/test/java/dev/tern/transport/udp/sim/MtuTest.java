@@ -43,7 +43,7 @@ class MtuTest {
     MtuDiscovery server = sim.server().mtuDiscovery();
     assertThat(sim.server().maxDatagramBytes()).isEqualTo(1472);
     assertThat(server.state()).isEqualTo(MtuDiscovery.State.SEARCH_COMPLETE);
-    assertThat(server.probesSent()).isLessThanOrEqualTo(3 + (profile.equals("wifi") ? 0 : 3));
+    assertThat(server.probesSent()).isEqualTo(3);
     assertThat(sim.client().maxDatagramBytes()).isEqualTo(1472);
   }
 
