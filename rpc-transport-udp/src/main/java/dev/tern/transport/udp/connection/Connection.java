@@ -70,7 +70,6 @@ public final class Connection {
   final PacketBuilder builder;
 
   long nowNs;
-  long lastReceivedNs;
   long idleTimeoutNs;
   long closeDeadlineNs = Long.MAX_VALUE;
   int probesPending;

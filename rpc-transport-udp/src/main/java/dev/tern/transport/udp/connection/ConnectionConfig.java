@@ -168,7 +168,7 @@ public final class ConnectionConfig {
     /**
      * Keep-alive: a PING after this long without traffic while streams are open or the
      * application asked to stay connected (FIELD-NOTES: NAT bindings time out after 15-30 s);
-     * 0 disables it. Default 15 s; must stay below the idle timeout.
+     * 0 disables it. Default 15 s; never more than half the idle timeout in force.
      */
     public Builder keepAliveMs(long ms) {
       if (ms < 0) {
@@ -206,10 +206,6 @@ public final class ConnectionConfig {
 
     /** The configuration. */
     public ConnectionConfig build() {
-      if (idleTimeoutMs > 0 && keepAliveMs >= idleTimeoutMs) {
-        throw new IllegalArgumentException("keepAliveMs (" + keepAliveMs
-            + ") must be below idleTimeoutMs (" + idleTimeoutMs + ")");
-      }
       return new ConnectionConfig(this);
     }
   }

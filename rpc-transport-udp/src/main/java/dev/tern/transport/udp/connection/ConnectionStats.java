@@ -24,6 +24,8 @@ public final class ConnectionStats {
   public long unroutableDropped;
   /** Probe timeouts. */
   public long ptoCount;
+  /** ACK frames received that carried receive timestamps. */
+  public long timestampedAcksReceived;
   /** Path changes followed. */
   public long pathChanges;
 

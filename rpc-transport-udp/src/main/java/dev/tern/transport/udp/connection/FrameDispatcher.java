@@ -59,6 +59,9 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
 
   @Override
   public void onAck(AckFrame f) {
+    if (f.hasTimestamps) {
+      c.stats.timestampedAcksReceived++;
+    }
     if (!c.loss.onAck(f, c.nowNs)) {
       fail(TransportError.PROTOCOL_VIOLATION, FrameType.ACK, "ACK of a packet never sent");
     }

@@ -18,6 +18,8 @@ import java.nio.ByteBuffer;
 final class PacketBuilder {
   /** RFC 9000 §14.1: datagrams carrying an INITIAL are at least this large. */
   static final int MIN_INITIAL_DATAGRAM = 1200;
+  /** 10 GB/s: far above any real path, low enough for the pacer's arithmetic. */
+  static final long MAX_PACING_RATE_BYTES_PER_SECOND = 10_000_000_000L;
 
   private final Connection c;
 
@@ -60,8 +62,17 @@ final class PacketBuilder {
     if (!hasAckElicitingContent() || !windowOpen()) {
       return Long.MAX_VALUE;
     }
-    c.pacer.update(c.cc, c.rtt);
+    updatePacingRate();
     return c.pacer.nextSendTimeNs(c.nowNs, c.maxDatagramBytes());
+  }
+
+  /**
+   * Feeds the controller's rate to the pacer, capped: on a link with no delay the bandwidth
+   * estimate is unbounded, and the pacer's byte-nanosecond arithmetic must not overflow.
+   */
+  private void updatePacingRate() {
+    long rate = c.cc.pacingRateBytesPerSecond(c.rtt);
+    c.pacer.setRate(Math.max(1, Math.min(rate, MAX_PACING_RATE_BYTES_PER_SECOND)));
   }
 
   int poll(ByteBuffer out) {
@@ -83,6 +94,9 @@ final class PacketBuilder {
       return writeMtuProbe(out, start, mtuProbe);
     }
     boolean hasData = hasAckElicitingContent();
+    if (hasData) {
+      updatePacingRate();
+    }
     // A due PMTU probe goes before further data, or data would spend every token it waits for.
     boolean dataAllowed = probe
         || (mtuProbe == 0 && windowOpen() && c.pacer.canSend(c.nowNs, max));

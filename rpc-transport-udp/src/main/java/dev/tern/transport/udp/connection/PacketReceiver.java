@@ -109,7 +109,6 @@ final class PacketReceiver {
     long largestBefore = c.acks.largestReceived();
     c.acks.onPacketReceived(pn, c.reader.lastWasAckEliciting(), c.nowNs);
     c.stats.packetsReceived++;
-    c.lastReceivedNs = c.nowNs;
     c.idle.onPacketReceived(c.nowNs);
     if (pn > largestBefore && pathId != c.currentPathId) {
       // RFC 9000 §9.3: follow the peer's new address at once, validate it in the background.

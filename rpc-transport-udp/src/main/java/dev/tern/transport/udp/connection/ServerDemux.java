@@ -8,9 +8,7 @@ import dev.tern.transport.udp.packet.PlaintextProtection;
 import dev.tern.transport.udp.packet.Versions;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.function.Function;
 
@@ -24,7 +22,7 @@ public final class ServerDemux {
   private final ConnectionConfig config;
   private final Random random;
   private final Function<Connection, ConnectionListener> listeners;
-  private final Map<Long, Connection> byCid = new HashMap<>();
+  private final CidMap byCid = new CidMap();
   private final List<Connection> connections = new ArrayList<>();
   private final PacketHeader header = new PacketHeader();
   private final PlaintextProtection initialProtection = new PlaintextProtection();
@@ -110,7 +108,8 @@ public final class ServerDemux {
   public int reapClosed() {
     connections.removeIf(c -> {
       if (c.state() == ConnectionState.CLOSED) {
-        byCid.values().removeIf(v -> v == c);
+        byCid.remove(c.localConnectionId().routingKey());
+        byCid.remove(c.originalDcid.routingKey());
         return true;
       }
       return false;

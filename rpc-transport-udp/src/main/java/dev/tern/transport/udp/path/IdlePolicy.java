@@ -6,7 +6,9 @@ package dev.tern.transport.udp.path;
  * traffic (FIELD-NOTES: NAT bindings for UDP time out after 15-30 s idle, so 15 s by default);
  * otherwise the connection is left to go quiet. After {@code idleTimeoutNs} without receiving
  * anything the connection closes silently (RFC 9000 §10.1), the timeout being at least three
- * probe timeouts so a slow path is not mistaken for a dead one.
+ * probe timeouts so a slow path is not mistaken for a dead one. The keep-alive interval is capped
+ * at half the idle timeout in force (the peer may negotiate a shorter one), so a ping always goes
+ * out before the connection would time out.
  */
 public final class IdlePolicy {
   /** Default keep-alive interval: 15 s. */
@@ -44,10 +46,6 @@ public final class IdlePolicy {
     }
     if (idleTimeoutNs < 0) {
       throw new IllegalArgumentException("idleTimeoutNs must not be negative, was " + idleTimeoutNs);
-    }
-    if (idleTimeoutNs > 0 && keepAliveIntervalNs >= idleTimeoutNs) {
-      throw new IllegalArgumentException("keepAliveIntervalNs (" + keepAliveIntervalNs
-          + ") must be below idleTimeoutNs (" + idleTimeoutNs + ")");
     }
     this.keepAliveIntervalNs = keepAliveIntervalNs;
     this.idleTimeoutNs = idleTimeoutNs;
@@ -98,6 +96,10 @@ public final class IdlePolicy {
     keepConnected = keep;
   }
 
+  private long keepAliveNs() {
+    return idleTimeoutNs > 0 ? Math.min(keepAliveIntervalNs, idleTimeoutNs / 2) : keepAliveIntervalNs;
+  }
+
   private boolean keepAliveActive() {
     return keepAliveIntervalNs > 0 && (openStreams > 0 || keepConnected);
   }
@@ -113,7 +115,7 @@ public final class IdlePolicy {
     if (!keepAliveActive()) {
       return close;
     }
-    return Math.min(close, lastActivityNs + keepAliveIntervalNs);
+    return Math.min(close, lastActivityNs + keepAliveNs());
   }
 
   /** The timer fired (or the connection checks): what is due now. */
@@ -121,7 +123,7 @@ public final class IdlePolicy {
     if (nowNs - lastReceiveNs >= effectiveIdleTimeoutNs(ptoNs)) {
       return Action.CLOSE;
     }
-    if (keepAliveActive() && nowNs - lastActivityNs >= keepAliveIntervalNs) {
+    if (keepAliveActive() && nowNs - lastActivityNs >= keepAliveNs()) {
       return Action.SEND_PING;
     }
     return Action.NONE;

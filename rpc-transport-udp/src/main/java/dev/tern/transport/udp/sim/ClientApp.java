@@ -90,6 +90,11 @@ final class ClientApp implements ConnectionListener {
     call.finished = true;
   }
 
+  /** When the next call is due to start, {@code Long.MAX_VALUE} if none waits. */
+  long nextStartNs() {
+    return nextToStart < calls.size() ? calls.get(nextToStart).startNs : Long.MAX_VALUE;
+  }
+
   private void cancel(Call call) {
     Stream s = connection.stream(call.streamId);
     call.cancelled = true;

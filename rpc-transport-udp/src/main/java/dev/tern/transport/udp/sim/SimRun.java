@@ -35,9 +35,19 @@ public final class SimRun {
   /** Runs {@code scenario} on {@code profileName} with {@code seed}. */
   public static RunResult run(String profileName, Scenario scenario, long seed,
       ConnectionConfig config, long rebindAtNs) {
+    return run(profileName, scenario, scenario.calls(new Random(seed)), seed, config,
+        rebindAtNs);
+  }
+
+  /** Runs the given calls on {@code profileName} with {@code seed}. */
+  public static RunResult runCalls(String profileName, List<Call> calls, long seed,
+      ConnectionConfig config) {
+    return run(profileName, Scenario.MIXED, calls, seed, config, -1);
+  }
+
+  private static RunResult run(String profileName, Scenario scenario, List<Call> calls,
+      long seed, ConnectionConfig config, long rebindAtNs) {
     LinkProfile profile = SimProfiles.get(profileName);
-    Random r = new Random(seed);
-    List<Call> calls = scenario.calls(r);
     LinkChannel up = new LinkChannel(new Link(profile.clientToServer(), seed * 31 + 1, 0));
     LinkChannel down = new LinkChannel(new Link(profile.serverToClient(), seed * 31 + 2, 0));
     Simulation sim = new Simulation(seed, up, down, config, config, calls);

@@ -39,6 +39,8 @@ public final class Simulation {
   private long eventSeq;
   private long clientPath;
   long rebindAtNs = NO_REBIND;
+  private DeliveryObserver observer;
+  private boolean stopOnFatal = true;
   long spins;
   long datagramsUp;
   long datagramsDown;
@@ -85,6 +87,23 @@ public final class Simulation {
     }, 16);
   }
 
+  /** Sees every datagram the client receives, right after the client processed it. */
+  @FunctionalInterface
+  public interface DeliveryObserver {
+    /** {@code datagram} (a copy) reached the client at {@code nowNs} and was processed. */
+    void delivered(long nowNs, byte[] datagram);
+  }
+
+  /** Sets the observer of datagrams delivered to the client. */
+  public void observeClientDeliveries(DeliveryObserver o) {
+    this.observer = o;
+  }
+
+  /** Whether {@link #runUntil} stops at an application's fatal error (default: yes). */
+  public void stopOnFatal(boolean stop) {
+    this.stopOnFatal = stop;
+  }
+
   /** Makes the client's address change at {@code atNs}. */
   public void rebindAt(long atNs) {
     this.rebindAtNs = atNs;
@@ -127,7 +146,7 @@ public final class Simulation {
     long lastProgressNs = -1;
     int stuck = 0;
     while (!stop.getAsBoolean()) {
-      if (fatal() != null) {
+      if (stopOnFatal && fatal() != null) {
         return false;
       }
       long next = nextEventNs();
@@ -155,6 +174,10 @@ public final class Simulation {
   private long nextEventNs() {
     long t = events.isEmpty() ? Long.MAX_VALUE : events.peek().atNs;
     t = Math.min(t, client.nextTimeoutNs());
+    long start = clientApp.nextStartNs();
+    if (start > nowNs) {
+      t = Math.min(t, start);
+    }
     if (rebindAtNs != NO_REBIND && clientPath == 0) {
       t = Math.min(t, rebindAtNs);
     }
@@ -199,6 +222,9 @@ public final class Simulation {
     } else {
       clientApp.setNow(nowNs);
       client.onDatagram(b, nowNs, 0);
+      if (observer != null) {
+        observer.delivered(nowNs, e.data);
+      }
     }
   }
 

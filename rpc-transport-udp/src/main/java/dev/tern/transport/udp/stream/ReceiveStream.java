@@ -11,7 +11,10 @@ import java.nio.ByteBuffer;
  */
 public final class ReceiveStream {
   private final int windowBytes;
+  private static final int MIN_BUFFER_BYTES = 4096;
+
   private byte[] buf = new byte[0];
+  private long highestBuffered; // end of the highest byte stored in buf
   private long readOffset;
   private long maxAdvertised;
   private long highestReceived;
@@ -61,7 +64,7 @@ public final class ReceiveStream {
     if (received.isFull()) {
       return null; // dropped: the peer retransmits it, and our memory stays bounded
     }
-    ensureBuffer();
+    ensureBuffer(end);
     int mask = buf.length - 1;
     for (long o = start; o < end; ) {
       int idx = (int) (o & mask);
@@ -73,14 +76,33 @@ public final class ReceiveStream {
       o += chunk;
     }
     received.add(start, end);
+    highestBuffered = Math.max(highestBuffered, end);
     return null;
   }
 
-  private void ensureBuffer() {
-    if (buf.length == 0) {
-      int cap = Integer.highestOneBit(Math.max(windowBytes, 1024) - 1) << 1;
-      buf = new byte[cap];
+  /**
+   * Grows the ring so that {@code [readOffset, end)} fits: from 4 KiB, doubling, never beyond the
+   * window. Memory follows what the peer actually sent, not what it may send, so many streams
+   * with a byte each cost little.
+   */
+  private void ensureBuffer(long end) {
+    long needed = end - readOffset;
+    if (needed <= buf.length) {
+      return;
     }
+    int cap = Math.max(buf.length, MIN_BUFFER_BYTES);
+    while (cap < needed) {
+      cap *= 2;
+    }
+    byte[] next = new byte[cap];
+    if (buf.length > 0) {
+      int oldMask = buf.length - 1;
+      long copyEnd = Math.min(highestBuffered, readOffset + buf.length);
+      for (long o = readOffset; o < copyEnd; o++) {
+        next[(int) (o & (cap - 1))] = buf[(int) (o & oldMask)];
+      }
+    }
+    buf = next;
   }
 
   /** Bytes that can be read now, in order. */

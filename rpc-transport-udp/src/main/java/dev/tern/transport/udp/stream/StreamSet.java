@@ -245,7 +245,7 @@ public final class StreamSet {
   }
 
   void queueControl(Stream s) {
-    if (!s.controlQueued) {
+    if (!s.controlQueued && streams.get(s.id()) == s) {
       s.controlQueued = true;
       controlQueue.addLast(s);
     }
@@ -349,6 +349,10 @@ public final class StreamSet {
     }
     streams.remove(s.id());
     scheduler.remove(s);
+    if (s.controlQueued) {
+      s.controlQueued = false;
+      controlQueue.remove(s);
+    }
     if (!isLocal(s.id(), isClient)) {
       peerStreamsClosed++;
       // RFC 9000 §4.6: raise the limit once half of the slots were freed.
