@@ -16,7 +16,10 @@ public final class Pacer {
   private static final long NS_PER_S = 1_000_000_000L;
   /** The timer precision the burst allowance covers. */
   public static final long QUANTUM_NS = 1_000_000L;
-  /** A pause in paced sending longer than this starts the next flight with one datagram. */
+  /**
+   * A pause in paced sending longer than this (or than the time to fill the bucket plus one
+   * quantum, at low rates) starts the next flight with one datagram.
+   */
   public static final long IDLE_NS = 2 * QUANTUM_NS;
   /**
    * The highest rate taken, 100 GB/s: a near-zero RTT (loopback) makes cwnd/srtt enormous, and the
@@ -30,6 +33,7 @@ public final class Pacer {
   private long tokens;
   private long lastRefillNs;
   private long lastSendNs;
+  private long capTokens;
   private boolean started;
 
   /** A pacer for datagrams of up to {@code maxDatagramSize} bytes at {@code rateBytesPerSecond}. */
@@ -74,7 +78,8 @@ public final class Pacer {
    */
   public long nextSendTimeNs(long nowNs, int bytes) {
     refill(nowNs);
-    long need = (long) bytes * NS_PER_S - tokens;
+    // A packet larger than the bucket (a PMTU probe after a pause) may go once it is full.
+    long need = Math.min((long) bytes * NS_PER_S, capTokens) - tokens;
     if (need <= 0) {
       return nowNs;
     }
@@ -105,6 +110,15 @@ public final class Pacer {
     lastSendNs = nowNs;
   }
 
+  /**
+   * How long a pause must be to count as idle: longer than filling the bucket plus a quantum, so a
+   * sender whose timer merely fired late (its interval above a millisecond) still catches up.
+   */
+  private long idleThresholdNs() {
+    long fillNs = burstBytes() * NS_PER_S / rateBytesPerSecond;
+    return Math.max(IDLE_NS, fillNs + QUANTUM_NS);
+  }
+
   private void refill(long nowNs) {
     long cap = burstBytes() * NS_PER_S;
     if (!started) {
@@ -112,6 +126,7 @@ public final class Pacer {
       lastRefillNs = nowNs;
       lastSendNs = nowNs;
       tokens = (long) maxDatagramSize * NS_PER_S;
+      capTokens = tokens;
       return;
     }
     long elapsed = nowNs - lastRefillNs;
@@ -121,9 +136,10 @@ public final class Pacer {
     lastRefillNs = nowNs;
     // A new flight after a pause holds at most one datagram of credit: one now, the rest at the
     // rate.
-    if (nowNs - lastSendNs > IDLE_NS) {
+    if (nowNs - lastSendNs > idleThresholdNs()) {
       cap = Math.min(cap, (long) maxDatagramSize * NS_PER_S);
     }
+    capTokens = cap;
     // Avoid overflow: once the elapsed time alone would fill the bucket, it is full.
     long room = cap - tokens;
     if (room <= 0) {

@@ -3,6 +3,8 @@ package dev.tern.transport.udp.connection;
 import dev.tern.transport.udp.congestion.CongestionController;
 import dev.tern.transport.udp.congestion.CongestionControllers;
 import dev.tern.transport.udp.congestion.Pacer;
+import dev.tern.transport.udp.path.IdlePolicy;
+import dev.tern.transport.udp.path.MtuDiscovery;
 import dev.tern.transport.udp.frame.FrameReader;
 import dev.tern.transport.udp.frame.TransportError;
 import dev.tern.transport.udp.packet.ConnectionId;
@@ -54,6 +56,10 @@ public final class Connection {
   final RttEstimator rtt = new RttEstimator();
   final CongestionController cc;
   final Pacer pacer;
+  final MtuDiscovery mtu;
+  final IdlePolicy idle;
+  boolean pingPending;
+  final PathMtuController pathMtu;
   final LossDetector loss;
   final AckTracker acks;
   final StreamSet streams;
@@ -64,9 +70,6 @@ public final class Connection {
   final PacketBuilder builder;
 
   long nowNs;
-  /** RFC 9000 §10.1: the idle timer restarts on receipt and on the first ack-eliciting send after. */
-  long idleBaseNs = Long.MIN_VALUE;
-  boolean elicitingSentSinceReceive;
   long idleTimeoutNs;
   long closeDeadlineNs = Long.MAX_VALUE;
   int probesPending;
@@ -108,13 +111,32 @@ public final class Connection {
     this.cc = CongestionControllers.create(config.congestionControl, config.maxDatagramBytes,
         random.nextLong());
     this.pacer = new Pacer(config.maxDatagramBytes, cc.pacingRateBytesPerSecond(rtt));
+    this.mtu = new MtuDiscovery(config.maxDatagramBytes, config.maxProbedDatagramBytes,
+        MtuDiscovery.RAISE_INTERVAL_NS);
+    this.pathMtu = new PathMtuController(cc, mtu, pacer);
     this.dispatcher = new FrameDispatcher(this);
-    this.loss = new LossDetector(log, rtt, cc, dispatcher);
+    this.loss = new LossDetector(log, rtt, pathMtu, dispatcher);
     this.acks = new AckTracker(config.maxAckDelayMs * 1_000_000L);
     this.streams = new StreamSet(isClient, config.limits, scheduler, this.listener);
     this.streamWriter = new StreamFrameWriter(streams);
     this.builder = new PacketBuilder(this);
     this.idleTimeoutNs = config.idleTimeoutMs * 1_000_000L;
+    this.idle = new IdlePolicy(config.keepAliveMs * 1_000_000L, idleTimeoutNs, 0);
+  }
+
+  /** Brings the idle policy up to date (negotiated timeout, open streams). */
+  private IdlePolicy idlePolicy() {
+    idle.setIdleTimeoutNs(idleTimeoutNs);
+    idle.setOpenStreams(streams.size());
+    return idle;
+  }
+
+  /**
+   * Keeps the connection alive with pings while idle even without open streams (so that the
+   * next call finds the NAT binding and the connection still there), or stops doing so.
+   */
+  public void setKeepConnected(boolean keep) {
+    idle.setKeepConnected(keep);
   }
 
   /**
@@ -173,7 +195,7 @@ public final class Connection {
     p.messageType = type;
     p.initialSourceConnectionId = localCid;
     p.maxIdleTimeoutMs = config.idleTimeoutMs;
-    p.maxUdpPayloadSize = config.maxDatagramBytes;
+    p.maxUdpPayloadSize = config.maxProbedDatagramBytes;
     p.initialMaxData = config.limits.connectionWindowBytes;
     p.initialMaxStreamData = config.limits.streamWindowBytes;
     p.initialMaxStreams = config.limits.maxStreams;
@@ -235,22 +257,14 @@ public final class Connection {
         break;
     }
     long t = loss.timerNs();
-    if (idleTimeoutNs > 0) {
-      t = Math.min(t, idleDeadlineNs());
-    }
+    // RFC 9000 §10.1 idle timeout and the keep-alive ping.
+    t = Math.min(t, idlePolicy().nextTimeoutNs(rtt.ptoNs(0)));
     if (builder.canSendAnything()) {
       t = Math.min(t, acks.ackDeadlineNs());
       long pace = builder.nextPacedSendNs();
       t = Math.min(t, pace);
     }
     return t;
-  }
-
-  private long idleDeadlineNs() {
-    if (idleBaseNs == Long.MIN_VALUE) {
-      return Long.MAX_VALUE; // nothing sent or received yet
-    }
-    return idleBaseNs + Math.max(idleTimeoutNs, 3 * rtt.ptoNs(0));
   }
 
   /** Runs the timers due at {@code nowNs}: loss detection, probes, idle timeout, closing. */
@@ -265,8 +279,11 @@ public final class Connection {
       }
       return;
     }
-    if (idleTimeoutNs > 0
-        && nowNs >= idleDeadlineNs()) {
+    IdlePolicy.Action idleAction = idlePolicy().onTimeout(nowNs, rtt.ptoNs(0));
+    if (idleAction == IdlePolicy.Action.SEND_PING && state == ConnectionState.ESTABLISHED) {
+      pingPending = true;
+    }
+    if (idleAction == IdlePolicy.Action.CLOSE) {
       // RFC 9000 §10.1: an idle connection is closed silently.
       state = ConnectionState.CLOSED;
       closeError = TransportError.IDLE_TIMEOUT;
@@ -279,6 +296,8 @@ public final class Connection {
       if (probes > 0) {
         stats.ptoCount++;
         probesPending = probes;
+        mtu.onProbeTimeout(nowNs, loss.ptoCount());
+        pathMtu.checkSize();
       }
     }
   }
@@ -408,6 +427,16 @@ public final class Connection {
   /** The RTT estimator. */
   public CongestionController.RttView rtt() {
     return rtt;
+  }
+
+  /** The datagram size in use now (PMTU discovery moves it), bytes of UDP payload. */
+  public int maxDatagramBytes() {
+    return mtu.maxDatagramSize();
+  }
+
+  /** PMTU discovery's state, for reports and tests. */
+  public MtuDiscovery mtuDiscovery() {
+    return mtu;
   }
 
   /** The congestion controller. */

@@ -20,6 +20,8 @@ public final class ConnectionConfig {
   final int maxDatagramBytes;
   final CongestionControl congestionControl;
   final boolean priorityScheduling;
+  final int maxProbedDatagramBytes;
+  final long keepAliveMs;
   final boolean wantReceiveTimestamps;
   final int serverId;
   final int configRotation;
@@ -33,6 +35,8 @@ public final class ConnectionConfig {
     this.maxDatagramBytes = b.maxDatagramBytes;
     this.congestionControl = b.congestionControl;
     this.priorityScheduling = b.priorityScheduling;
+    this.maxProbedDatagramBytes = Math.max(b.maxProbedDatagramBytes, b.maxDatagramBytes);
+    this.keepAliveMs = b.keepAliveMs;
     this.wantReceiveTimestamps = b.wantReceiveTimestamps;
     this.serverId = b.serverId;
     this.configRotation = b.configRotation;
@@ -73,6 +77,8 @@ public final class ConnectionConfig {
     private int maxDatagramBytes = 1350;
     private CongestionControl congestionControl = CongestionControllers.defaultAlgorithm();
     private boolean priorityScheduling = true;
+    private int maxProbedDatagramBytes = 1472;
+    private long keepAliveMs = 15_000;
     private boolean wantReceiveTimestamps;
     private int serverId;
     private int configRotation;
@@ -144,6 +150,31 @@ public final class ConnectionConfig {
      */
     public Builder priorityScheduling(boolean enabled) {
       this.priorityScheduling = enabled;
+      return this;
+    }
+
+    /**
+     * The largest datagram PMTU discovery (RFC 8899) may probe for, bytes of UDP payload: 1472
+     * (IPv4 over a 1500-byte MTU) by default; at or below {@link #maxDatagramBytes} no probing.
+     */
+    public Builder maxProbedDatagramBytes(int bytes) {
+      if (bytes < 1200 || bytes > 1500) {
+        throw new IllegalArgumentException("maxProbedDatagramBytes must be in 1200..1500: " + bytes);
+      }
+      this.maxProbedDatagramBytes = bytes;
+      return this;
+    }
+
+    /**
+     * Keep-alive: a PING after this long without traffic while streams are open or the
+     * application asked to stay connected (FIELD-NOTES: NAT bindings time out after 15-30 s);
+     * 0 disables it. Default 15 s; never more than half the idle timeout in force.
+     */
+    public Builder keepAliveMs(long ms) {
+      if (ms < 0) {
+        throw new IllegalArgumentException("keepAliveMs must be >= 0: " + ms);
+      }
+      this.keepAliveMs = ms;
       return this;
     }
 

@@ -30,7 +30,7 @@ final class PacketBuilder {
   /** Whether the connection may send anything at all (state and anti-amplification). */
   boolean canSendAnything() {
     return (c.state == ConnectionState.HANDSHAKING || c.state == ConnectionState.ESTABLISHED)
-        && amplificationBudget() >= c.config.maxDatagramBytes;
+        && amplificationBudget() >= c.maxDatagramBytes();
   }
 
   private long amplificationBudget() {
@@ -41,12 +41,13 @@ final class PacketBuilder {
 
   private boolean hasAckElicitingContent() {
     return c.handshake.pending() || c.handshakeDonePending || c.pathChallengePending
+        || (c.pingPending && c.state == ConnectionState.ESTABLISHED)
         || (c.state == ConnectionState.ESTABLISHED
             && (c.streamWriter.hasControlFrames() || c.streamWriter.hasStreamData()));
   }
 
   private boolean windowOpen() {
-    return c.cc.canSend(c.loss.bytesInFlight(), c.config.maxDatagramBytes) && c.log.hasRoom();
+    return c.cc.canSend(c.loss.bytesInFlight(), c.maxDatagramBytes()) && c.log.hasRoom();
   }
 
   /** When the pacer lets the next data packet go, or {@code Long.MAX_VALUE} if none waits. */
@@ -54,11 +55,15 @@ final class PacketBuilder {
     if (c.probesPending > 0) {
       return c.nowNs;
     }
+    int mtuProbe = mtuProbeSize();
+    if (mtuProbe > 0) {
+      return c.pacer.nextSendTimeNs(c.nowNs, mtuProbe);
+    }
     if (!hasAckElicitingContent() || !windowOpen()) {
       return Long.MAX_VALUE;
     }
     updatePacingRate();
-    return c.pacer.nextSendTimeNs(c.nowNs, c.config.maxDatagramBytes);
+    return c.pacer.nextSendTimeNs(c.nowNs, c.maxDatagramBytes());
   }
 
   /**
@@ -75,7 +80,7 @@ final class PacketBuilder {
       return 0;
     }
     int start = out.position();
-    int max = Math.min(out.remaining(), c.config.maxDatagramBytes);
+    int max = Math.min(out.remaining(), c.maxDatagramBytes());
     if (c.state == ConnectionState.CLOSING) {
       return c.closeToSend ? writeClose(out, start, max) : 0;
     }
@@ -83,11 +88,18 @@ final class PacketBuilder {
       return 0;
     }
     boolean probe = c.probesPending > 0;
+    int mtuProbe = mtuProbeSize();
+    if (!probe && mtuProbe > 0 && out.remaining() >= mtuProbe
+        && amplificationBudget() >= mtuProbe && c.pacer.canSend(c.nowNs, mtuProbe)) {
+      return writeMtuProbe(out, start, mtuProbe);
+    }
     boolean hasData = hasAckElicitingContent();
     if (hasData) {
       updatePacingRate();
     }
-    boolean dataAllowed = probe || (windowOpen() && c.pacer.canSend(c.nowNs, max));
+    // A due PMTU probe goes before further data, or data would spend every token it waits for.
+    boolean dataAllowed = probe
+        || (mtuProbe == 0 && windowOpen() && c.pacer.canSend(c.nowNs, max));
     boolean ackDue = c.acks.ackDue(c.nowNs);
     if (!ackDue && !probe && !c.pathResponsePending && !(hasData && dataAllowed)) {
       if (!hasData && windowOpen()) {
@@ -96,6 +108,44 @@ final class PacketBuilder {
       return 0;
     }
     return writePacket(out, start, max, probe, dataAllowed);
+  }
+
+  /**
+   * The size of the PMTU probe due now (RFC 8899), or 0: only once the handshake is done, only in
+   * 1-RTT packets, and only when the window has room for it.
+   */
+  private int mtuProbeSize() {
+    if (c.state != ConnectionState.ESTABLISHED || useInitial()) {
+      return 0;
+    }
+    int size = c.mtu.probeSize(c.nowNs);
+    if (size == 0 || !c.cc.canSend(c.loss.bytesInFlight(), size) || !c.log.hasRoom()) {
+      return 0;
+    }
+    return size;
+  }
+
+  /** RFC 8899 §4.1: a probe is a PING padded to the size under test; it carries nothing else. */
+  private int writeMtuProbe(ByteBuffer out, int start, int size) {
+    long pn = c.log.beginPacket();
+    int pnLength = PacketNumber.encodedLength(pn, c.loss.largestAckedPn());
+    PacketWriter.writeShortHeader(out, c.peerCid, pn, pnLength);
+    int payloadStart = out.position();
+    SimpleFrames.encodePing(out);
+    c.log.addFrame(SentFrameType.PING, 0, 0, 0);
+    int pad = start + size - c.protection.overheadBytes() - out.position();
+    if (pad > 0) {
+      SimpleFrames.encodePadding(out, pad);
+    }
+    c.protection.seal(out, start, payloadStart, pn);
+    int sent = out.position() - start;
+    c.loss.onPacketSent(c.nowNs, sent, true, true);
+    c.pacer.onPacketSent(c.nowNs, sent, true);
+    c.mtu.onProbeSent(pn, c.nowNs);
+    c.idle.onAckElicitingSent(c.nowNs);
+    c.stats.packetsSent++;
+    c.stats.bytesSent += sent;
+    return sent;
   }
 
   private boolean useInitial() {
@@ -164,10 +214,7 @@ final class PacketBuilder {
     int size = out.position() - start;
     c.loss.onPacketSent(c.nowNs, size, eliciting, eliciting || padded);
     if (eliciting) {
-      if (!c.elicitingSentSinceReceive) {
-        c.elicitingSentSinceReceive = true;
-        c.idleBaseNs = c.nowNs; // RFC 9000 §10.1
-      }
+      c.idle.onAckElicitingSent(c.nowNs);
       c.pacer.onPacketSent(c.nowNs, size, true);
       if (probe) {
         c.probesPending--;
@@ -203,6 +250,13 @@ final class PacketBuilder {
       eliciting = true;
     }
     if (c.state == ConnectionState.ESTABLISHED) {
+      if (c.pingPending && limit - out.position() >= 1) {
+        // Keep-alive (IdlePolicy): any ack-eliciting frame would do; a PING is the smallest.
+        SimpleFrames.encodePing(out);
+        c.log.addFrame(SentFrameType.PING, 0, 0, 0);
+        c.pingPending = false;
+        eliciting = true;
+      }
       eliciting |= c.streamWriter.writeControlFrames(out, limit, c.log);
       eliciting |= c.streamWriter.writeStreamFrames(out, limit, c.log);
     }

@@ -109,8 +109,7 @@ final class PacketReceiver {
     long largestBefore = c.acks.largestReceived();
     c.acks.onPacketReceived(pn, c.reader.lastWasAckEliciting(), c.nowNs);
     c.stats.packetsReceived++;
-    c.idleBaseNs = c.nowNs;
-    c.elicitingSentSinceReceive = false;
+    c.idle.onPacketReceived(c.nowNs);
     if (pn > largestBefore && pathId != c.currentPathId) {
       // RFC 9000 §9.3: follow the peer's new address at once, validate it in the background.
       c.currentPathId = pathId;

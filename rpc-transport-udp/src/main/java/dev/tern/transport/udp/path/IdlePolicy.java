@@ -6,7 +6,9 @@ package dev.tern.transport.udp.path;
  * traffic (FIELD-NOTES: NAT bindings for UDP time out after 15-30 s idle, so 15 s by default);
  * otherwise the connection is left to go quiet. After {@code idleTimeoutNs} without receiving
  * anything the connection closes silently (RFC 9000 §10.1), the timeout being at least three
- * probe timeouts so a slow path is not mistaken for a dead one.
+ * probe timeouts so a slow path is not mistaken for a dead one. The keep-alive interval is capped
+ * at half the idle timeout in force (the peer may negotiate a shorter one), so a ping always goes
+ * out before the connection would time out.
  */
 public final class IdlePolicy {
   /** Default keep-alive interval: 15 s. */
@@ -25,7 +27,7 @@ public final class IdlePolicy {
   }
 
   private final long keepAliveIntervalNs;
-  private final long idleTimeoutNs;
+  private long idleTimeoutNs;
   private long lastReceiveNs;
   private long lastActivityNs;
   private boolean ackElicitingSentSinceReceive;
@@ -34,24 +36,32 @@ public final class IdlePolicy {
 
   /**
    * A policy pinging after {@code keepAliveIntervalNs} of quiet (0 disables keep-alive) and closing
-   * after {@code idleTimeoutNs} without receiving; the connection starts at {@code nowNs}.
+   * after {@code idleTimeoutNs} without receiving (0: never); the connection starts at
+   * {@code nowNs}.
    */
   public IdlePolicy(long keepAliveIntervalNs, long idleTimeoutNs, long nowNs) {
     if (keepAliveIntervalNs < 0) {
       throw new IllegalArgumentException(
           "keepAliveIntervalNs must not be negative, was " + keepAliveIntervalNs);
     }
-    if (idleTimeoutNs <= 0) {
-      throw new IllegalArgumentException("idleTimeoutNs must be positive, was " + idleTimeoutNs);
-    }
-    if (keepAliveIntervalNs >= idleTimeoutNs) {
-      throw new IllegalArgumentException("keepAliveIntervalNs (" + keepAliveIntervalNs
-          + ") must be below idleTimeoutNs (" + idleTimeoutNs + ")");
+    if (idleTimeoutNs < 0) {
+      throw new IllegalArgumentException("idleTimeoutNs must not be negative, was " + idleTimeoutNs);
     }
     this.keepAliveIntervalNs = keepAliveIntervalNs;
     this.idleTimeoutNs = idleTimeoutNs;
     this.lastReceiveNs = nowNs;
     this.lastActivityNs = nowNs;
+  }
+
+  /**
+   * The idle timeout in force after negotiation (RFC 9000 §10.1: the smaller of both sides'
+   * non-zero values), 0 for none.
+   */
+  public void setIdleTimeoutNs(long ns) {
+    if (ns < 0) {
+      throw new IllegalArgumentException("ns must not be negative, was " + ns);
+    }
+    idleTimeoutNs = ns;
   }
 
   /** A packet was received and processed: the idle timer restarts (RFC 9000 §10.1). */
@@ -86,13 +96,17 @@ public final class IdlePolicy {
     keepConnected = keep;
   }
 
+  private long keepAliveNs() {
+    return idleTimeoutNs > 0 ? Math.min(keepAliveIntervalNs, idleTimeoutNs / 2) : keepAliveIntervalNs;
+  }
+
   private boolean keepAliveActive() {
     return keepAliveIntervalNs > 0 && (openStreams > 0 || keepConnected);
   }
 
   /** The idle timeout in force: at least three probe timeouts (RFC 9000 §10.1). */
   public long effectiveIdleTimeoutNs(long ptoNs) {
-    return Math.max(idleTimeoutNs, 3 * ptoNs);
+    return idleTimeoutNs == 0 ? Long.MAX_VALUE / 4 : Math.max(idleTimeoutNs, 3 * ptoNs);
   }
 
   /** The next time {@link #onTimeout} has something to do. */
@@ -101,7 +115,7 @@ public final class IdlePolicy {
     if (!keepAliveActive()) {
       return close;
     }
-    return Math.min(close, lastActivityNs + keepAliveIntervalNs);
+    return Math.min(close, lastActivityNs + keepAliveNs());
   }
 
   /** The timer fired (or the connection checks): what is due now. */
@@ -109,7 +123,7 @@ public final class IdlePolicy {
     if (nowNs - lastReceiveNs >= effectiveIdleTimeoutNs(ptoNs)) {
       return Action.CLOSE;
     }
-    if (keepAliveActive() && nowNs - lastActivityNs >= keepAliveIntervalNs) {
+    if (keepAliveActive() && nowNs - lastActivityNs >= keepAliveNs()) {
       return Action.SEND_PING;
     }
     return Action.NONE;

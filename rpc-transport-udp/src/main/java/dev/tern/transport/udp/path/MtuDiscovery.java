@@ -55,20 +55,26 @@ public final class MtuDiscovery {
 
   /** Discovery for a path whose local maximum UDP payload is {@code maxPlpmtu} bytes. */
   public MtuDiscovery(int maxPlpmtu) {
-    this(maxPlpmtu, RAISE_INTERVAL_NS);
+    this(INITIAL_PLPMTU, maxPlpmtu, RAISE_INTERVAL_NS);
   }
 
-  /** Discovery with a raise interval other than RFC 8899's 600 s (tests, configuration). */
-  public MtuDiscovery(int maxPlpmtu, long raiseIntervalNs) {
+  /**
+   * Discovery starting at {@code startPlpmtu} (capped at the maximum) with a raise interval
+   * other than RFC 8899's 600 s (configuration, tests).
+   */
+  public MtuDiscovery(int startPlpmtu, int maxPlpmtu, long raiseIntervalNs) {
     if (maxPlpmtu < BASE_PLPMTU || maxPlpmtu > 65_527) {
       throw new IllegalArgumentException("maxPlpmtu must be in 1200..65527, was " + maxPlpmtu);
+    }
+    if (startPlpmtu < BASE_PLPMTU) {
+      throw new IllegalArgumentException("startPlpmtu must be at least 1200, was " + startPlpmtu);
     }
     if (raiseIntervalNs <= 0) {
       throw new IllegalArgumentException("raiseIntervalNs must be positive, was " + raiseIntervalNs);
     }
     this.maxPlpmtu = maxPlpmtu;
     this.raiseIntervalNs = raiseIntervalNs;
-    this.plpmtu = Math.min(INITIAL_PLPMTU, maxPlpmtu);
+    this.plpmtu = Math.min(startPlpmtu, maxPlpmtu);
     startSearch(Long.MIN_VALUE);
   }
 
@@ -138,16 +144,32 @@ public final class MtuDiscovery {
     // and never counts here.
     if (bytes > BASE_PLPMTU && plpmtu > BASE_PLPMTU && packetNumber > largestAckedLargePn
         && ++suspectLosses >= BLACK_HOLE_LOSSES) {
-      blackHoles++;
-      plpmtu = BASE_PLPMTU;
-      suspectLosses = 0;
-      probePn = NONE;
-      state = State.BASE;
-      probeLosses = 0;
-      nextProbeNs = nowNs;
-      probeSize = nextSizeAbove(plpmtu);
+      fallBack(nowNs);
     }
     return false;
+  }
+
+  /**
+   * The connection's probe timer fired for the {@code consecutive}-th time without an
+   * acknowledgement. When full-size packets vanish entirely, no acknowledgement ever declares them
+   * lost; two probe timeouts in a row are then taken as a black hole (RFC 8899 §4.3), so that the
+   * timeout's own probes, sent at the base size, can get through.
+   */
+  public void onProbeTimeout(long nowNs, int consecutive) {
+    if (consecutive >= 2 && plpmtu > BASE_PLPMTU) {
+      fallBack(nowNs);
+    }
+  }
+
+  private void fallBack(long nowNs) {
+    blackHoles++;
+    plpmtu = BASE_PLPMTU;
+    suspectLosses = 0;
+    probePn = NONE;
+    state = State.BASE;
+    probeLosses = 0;
+    nextProbeNs = nowNs;
+    probeSize = nextSizeAbove(plpmtu);
   }
 
   /** Probes sent so far. */

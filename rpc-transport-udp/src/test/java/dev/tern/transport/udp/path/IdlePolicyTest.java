@@ -51,10 +51,19 @@ class IdlePolicyTest {
   }
 
   @Test
-  void rejectsInconsistentSettings() {
-    assertThatThrownBy(() -> new IdlePolicy(60 * S, 30 * S, 0))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("keepAliveIntervalNs");
+  void pingsAtHalfAShorterNegotiatedIdleTimeout() {
+    IdlePolicy p = new IdlePolicy(15 * S, 60 * S, 0);
+    p.setOpenStreams(1);
+    p.setIdleTimeoutNs(10 * S);
+    assertThat(p.nextTimeoutNs(PTO)).isEqualTo(5 * S);
+    assertThat(p.onTimeout(5 * S, PTO)).isEqualTo(IdlePolicy.Action.SEND_PING);
+  }
+
+  @Test
+  void rejectsNegativeSettings() {
     assertThatThrownBy(() -> new IdlePolicy(-1, 30 * S, 0))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("-1");
+    assertThatThrownBy(() -> new IdlePolicy(1, -5, 0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("-5");
   }
 }

@@ -30,9 +30,19 @@ public final class CcExperiments {
 
   private CcExperiments() {}
 
-  /** Prints the priority experiment's figures; {@code args[0]} is the number of seeds (1000). */
+  /**
+   * Prints the PMTU and priority experiments' figures; {@code args[0]} is the number of seeds of
+   * the priority experiment (1000).
+   */
   public static void main(String[] args) {
     int runs = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
+    for (String profile : new String[] {"lan", "wifi", "lossy-fat", "mobile"}) {
+      for (int limit : new int[] {1472, 1452, 1300}) {
+        for (long seed = 1; seed <= 3; seed++) {
+          System.out.println(mtu(profile, limit, seed));
+        }
+      }
+    }
     // The same link without loss, jitter or reordering separates queueing from loss recovery.
     LinkProfile mobile = SimProfiles.get("mobile");
     LinkProfile clean = new LinkProfile("mobile-clean", "mobile without loss, jitter, reordering",
@@ -47,6 +57,32 @@ public final class CcExperiments {
         }
       }
     }
+  }
+
+  /**
+   * A 1 MiB download (a feed of seven calls when the path drops above 1300 bytes) over a path
+   * that drops datagrams with more than {@code pathMaxPayload} bytes of UDP payload.
+   */
+  static String mtu(String profileName, int pathMaxPayload, long seed) {
+    LinkProfile p = SimProfiles.get(profileName);
+    LinkChannel u = new LinkChannel(new Link(p.clientToServer(), seed * 31 + 1, 0));
+    LinkChannel d = new LinkChannel(new Link(p.serverToClient(), seed * 31 + 2, 0));
+    Channel up = (n, dg, at, c) -> dg.remaining() > pathMaxPayload ? 0 : u.transmit(n, dg, at, c);
+    Channel down = (n, dg, at, c) -> dg.remaining() > pathMaxPayload ? 0
+        : d.transmit(n, dg, at, c);
+    List<Call> calls = pathMaxPayload < 1350 ? Scenario.FEED.calls(new java.util.Random(seed))
+        : List.of(new Call(0, 128, 1 << 20));
+    ConnectionConfig config = ConnectionConfig.defaults();
+    Simulation sim = new Simulation(seed, up, down, config, config, calls);
+    sim.runUntil(() -> sim.allCallsDone() || sim.fatal() != null, SimRun.CALL_LIMIT_NS);
+    return String.format(Locale.ROOT,
+        "%-9s path max %d seed %d: %s in %.0f ms; server datagram %d after %d probes "
+            + "(%d black holes), client %d after %d probes%s",
+        profileName, pathMaxPayload, seed, calls.size() == 1 ? "1 MiB" : "feed of 7 calls",
+        sim.nowNs() / 1e6, sim.server().maxDatagramBytes(),
+        sim.server().mtuDiscovery().probesSent(), sim.server().mtuDiscovery().blackHolesDetected(),
+        sim.client().maxDatagramBytes(), sim.client().mtuDiscovery().probesSent(),
+        sim.allCallsDone() ? "" : " NOT DONE: " + sim.fatal());
   }
 
   static LinkConfig clean(LinkConfig c) {
