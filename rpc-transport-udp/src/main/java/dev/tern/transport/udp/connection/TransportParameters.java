@@ -35,9 +35,9 @@ public final class TransportParameters {
   /** max_udp_payload_size. */
   public long maxUdpPayloadSize = 1350;
   /** initial_max_data. */
-  public long initialMaxData = 1 << 20;
+  public long initialMaxData = 4 << 20;
   /** initial_max_stream_data. */
-  public long initialMaxStreamData = 256 << 10;
+  public long initialMaxStreamData = 1 << 20;
   /** initial_max_streams. */
   public long initialMaxStreams = 100;
   /** max_ack_delay, ms. */

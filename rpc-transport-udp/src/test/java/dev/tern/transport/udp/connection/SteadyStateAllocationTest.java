@@ -105,7 +105,7 @@ class SteadyStateAllocationTest {
   @EnumSource(CongestionControl.class)
   void sendAndAckPathsAllocateNothingInSteadyState(CongestionControl cc) {
     setUp(cc);
-    run(100_000); // warm-up: windows, rings and buffers reach their size; the JIT compiles
+    run(200_000); // warm-up: windows, rings and buffers reach their size; the JIT compiles
     com.sun.management.ThreadMXBean mx =
         (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     long tid = Thread.currentThread().getId();

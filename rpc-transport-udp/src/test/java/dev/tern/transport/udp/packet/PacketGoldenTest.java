@@ -122,6 +122,31 @@ class PacketGoldenTest {
   }
 
   @Test
+  void initialPacketMatchesTheVector() {
+    String line = ProtocolVectors.lines("packet-initial").get(0);
+    byte[] expected = ProtocolVectors.leadingHex(line.substring(line.indexOf("->") + 2));
+    ConnectionId dcid = ConnectionId.of(HEX.parseHex(token(line, "dcid")));
+    ConnectionId scid = ConnectionId.of(HEX.parseHex(token(line, "scid")));
+    ByteBuffer out = ByteBuffer.allocate(128);
+    int lengthOffset = PacketWriter.writeInitialHeader(out, Versions.V1, dcid, scid, 0, 1);
+    int payloadOffset = out.position();
+    out.put(HEX.parseHex(token(line, "payload")));
+    PacketWriter.patchLength(out, lengthOffset, out.position(), PlaintextProtection.TRAILER_BYTES);
+    new PlaintextProtection().seal(out, 0, payloadOffset, 0);
+    out.flip();
+    byte[] b = new byte[out.remaining()];
+    out.get(b);
+    assertThat(HEX.formatHex(b)).isEqualTo(HEX.formatHex(expected));
+    PacketHeader h = new PacketHeader();
+    ByteBuffer in = ByteBuffer.wrap(expected);
+    assertThat(h.parse(in, 0, 8)).isTrue();
+    assertThat(h.type).isEqualTo(PacketType.INITIAL);
+    assertThat(h.packetEnd).isEqualTo(expected.length);
+    assertThat(new PlaintextProtection().open(in, 0, h.payloadOffset(), h.packetEnd, 0))
+        .isEqualTo(expected.length - 4);
+  }
+
+  @Test
   void versionNegotiationMatchesTheVector() {
     byte[] expected = ProtocolVectors.hex("vn-packet");
     ByteBuffer client = ByteBuffer.wrap(HEX.parseHex("0202020202020202" + "0101010101010101"));

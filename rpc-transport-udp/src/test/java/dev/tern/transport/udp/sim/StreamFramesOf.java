@@ -20,7 +20,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Test helper: the STREAM frames of a short-header datagram, as (id, offset, length) triples. */
+/** Test utility: the STREAM frames of a short-header datagram, as (id, offset, length) triples. */
 final class StreamFramesOf implements FrameHandler {
   final List<long[]> frames = new ArrayList<>();
 
