@@ -64,6 +64,10 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
     Http3.newRequestStreamBootstrap(quic, this).option(ChannelOption.AUTO_READ, false).create()
         .addListener(f -> {
           if (!f.isSuccess()) {
+            if (!finished && transport.waitForStreamSlot(this)) {
+              opening = false;
+              return;
+            }
             fail(Status.UNAVAILABLE.withDescription("cannot open QUIC stream: " + f.cause()).withCause(f.cause()));
             return;
           }

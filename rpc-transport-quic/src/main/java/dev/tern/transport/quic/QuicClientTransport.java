@@ -22,7 +22,6 @@ import io.netty.handler.codec.quic.QuicChannel;
 import io.netty.handler.codec.quic.QuicClientCodecBuilder;
 import io.netty.handler.codec.quic.QuicSslContext;
 import io.netty.handler.codec.quic.QuicStreamLimitChangedEvent;
-import io.netty.handler.codec.quic.QuicStreamType;
 import io.netty.handler.codec.quic.SslEarlyDataReadyEvent;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -52,6 +51,7 @@ final class QuicClientTransport implements ClientTransport {
   private boolean closing;
   private Long serverVersions;
   private volatile int version;
+  private boolean earlyDataReady;
   private volatile boolean earlyDataSent;
 
   QuicClientTransport(InetSocketAddress address, String authority, TransportOptions options) {
@@ -161,8 +161,11 @@ final class QuicClientTransport implements ClientTransport {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
       if (evt instanceof SslEarlyDataReadyEvent) {
-        openPending(true);
-      } else if (evt instanceof QuicStreamLimitChangedEvent) {
+        earlyDataReady = true;
+        // Netty fires this from inside its send path, where writes are not flushed to the wire;
+        // opening the streams in a task of their own lets them leave in 0-RTT packets.
+        ctx.channel().eventLoop().execute(() -> openPending(true));
+      } else if (evt instanceof QuicStreamLimitChangedEvent && (active || earlyDataReady)) {
         openPending(!active);
       }
       ctx.fireUserEventTriggered(evt);
@@ -236,9 +239,6 @@ final class QuicClientTransport implements ClientTransport {
       if (!s.isPending() || (earlyOnly && !s.headers().earlyDataAllowed())) {
         continue;
       }
-      if (q.peerAllowedStreams(QuicStreamType.BIDIRECTIONAL) <= 0) {
-        return; // QuicStreamLimitChangedEvent brings us back
-      }
       if (earlyOnly) {
         earlyDataSent = true;
       }
@@ -261,8 +261,8 @@ final class QuicClientTransport implements ClientTransport {
       streams.add(stream);
       if (active) {
         openPending(false);
-      } else if (quic != null && earlyDataSent) {
-        // Early data is flowing: later early-data calls may join it.
+      } else if (earlyDataReady) {
+        // RFC 9001 §4.6.1: a resumed connection may carry these calls in 0-RTT packets.
         openPending(true);
       }
     });
@@ -273,10 +273,30 @@ final class QuicClientTransport implements ClientTransport {
     return stream;
   }
 
+  /**
+   * A stream could not be opened; true if it should wait for a stream slot (the peer's stream limit,
+   * RFC 9000 §4.6, is reached while other calls are open: their end or a MAX_STREAMS frame frees one).
+   */
+  boolean waitForStreamSlot(QuicClientStream stream) {
+    QuicChannel q = quic;
+    if (q == null || !q.isOpen() || closing) {
+      return false;
+    }
+    for (QuicClientStream s : streams) {
+      if (s != stream && !s.isPending()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** A stream has ended; on the loop. */
   void streamClosed(QuicClientStream stream) {
     streams.remove(stream);
     maybeClose();
+    if (!closing && (active || earlyDataReady)) {
+      openPending(!active);
+    }
   }
 
   private void maybeClose() {

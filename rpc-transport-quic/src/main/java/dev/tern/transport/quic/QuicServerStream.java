@@ -41,9 +41,8 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
   public void handlerAdded(ChannelHandlerContext ctx) {
     channel = (QuicStreamChannel) ctx.channel();
     loop = channel.eventLoop();
-    // The QUIC connection turns active only when the handshake completes: a stream that arrives
-    // before that came in 0-RTT early data (RFC 9001 §4.6.1).
-    earlyData = !channel.parent().isActive();
+    // RFC 9001 §4.6.1: created before the client's first 1-RTT packet, so carried by 0-RTT.
+    earlyData = connection.inEarlyData();
     deframer = new MessageDeframer(channel.alloc(), connection.maxInboundMessageBytes());
   }
 

@@ -42,6 +42,11 @@ final class ServerConnection {
     channel.pipeline().addLast(new Http3ServerConnectionHandler(requestStreams, new ControlFrames(), null,
         LocalSettings.frame(transport.versionBits(), transport.options()), true, LocalSettings.VALIDATOR));
     channel.pipeline().addLast(new ConnectionEvents());
+    // Netty reads a server connection's streams only after a read is requested, and autoRead asks
+    // for one only when the connection turns active, at the end of the handshake. Asking now lets
+    // quiche hand over streams that arrived in 0-RTT packets at once (RFC 9001 §4.6.1) instead of a
+    // round trip later, which is the point of 0-RTT.
+    channel.read();
   }
 
   QuicChannel channel() { return channel; }
@@ -49,6 +54,14 @@ final class ServerConnection {
   int version() { return version; }
 
   boolean earlyData() { return earlyData; }
+
+  /**
+   * Whether the handshake is still open: a server connection turns active when the client's
+   * Finished arrives, so a stream read before that came in 0-RTT packets.
+   */
+  boolean inEarlyData() {
+    return !channel.isActive();
+  }
 
   int maxInboundMessageBytes() { return transport.maxInboundMessageBytes(); }
 
@@ -105,6 +118,7 @@ final class ServerConnection {
   }
 
   private final class ConnectionEvents extends ChannelInboundHandlerAdapter {
+
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
       for (QuicServerStream s : new ArrayList<>(streams)) {
