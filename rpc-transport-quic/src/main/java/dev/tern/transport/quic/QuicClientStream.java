@@ -42,7 +42,9 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
   private volatile boolean ready;
 
   QuicClientStream(QuicClientTransport transport, EventLoop loop, RequestHeaders headers,
-      ClientStreamListener listener, int maxInboundMessageBytes) {
+      ClientStreamListener listener, int maxInboundMessageBytes, boolean connectionUp) {
+    // On a connection that is up, a new stream has the peer's whole initial stream window.
+    this.ready = connectionUp;
     this.transport = transport;
     this.loop = loop;
     this.headers = headers;
@@ -181,6 +183,9 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
 
   private void updateReady() {
     boolean now = !finished && channel != null && channel.isWritable() && !halfClosed;
+    if (channel == null && !finished && !halfClosed) {
+      return; // not opened yet: keeps the initial answer
+    }
     boolean was = ready;
     ready = now;
     if (now && !was) {
@@ -250,7 +255,13 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
 
   @Override
   void onPeerReset(long code) {
-    close(resetStatus(code, "server"), new Metadata());
+    Status status = resetStatus(code, "server");
+    io.grpc.Deadline deadline = headers.deadline();
+    if (status.getCode() == Status.Code.CANCELLED && deadline != null && deadline.isExpired()) {
+      // The server cancels at the deadline it was sent; the client's own deadline has passed too.
+      status = Status.DEADLINE_EXCEEDED.withDescription("deadline exceeded; " + status.getDescription());
+    }
+    close(status, new Metadata());
   }
 
   @Override

@@ -45,7 +45,7 @@ final class QuicClientTransport implements ClientTransport {
   private Listener listener;
   private Channel udp;
   private volatile QuicChannel quic;
-  private boolean active;
+  private volatile boolean active;
   private boolean ready;
   private boolean shutdown;
   private boolean closing;
@@ -96,12 +96,15 @@ final class QuicClientTransport implements ClientTransport {
               ch.pipeline().addLast(new ImpairmentHandler(impairment));
             }
             ch.pipeline().addLast(codec);
+            ch.pipeline().addLast(new UdpErrors());
           }
         })
-        .bind(local).addListener(f -> {
+        // A connected socket hears ICMP port-unreachable, so "nothing listens there" fails at once
+        // instead of after the handshake timeout.
+        .connect(address, local).addListener(f -> {
           if (!f.isSuccess()) {
-            fail(Status.UNAVAILABLE.withDescription("cannot bind a UDP socket on " + local + ": " + f.cause())
-                .withCause(f.cause()));
+            fail(Status.UNAVAILABLE.withDescription("cannot open a UDP socket from " + local + " to " + address
+                + ": " + f.cause()).withCause(f.cause()));
             return;
           }
           udp = ((io.netty.channel.ChannelFuture) f).channel();
@@ -184,6 +187,17 @@ final class QuicClientTransport implements ClientTransport {
     }
   }
 
+  /** Errors of the UDP socket itself: an ICMP port unreachable means nothing listens there. */
+  private final class UdpErrors extends ChannelInboundHandlerAdapter {
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      if (cause instanceof java.net.PortUnreachableException && !ready) {
+        fail(Status.UNAVAILABLE.withDescription("nothing listens on UDP " + address + " (port unreachable)")
+            .withCause(cause));
+      }
+    }
+  }
+
   /** Frames of the server's HTTP/3 control stream: SETTINGS and GOAWAY. */
   private final class ControlFrames extends ChannelInboundHandlerAdapter {
     @Override
@@ -252,7 +266,7 @@ final class QuicClientTransport implements ClientTransport {
     if (loop == null) {
       throw new IllegalStateException("newStream before start");
     }
-    QuicClientStream stream = new QuicClientStream(this, loop, headers, listener, maxInbound);
+    QuicClientStream stream = new QuicClientStream(this, loop, headers, listener, maxInbound, active);
     boolean queued = execute(() -> {
       if (shutdown || closing) {
         stream.fail(Status.UNAVAILABLE.withDescription("QUIC transport to " + address + " is shut down"));

@@ -65,6 +65,8 @@ final class ServerConnection {
 
   int maxInboundMessageBytes() { return transport.maxInboundMessageBytes(); }
 
+  long cancelProbeMillis() { return transport.options().get(QuicTransportOptions.CANCEL_PROBE_MILLIS); }
+
   ServerTransportListener transportListener() { return transport.listener(); }
 
   boolean acceptsStreams() { return !transport.isShutdown(); }

@@ -66,6 +66,7 @@ abstract class StreamHandler extends ChannelDuplexHandler {
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
     if (evt instanceof ChannelInputShutdownEvent) {
       inputDone = true;
+      onFinReceived();
       deliver();
     }
     ReferenceCountUtil.release(evt);
@@ -177,6 +178,9 @@ abstract class StreamHandler extends ChannelDuplexHandler {
     }
     return Status.INTERNAL.withDescription(what);
   }
+
+  /** The peer's FIN arrived (its messages may not all be delivered yet). */
+  void onFinReceived() {}
 
   abstract void onHeadersFrame(Http3HeadersFrame frame);
 

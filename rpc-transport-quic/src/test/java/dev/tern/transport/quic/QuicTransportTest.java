@@ -126,7 +126,7 @@ class QuicTransportTest {
     Harness.Call call = Harness.call(client, RequestHeaders.builder("test.Echo/Stream").build());
     Status status = events.shutdown.get(10, TimeUnit.SECONDS);
     assertThat(status.getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
-    assertThat(status.getDescription()).contains("client speaks [1]").contains("server speaks [3, 2]");
+    assertThat(status.getDescription()).contains("client speaks [1]").contains("server speaks [3,2]");
     assertThat(call.status.get(10, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
     assertThat(events.ready).isNotDone();
   }
