@@ -322,6 +322,10 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
     this.encoding = encoding;
   }
 
+  long streamId() {
+    return channel.streamId();
+  }
+
   @Override
   public boolean receivedAsEarlyData() {
     return earlyData;

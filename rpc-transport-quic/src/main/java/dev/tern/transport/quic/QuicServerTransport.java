@@ -126,9 +126,7 @@ final class QuicServerTransport implements ServerTransport {
     shutdown = true;
     EventLoops.run(loop, () -> {
       for (ServerConnection c : new ArrayList<>(connections)) {
-        if (c.idle()) {
-          c.close();
-        }
+        c.drain();
       }
       maybeTerminate();
     });

@@ -6,6 +6,8 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
+import io.netty.handler.codec.http3.DefaultHttp3GoAwayFrame;
+import io.netty.handler.codec.http3.Http3;
 import io.netty.handler.codec.http3.Http3SettingsFrame;
 import io.netty.handler.codec.http3.Http3ServerConnectionHandler;
 import io.netty.handler.codec.quic.QuicChannel;
@@ -14,13 +16,18 @@ import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 /** The server's state for one QUIC connection; confined to the connection's event loop. */
 final class ServerConnection {
   private final QuicServerTransport transport;
   private final QuicChannel channel;
   private final Set<QuicServerStream> streams = new LinkedHashSet<>();
+  /** How long a drained connection waits for the client to close it before the server does. */
+  static final long CLOSE_GRACE_MILLIS = 5_000;
   private volatile int version;
+  private long maxStreamId = -1;
+  private boolean goAwaySent;
   private volatile boolean earlyData;
 
   ServerConnection(QuicServerTransport transport, QuicChannel channel) {
@@ -75,18 +82,38 @@ final class ServerConnection {
     if (s.receivedAsEarlyData()) {
       earlyData = true;
     }
+    maxStreamId = Math.max(maxStreamId, s.streamId());
     streams.add(s);
   }
 
   void streamClosed(QuicServerStream s) {
     streams.remove(s);
     if (streams.isEmpty() && transport.isShutdown()) {
-      close();
+      drain();
     }
   }
 
-  boolean idle() {
-    return streams.isEmpty();
+  /**
+   * Graceful end: GOAWAY (RFC 9114 §5.2) tells the client to open no more streams here; once its
+   * calls are done the client closes the connection itself, after every response byte has been
+   * acknowledged, which a server close would not wait for. A client that does not close is closed
+   * after {@link #CLOSE_GRACE_MILLIS}.
+   */
+  void drain() {
+    if (!channel.isOpen()) {
+      return;
+    }
+    if (!goAwaySent) {
+      goAwaySent = true;
+      QuicStreamChannel control = Http3.getLocalControlStream(channel);
+      if (control != null) {
+        // The first client-initiated bidirectional stream not processed (RFC 9000 §2.1: ids 4n).
+        control.writeAndFlush(new DefaultHttp3GoAwayFrame(maxStreamId < 0 ? 0 : maxStreamId + 4));
+      }
+    }
+    if (streams.isEmpty()) {
+      channel.eventLoop().schedule(this::close, CLOSE_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+    }
   }
 
   /** Closes the connection (H3_NO_ERROR); open streams end with UNAVAILABLE. */
