@@ -151,6 +151,29 @@ class QuicTransportTest {
   }
 
   @Test
+  void connectionStatisticsCountLossUnderImpairment() throws Exception {
+    Harness.EchoServer server = server(Harness.serverOptions()
+        .with(QuicTransportOptions.IMPAIRMENT, DatagramImpairment.loss(0.05, 42))
+        .with(QuicTransportOptions.CONGESTION_CONTROL, QuicTransportOptions.CongestionControl.BBR));
+    Harness.TransportEvents events = new Harness.TransportEvents();
+    ClientTransport client = client(server.port(), Harness.clientOptions()
+        .with(QuicTransportOptions.CONGESTION_CONTROL, QuicTransportOptions.CongestionControl.BBR), events);
+    Harness.Call call = Harness.call(client, RequestHeaders.builder("test.Echo/Bulk").build());
+    call.stream.request(Integer.MAX_VALUE);
+    byte[] chunk = new byte[16 * 1024];
+    for (int i = 0; i < 64; i++) {
+      call.stream.writeMessage(java.nio.ByteBuffer.wrap(chunk));
+    }
+    call.stream.halfClose();
+    assertThat(call.status.get(20, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.OK);
+    assertThat(call.messages).hasSize(64);
+    ConnectionInfo info = client.connectionInfo();
+    assertThat(info.packetsLost()).as("packets lost, " + info).isPositive();
+    assertThat(info.packetsRetransmitted()).as("packets retransmitted, " + info).isPositive();
+    assertThat(info.bytesReceived()).isGreaterThan(64L * 16 * 1024);
+  }
+
+  @Test
   void bindingABoundPortFailsNamingTheAddress() throws Exception {
     Harness.EchoServer first = server(Harness.serverOptions());
     ServerTransport second = PROVIDER.newServerTransport(new InetSocketAddress("127.0.0.1", first.port()),
