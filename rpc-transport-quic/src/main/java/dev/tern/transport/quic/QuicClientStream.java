@@ -5,7 +5,6 @@ import dev.tern.rpc.spi.ClientStreamListener;
 import dev.tern.rpc.spi.RequestHeaders;
 import io.grpc.Metadata;
 import io.grpc.Status;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
@@ -112,9 +111,8 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
   }
 
   private void writeNow(ByteBuffer message) {
-    ByteBufAllocator alloc = channel.alloc();
     lastWrite = channel.write(new DefaultHttp3DataFrame(
-        MessageFraming.frame(message, headers.messageEncoding(), alloc)));
+        MessageFraming.frame(message, headers.messageEncoding())));
     updateReady();
   }
 

@@ -224,7 +224,7 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
       if (!headersSent) {
         writeHeadersNow(new Metadata());
       }
-      lastWrite = channel.write(new DefaultHttp3DataFrame(MessageFraming.frame(message, encoding, channel.alloc())));
+      lastWrite = channel.write(new DefaultHttp3DataFrame(MessageFraming.frame(message, encoding)));
       lastWrite.addListener(f -> {
         if (!f.isSuccess()) {
           onWriteFailed(f.cause());
