@@ -86,5 +86,23 @@ public final class QuicTransportOptions {
    */
   public static final Key<DatagramImpairment> IMPAIRMENT = new Key<>("quic.testImpairment", null);
 
+  /** Every key above, for {@link QuicTransportProvider#QuicTransportProvider(TransportOptions)}. */
+  static final java.util.List<Key<?>> ALL = java.util.List.of(CONGESTION_CONTROL, INITIAL_CONGESTION_WINDOW_PACKETS,
+      HYSTART, INITIAL_MAX_DATA, MAX_IDLE_TIMEOUT_MILLIS, MAX_UDP_PAYLOAD_SIZE, DISCOVER_PMTU, ACTIVE_MIGRATION,
+      MAX_ACK_DELAY_MILLIS, GREASE, EARLY_DATA, CANCEL_PROBE_MILLIS, IMPAIRMENT);
+
   private QuicTransportOptions() {}
+
+  /** {@code options} plus every QUIC key set in {@code defaults} and not in {@code options}. */
+  static TransportOptions withDefaults(TransportOptions options, TransportOptions defaults) {
+    TransportOptions out = options;
+    for (Key<?> key : ALL) {
+      out = copyIfUnset(out, defaults, key);
+    }
+    return out;
+  }
+
+  private static <T> TransportOptions copyIfUnset(TransportOptions to, TransportOptions from, Key<T> key) {
+    return !to.isSet(key) && from.isSet(key) ? to.with(key, from.get(key)) : to;
+  }
 }

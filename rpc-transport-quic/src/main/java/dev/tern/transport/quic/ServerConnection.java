@@ -49,6 +49,9 @@ final class ServerConnection {
     channel.pipeline().addLast(new Http3ServerConnectionHandler(requestStreams, new ControlFrames(), null,
         LocalSettings.frame(transport.versionBits(), transport.options()), true, LocalSettings.VALIDATOR));
     channel.pipeline().addLast(new ConnectionEvents());
+    // The close future, not channelInactive: a connection closed before its handshake completed
+    // never was active and never hears channelInactive.
+    channel.closeFuture().addListener(f -> closed());
     // Netty reads a server connection's streams only after a read is requested, and autoRead asks
     // for one only when the connection turns active, at the end of the handshake. Asking now lets
     // quiche hand over streams that arrived in 0-RTT packets at once (RFC 9001 §4.6.1) instead of a
@@ -132,6 +135,14 @@ final class ServerConnection {
     close();
   }
 
+  private void closed() {
+    for (QuicServerStream s : new ArrayList<>(streams)) {
+      s.end(Status.UNAVAILABLE.withDescription("QUIC connection closed"));
+    }
+    streams.clear();
+    transport.connectionClosed(this);
+  }
+
   private final class ControlFrames extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -147,17 +158,6 @@ final class ServerConnection {
   }
 
   private final class ConnectionEvents extends ChannelInboundHandlerAdapter {
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-      for (QuicServerStream s : new ArrayList<>(streams)) {
-        s.end(Status.UNAVAILABLE.withDescription("QUIC connection closed"));
-      }
-      streams.clear();
-      transport.connectionClosed(ServerConnection.this);
-      ctx.fireChannelInactive();
-    }
-
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
       // A connection-level error (an HTTP/3 protocol violation): Netty closes the connection.
