@@ -321,6 +321,9 @@ final class QuicClientTransport implements ClientTransport {
 
   /** Runs {@code task} on the loop; once the loop is gone the transport is over and it is dropped. */
   private boolean execute(Runnable task) {
+    if (loop == null) {
+      return false; // never started: nothing to shut down
+    }
     try {
       loop.execute(task);
       return true;
