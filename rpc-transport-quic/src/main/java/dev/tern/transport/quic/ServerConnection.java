@@ -1,0 +1,166 @@
+package dev.tern.transport.quic;
+
+import dev.tern.rpc.spi.ServerTransportListener;
+import io.grpc.Status;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.handler.codec.http3.DefaultHttp3GoAwayFrame;
+import io.netty.handler.codec.http3.Http3;
+import io.netty.handler.codec.http3.Http3SettingsFrame;
+import io.netty.handler.codec.http3.Http3ServerConnectionHandler;
+import io.netty.handler.codec.quic.QuicChannel;
+import io.netty.handler.codec.quic.QuicStreamChannel;
+import io.netty.util.ReferenceCountUtil;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/** The server's state for one QUIC connection; confined to the connection's event loop. */
+final class ServerConnection {
+  private final QuicServerTransport transport;
+  private final QuicChannel channel;
+  private final Set<QuicServerStream> streams = new LinkedHashSet<>();
+  /** How long a drained connection waits for the client to close it before the server does. */
+  static final long CLOSE_GRACE_MILLIS = 5_000;
+  private volatile int version;
+  private long maxStreamId = -1;
+  private boolean goAwaySent;
+  private volatile boolean earlyData;
+
+  ServerConnection(QuicServerTransport transport, QuicChannel channel) {
+    this.transport = transport;
+    this.channel = channel;
+  }
+
+  /** Installs HTTP/3 and this connection's handlers on the QUIC channel. */
+  void install() {
+    // A ChannelInitializer per stream: the handler Netty gets is @Sharable, each stream gets its own
+    // QuicServerStream (a shared stateful handler would stall the second connection).
+    ChannelHandler requestStreams = new ChannelInitializer<QuicStreamChannel>() {
+      @Override
+      protected void initChannel(QuicStreamChannel ch) {
+        ch.config().setAutoRead(false);
+        ch.pipeline().addLast(new QuicServerStream(ServerConnection.this));
+      }
+    };
+    channel.pipeline().addLast(new Http3ServerConnectionHandler(requestStreams, new ControlFrames(), null,
+        LocalSettings.frame(transport.versionBits(), transport.options()), true, LocalSettings.VALIDATOR));
+    channel.pipeline().addLast(new ConnectionEvents());
+    // The close future, not channelInactive: a connection closed before its handshake completed
+    // never was active and never hears channelInactive.
+    channel.closeFuture().addListener(f -> closed());
+    // Netty reads a server connection's streams only after a read is requested, and autoRead asks
+    // for one only when the connection turns active, at the end of the handshake. Asking now lets
+    // quiche hand over streams that arrived in 0-RTT packets at once (RFC 9001 §4.6.1) instead of a
+    // round trip later, which is the point of 0-RTT.
+    channel.read();
+  }
+
+  QuicChannel channel() { return channel; }
+
+  int version() { return version; }
+
+  boolean earlyData() { return earlyData; }
+
+  /**
+   * Whether the handshake is still open: a server connection turns active when the client's
+   * Finished arrives, so a stream read before that came in 0-RTT packets.
+   */
+  boolean inEarlyData() {
+    return !channel.isActive();
+  }
+
+  int maxInboundMessageBytes() { return transport.maxInboundMessageBytes(); }
+
+  long cancelProbeMillis() { return transport.options().get(QuicTransportOptions.CANCEL_PROBE_MILLIS); }
+
+  ServerTransportListener transportListener() { return transport.listener(); }
+
+  boolean acceptsStreams() { return !transport.isShutdown(); }
+
+  void streamOpened(QuicServerStream s) {
+    if (s.receivedAsEarlyData()) {
+      earlyData = true;
+    }
+    maxStreamId = Math.max(maxStreamId, s.streamId());
+    streams.add(s);
+  }
+
+  void streamClosed(QuicServerStream s) {
+    streams.remove(s);
+    if (streams.isEmpty() && transport.isShutdown()) {
+      drain();
+    }
+  }
+
+  /**
+   * Graceful end: GOAWAY (RFC 9114 §5.2) tells the client to open no more streams here; once its
+   * calls are done the client closes the connection itself, after every response byte has been
+   * acknowledged, which a server close would not wait for. A client that does not close is closed
+   * after {@link #CLOSE_GRACE_MILLIS}.
+   */
+  void drain() {
+    if (!channel.isOpen()) {
+      return;
+    }
+    if (!goAwaySent) {
+      goAwaySent = true;
+      QuicStreamChannel control = Http3.getLocalControlStream(channel);
+      if (control != null) {
+        // The first client-initiated bidirectional stream not processed (RFC 9000 §2.1: ids 4n).
+        control.writeAndFlush(new DefaultHttp3GoAwayFrame(maxStreamId < 0 ? 0 : maxStreamId + 4));
+      }
+    }
+    if (streams.isEmpty()) {
+      channel.eventLoop().schedule(this::close, CLOSE_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /** Closes the connection (H3_NO_ERROR); open streams end with UNAVAILABLE. */
+  void close() {
+    if (channel.isOpen()) {
+      channel.close(true, (int) StreamHandler.H3_NO_ERROR, io.netty.buffer.Unpooled.EMPTY_BUFFER);
+    }
+  }
+
+  /** Cancels every stream with {@code status}, then closes. */
+  void closeNow(Status status) {
+    for (QuicServerStream s : new ArrayList<>(streams)) {
+      s.resetStream(StreamHandler.H3_REQUEST_CANCELLED);
+      s.end(status);
+    }
+    close();
+  }
+
+  private void closed() {
+    for (QuicServerStream s : new ArrayList<>(streams)) {
+      s.end(Status.UNAVAILABLE.withDescription("QUIC connection closed"));
+    }
+    streams.clear();
+    transport.connectionClosed(this);
+  }
+
+  private final class ControlFrames extends ChannelInboundHandlerAdapter {
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      try {
+        if (msg instanceof Http3SettingsFrame) {
+          Long bits = ((Http3SettingsFrame) msg).settings().get(TernVersions.SETTING_ID);
+          version = TernVersions.highestCommon(transport.versionBits(), bits == null ? TernVersions.PLAIN_GRPC : bits);
+        }
+      } finally {
+        ReferenceCountUtil.release(msg);
+      }
+    }
+  }
+
+  private final class ConnectionEvents extends ChannelInboundHandlerAdapter {
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      // A connection-level error (an HTTP/3 protocol violation): Netty closes the connection.
+    }
+  }
+}
