@@ -136,6 +136,41 @@ public abstract class AbstractTransportConformanceTest extends ServerCases {
   }
 
   /**
+   * Case: the server streams 50 messages and closes while the client still sends; the client,
+   * requesting one at a time, half-closes midway and still gets every message, then OK.
+   */
+  @Test
+  protected void clientHalfClosingAfterTheServerClosedStillGetsEveryMessage() throws Exception {
+    Started server = startServer();
+    Call call = newCall(connectReady(server), headers("Bidi", server).build());
+    call.stream.writeMessage(utf8("open"));
+    call.stream.flush();
+    call.stream.request(1);
+    ServerStreamRecorder s = acceptStream(server);
+    s.stream.request(1);
+    assertThat(s.nextMessage(timeout())).as("the first request message").isNotNull();
+    s.stream.writeHeaders(new Metadata());
+    for (int i = 0; i < 50; i++) {
+      s.stream.writeMessage(utf8("r" + i));
+    }
+    s.stream.close(Status.OK, new Metadata());
+    for (int i = 0; i < 50; i++) {
+      ByteBuffer m = call.recorder.nextMessage(timeout());
+      assertThat(m).as("response %d", i).isNotNull();
+      assertThat(utf8(m)).isEqualTo("r" + i);
+      if (i == 10) {
+        call.stream.halfClose();
+      }
+      if (i < 49) {
+        assertThat(call.recorder.closed.isDone()).as("closed before response %d was requested", i + 1).isFalse();
+        call.stream.request(1);
+      }
+    }
+    ClientStreamRecorder.Closed closed = await(call.recorder.closed, "onClose after the last message");
+    assertThat(closed.status.getCode()).as("status %s", closed.status).isEqualTo(Status.Code.OK);
+  }
+
+  /**
    * The server writes {@code count} messages of about {@code size} bytes back to back and closes
    * with OK and trailers at once; the client must get every message in order, the close only after
    * the last one it asked for, then OK with the trailers.
