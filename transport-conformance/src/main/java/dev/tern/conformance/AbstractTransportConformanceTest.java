@@ -8,10 +8,12 @@ import dev.tern.rpc.TernChannels;
 import dev.tern.rpc.TernServerBuilder;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
 import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.net.SocketAddress;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -95,6 +97,116 @@ public abstract class AbstractTransportConformanceTest extends ServerCases {
     await(server.recorder.terminated, "serverTerminated");
     assertThat(ThreadLeaks.leakedSince(before, this::isAllowedThread, Duration.ofSeconds(10)))
         .as("threads still running after shutdown").isEmpty();
+  }
+
+  /** Case: 100 small server-streamed messages then close, requested one at a time. */
+  @Test
+  protected void serverStreamsHundredSmallMessagesThenClosesRequestedOneAtATime() throws Exception {
+    serverStreamsThenCloses(100, 16, true);
+  }
+
+  /** Case: 100 small server-streamed messages then close, requested all at once. */
+  @Test
+  protected void serverStreamsHundredSmallMessagesThenClosesRequestedAllAtOnce() throws Exception {
+    serverStreamsThenCloses(100, 16, false);
+  }
+
+  /** Case: 1000 small server-streamed messages then close, requested one at a time. */
+  @Test
+  protected void serverStreamsThousandSmallMessagesThenClosesRequestedOneAtATime() throws Exception {
+    serverStreamsThenCloses(1000, 16, true);
+  }
+
+  /** Case: 1000 small server-streamed messages then close, requested all at once. */
+  @Test
+  protected void serverStreamsThousandSmallMessagesThenClosesRequestedAllAtOnce() throws Exception {
+    serverStreamsThenCloses(1000, 16, false);
+  }
+
+  /** Case: 24 server-streamed messages of 100 KiB then close, requested one at a time. */
+  @Test
+  protected void serverStreamsLargeMessagesThenClosesRequestedOneAtATime() throws Exception {
+    serverStreamsThenCloses(24, 100 * 1024, true);
+  }
+
+  /** Case: 24 server-streamed messages of 100 KiB then close, requested all at once. */
+  @Test
+  protected void serverStreamsLargeMessagesThenClosesRequestedAllAtOnce() throws Exception {
+    serverStreamsThenCloses(24, 100 * 1024, false);
+  }
+
+  /**
+   * Case: the server streams 50 messages and closes while the client still sends; the client,
+   * requesting one at a time, half-closes midway and still gets every message, then OK.
+   */
+  @Test
+  protected void clientHalfClosingAfterTheServerClosedStillGetsEveryMessage() throws Exception {
+    Started server = startServer();
+    Call call = newCall(connectReady(server), headers("Bidi", server).build());
+    call.stream.writeMessage(utf8("open"));
+    call.stream.flush();
+    call.stream.request(1);
+    ServerStreamRecorder s = acceptStream(server);
+    s.stream.request(1);
+    assertThat(s.nextMessage(timeout())).as("the first request message").isNotNull();
+    s.stream.writeHeaders(new Metadata());
+    for (int i = 0; i < 50; i++) {
+      s.stream.writeMessage(utf8("r" + i));
+    }
+    s.stream.close(Status.OK, new Metadata());
+    for (int i = 0; i < 50; i++) {
+      ByteBuffer m = call.recorder.nextMessage(timeout());
+      assertThat(m).as("response %d", i).isNotNull();
+      assertThat(utf8(m)).isEqualTo("r" + i);
+      if (i == 10) {
+        call.stream.halfClose();
+      }
+      if (i < 49) {
+        assertThat(call.recorder.closed.isDone()).as("closed before response %d was requested", i + 1).isFalse();
+        call.stream.request(1);
+      }
+    }
+    ClientStreamRecorder.Closed closed = await(call.recorder.closed, "onClose after the last message");
+    assertThat(closed.status.getCode()).as("status %s", closed.status).isEqualTo(Status.Code.OK);
+  }
+
+  /**
+   * The server writes {@code count} messages of about {@code size} bytes back to back and closes
+   * with OK and trailers at once; the client must get every message in order, the close only after
+   * the last one it asked for, then OK with the trailers.
+   */
+  private void serverStreamsThenCloses(int count, int size, boolean oneAtATime) throws Exception {
+    Started server = startServer();
+    Call call = newCall(connectReady(server), headers("ServerStreaming", server).build());
+    call.stream.writeMessage(utf8("go"));
+    call.stream.halfClose();
+    call.stream.request(oneAtATime ? 1 : count);
+    ServerStreamRecorder s = acceptStream(server);
+    s.stream.request(1);
+    assertThat(s.nextMessage(timeout())).as("the request message").isNotNull();
+    await(s.halfClosed, "onHalfClose");
+    s.stream.writeHeaders(new Metadata());
+    for (int i = 0; i < count; i++) {
+      s.stream.writeMessage(pattern(size + i % 7, i));
+    }
+    Metadata trailers = new Metadata();
+    trailers.put(StreamingCases.ASCII_KEY, "after-" + count);
+    s.stream.close(Status.OK, trailers);
+    for (int i = 0; i < count; i++) {
+      ByteBuffer m = call.recorder.nextMessage(timeout());
+      assertThat(m).as("response %d of %d (closed: %s)", i, count,
+          call.recorder.closed.isDone() ? call.recorder.closed.getNow(null).status : "no").isNotNull();
+      assertThat(m.equals(pattern(size + i % 7, i))).as("response %d intact and in order", i).isTrue();
+      if (oneAtATime && i < count - 1) {
+        assertThat(call.recorder.closed.isDone()).as("closed before response %d was requested", i + 1).isFalse();
+        call.stream.request(1);
+      }
+    }
+    ClientStreamRecorder.Closed closed = await(call.recorder.closed, "onClose after the last message");
+    assertThat(closed.status.getCode()).as("status %s", closed.status).isEqualTo(Status.Code.OK);
+    assertThat(closed.trailers.get(StreamingCases.ASCII_KEY)).isEqualTo("after-" + count);
+    assertThat(call.recorder.pendingMessages()).as("messages beyond those sent").isZero();
+    await(s.completed, "server onComplete");
   }
 
   /** A Tern server on this transport with {@code versions}, serving {@code service}. */
