@@ -85,6 +85,7 @@ public final class Bbr implements CongestionController {
   private boolean roundStart;
   private long roundMaxBw;
   private long roundMinInflight = Long.MAX_VALUE;
+  private long roundMinRttNs = Long.MAX_VALUE;
   // STARTUP's full-pipe test (§5.3.1.2).
   private boolean filledPipe;
   private long fullBw;
@@ -125,13 +126,16 @@ public final class Bbr implements CongestionController {
     rate.onPacketAcked(nowNs, packetNumber, bytes);
     srttNs = rtt.smoothedRttNs();
     updateMinRtt(nowNs, rtt.latestRttNs());
+    if (rtt.latestRttNs() > 0) {
+      roundMinRttNs = Math.min(roundMinRttNs, rtt.latestRttNs());
+    }
   }
 
   @Override
   public void onPacketLost(long nowNs, long packetNumber, int bytes, long sentTimeNs,
       long bytesInFlight) {
     rate.onPacketLost(packetNumber, bytes);
-    loss.onLost(bytes);
+    loss.onLost(packetNumber, bytes);
   }
 
   @Override
@@ -161,6 +165,7 @@ public final class Bbr implements CongestionController {
     if (roundStart) {
       onRoundEnd(nowNs);
       roundMinInflight = Long.MAX_VALUE;
+      roundMinRttNs = Long.MAX_VALUE;
     }
     roundMinInflight = Math.min(roundMinInflight, bytesInFlight);
     updateStateOnAck(nowNs, bytesInFlight);
@@ -176,10 +181,11 @@ public final class Bbr implements CongestionController {
     switch (mode) {
       case STARTUP:
         checkFullPipe();
-        // §5.3.1.3: STARTUP ends on loss only after BBRStartupFullLossCnt (6) losses in a round,
-        // so a handful of early losses (a PMTU black hole, a burst) cannot freeze a model built
-        // from the first few round trips.
-        if (tooHigh && loss.roundLostBytes() >= (long) STARTUP_FULL_LOSS_COUNT * mss) {
+        // §5.3.1.3: STARTUP ends on loss only after BBRStartupFullLossCnt (6) discontiguous
+        // lost ranges in a round, so a handful of early losses or one burst (a PMTU black hole,
+        // a fade that takes the whole first flight) cannot freeze a model built from the first
+        // few round trips; a queue overflowing under STARTUP's 2.77x pacing loses many ranges.
+        if (tooHigh && loss.roundLostRanges() >= STARTUP_FULL_LOSS_COUNT) {
           // §5.3.1.3: excessive loss ends STARTUP and caps inflight at what the pipe held.
           filledPipe = true;
           inflightHi = Math.max(bdpBytes(1.0), deliveredInRound);
@@ -243,7 +249,11 @@ public final class Bbr implements CongestionController {
       return false;
     }
     long bdp = (long) (bw * (minRttNs / 1e9));
-    return roundMinInflight >= bdp + (long) (PERSISTENT_QUEUE_BDP * bdp) + sendQuantum();
+    // Both the flight and the delay must show the queue: after a stall (a loss burst) the
+    // bandwidth estimate, and with it the BDP, can be far too low while nothing is queued.
+    return roundMinInflight >= bdp + (long) (PERSISTENT_QUEUE_BDP * bdp) + sendQuantum()
+        && roundMinRttNs != Long.MAX_VALUE
+        && roundMinRttNs >= minRttNs + (long) (PERSISTENT_QUEUE_BDP * minRttNs);
   }
 
   /**

@@ -184,8 +184,10 @@ final class PacketBuilder {
     if (dataAllowed) {
       eliciting |= writeData(out, limit);
       if (probe && !eliciting) {
-        // RFC 9002 §6.2.4: no new data, so the probe repeats the oldest data in flight.
-        c.loss.repeatOldest(1);
+        // RFC 9002 §6.2.4: no new data, so the probes repeat the oldest data in flight: one
+        // packet's frames per probe still due, so two probes carry the two oldest packets rather
+        // than the oldest twice (a lost two-packet request then needs one PTO, not two).
+        c.loss.repeatOldest(c.probesPending);
         eliciting = writeData(out, limit);
       }
       if (probe && !eliciting && limit - out.position() >= 1) {

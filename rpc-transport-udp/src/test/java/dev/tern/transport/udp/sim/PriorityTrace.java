@@ -48,7 +48,8 @@ public final class PriorityTrace {
     }
     Call urgent = new Call(CcExperiments.URGENT_START_NS, 2048, 8192, 0);
     calls.add(urgent);
-    long from = CcExperiments.URGENT_START_NS - 300_000_000L;
+    long from = args.length > 3 ? Long.parseLong(args[3]) * 1_000_000L
+        : CcExperiments.URGENT_START_NS - 300_000_000L;
     Link upLink = new Link(profile.clientToServer(), seed * 31 + 1, 0);
     Link downLink = new Link(profile.serverToClient(), seed * 31 + 2, 0);
     Channel up = traced("UP  ", new LinkChannel(upLink), upLink, from);
