@@ -431,6 +431,11 @@ public final class Bbr implements CongestionController {
       cwndBytes = Math.min(cwndBytes + ackedBytes, target);
     } else if (cwndBytes < target || rate.deliveredBytes() < WindowPacing.initialWindowBytes(mss)) {
       cwndBytes += ackedBytes;
+      if (rate.deliveredBytes() >= WindowPacing.initialWindowBytes(mss)) {
+        // One ACK that covers a long stall (a lost flight recovered at once) must not carry the
+        // window far past STARTUP's 2 BDP: the overshoot would only fill the bottleneck queue.
+        cwndBytes = Math.min(cwndBytes, Math.max(target, WindowPacing.initialWindowBytes(mss)));
+      }
     }
     long minPipe = (long) MIN_PIPE_PACKETS * mss;
     cwndBytes = Math.max(cwndBytes, minPipe);
@@ -463,6 +468,19 @@ public final class Bbr implements CongestionController {
 
   @Override
   public long congestionWindowBytes() {
+    return cwndBytes;
+  }
+
+  /**
+   * While PROBE_BW is not probing (DOWN, CRUISE), background data may fill the model's BDP plus
+   * its send quanta; the extra quarter BDP of window is kept for urgent data. REFILL, UP,
+   * STARTUP and DRAIN are unchanged (probing needs the whole window).
+   */
+  @Override
+  public long backgroundWindowBytes() {
+    if (mode == Mode.PROBE_BW_DOWN || mode == Mode.PROBE_BW_CRUISE) {
+      return Math.min(cwndBytes, Math.max(bdpBytes(1.0), (long) MIN_PIPE_PACKETS * mss));
+    }
     return cwndBytes;
   }
 

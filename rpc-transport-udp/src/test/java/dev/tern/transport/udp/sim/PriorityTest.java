@@ -38,14 +38,15 @@ class PriorityTest {
   }
 
   @Test
-  void onTheMobileLinkWithoutLossOrJitterItStaysWithinTwentyPercentOfTheIdeal() {
+  void onTheMobileLinkWithoutLossOrJitterItStaysWithinFifteenPercentOfTheIdeal() {
     LinkProfile mobile = SimProfiles.get("mobile");
     LinkProfile clean = new LinkProfile("mobile-clean", "mobile without loss or jitter",
         CcExperiments.clean(mobile.clientToServer()), CcExperiments.clean(mobile.serverToClient()));
     CcExperiments.PriorityResult r = CcExperiments.urgentAmidBulk(clean, 3, true,
         CongestionControl.BBR, CcExperiments.URGENT_START_NS);
-    // What is left above the ideal is the bottleneck queue BBR keeps (1.25 BDP + 3 quanta).
-    assertThat(r.percentileNs(0.5)).isLessThan(r.idealNs * 12 / 10);
+    // What is left above the ideal is the bottleneck queue bulk data keeps: BBR's BDP estimate
+    // plus three send quanta (background data may not fill the window's last quarter BDP).
+    assertThat(r.percentileNs(0.5)).isLessThan(r.idealNs * 115 / 100);
     assertThat(r.idealNs).isGreaterThan(200 * MS);
   }
 }
