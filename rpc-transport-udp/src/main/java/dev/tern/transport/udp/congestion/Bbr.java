@@ -226,6 +226,16 @@ public final class Bbr implements CongestionController {
   }
 
   private void checkFullPipe() {
+    if (persistentQueue()) {
+      // A round in which the flight never fell below 1.5 BDP and no RTT sample came within half
+      // the min RTT of it: half a BDP sat in the bottleneck queue for a whole round, so the pipe
+      // is full whatever the bandwidth samples say (jitter can inflate one by more than 25%).
+      // Waiting for the three-round rule would let STARTUP's 2 BDP window hold up to a BDP of
+      // queue for more queue-stretched rounds: on a 200 ms, 1 Mbit/s path, a second or more of
+      // latency for every other stream.
+      filledPipe = true;
+      return;
+    }
     if (rate.sampleAppLimited()) {
       return;
     }
@@ -233,12 +243,8 @@ public final class Bbr implements CongestionController {
     if (bw >= fullBw * FULL_BW_GROWTH) {
       fullBw = bw;
       fullBwRounds = 0;
-    } else if (++fullBwRounds >= FULL_BW_ROUNDS || persistentQueue()) {
-      // §5.3.1.2: three rounds without 25% growth: the pipe is full. A round without growth in
-      // which the flight never fell below 1.5 BDP is as conclusive: the excess half BDP sat in
-      // the bottleneck queue for a whole round. Waiting two more rounds would let STARTUP's
-      // 2 BDP window hold a full BDP of queue for two more (queue-inflated) round trips, which
-      // on a 200 ms, 1 Mbit/s path is a second of latency for every other stream.
+    } else if (++fullBwRounds >= FULL_BW_ROUNDS) {
+      // §5.3.1.2: three rounds without 25% growth: the pipe is full.
       filledPipe = true;
     }
   }
