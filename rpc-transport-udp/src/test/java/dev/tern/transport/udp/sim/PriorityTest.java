@@ -28,13 +28,13 @@ class PriorityTest {
 
   @Test
   void onTheMobileLinkTheMedianUrgentCallStaysNearTheIdeal() {
-    // 60 seeds (the full 1,000 are in CcExperiments): the target is 1.2x ideal at p50; these 60
-    // seeds' median is 1.26x, so this asserts 1.3x. Before BBR left STARTUP on a persistent
-    // queue the urgent call met STARTUP's 2 BDP window and took 1.9x.
+    // The target, 1.2x ideal at p50, on 60 seeds (the full 1,000 are in CcExperiments; these 60
+    // give 1.13x). Before BBR left STARTUP on a persistent queue and bulk data was kept to the
+    // BDP, the urgent call met up to a BDP of queued bulk packets and took 1.9x.
     CcExperiments.PriorityResult r = CcExperiments.urgentAmidBulk("mobile", 60, true,
         CongestionControl.BBR, CcExperiments.URGENT_START_NS);
     assertThat(r.failures).isZero();
-    assertThat(r.percentileNs(0.5)).isLessThan(r.idealNs * 13 / 10);
+    assertThat(r.percentileNs(0.5)).isLessThan(r.idealNs * 12 / 10);
   }
 
   @Test
