@@ -57,6 +57,10 @@ public final class Bbr implements CongestionController {
   static final long MIN_RTT_FILTER_NS = 10_000_000_000L;
   private static final int MIN_PIPE_PACKETS = 4;
   private static final int FULL_BW_ROUNDS = 3;
+  /** A queue of this many BDPs held through a whole round shows a full pipe (see checkFullPipe). */
+  private static final double PERSISTENT_QUEUE_BDP = 0.5;
+  /** Below this pacing rate the send quantum floor is one datagram (§5.6.3: 1.2 Mbit/s). */
+  private static final long LOW_RATE_BYTES_PER_SECOND = 1_200_000L / 8;
   private static final double FULL_BW_GROWTH = 1.25;
   private static final int MAX_UP_ROUNDS = 8;
   private static final int STARTUP_FULL_LOSS_COUNT = 6;
@@ -80,6 +84,8 @@ public final class Bbr implements CongestionController {
   private long nextRoundDelivered;
   private boolean roundStart;
   private long roundMaxBw;
+  private long roundMinInflight = Long.MAX_VALUE;
+  private long roundMinRttNs = Long.MAX_VALUE;
   // STARTUP's full-pipe test (§5.3.1.2).
   private boolean filledPipe;
   private long fullBw;
@@ -120,13 +126,16 @@ public final class Bbr implements CongestionController {
     rate.onPacketAcked(nowNs, packetNumber, bytes);
     srttNs = rtt.smoothedRttNs();
     updateMinRtt(nowNs, rtt.latestRttNs());
+    if (rtt.latestRttNs() > 0) {
+      roundMinRttNs = Math.min(roundMinRttNs, rtt.latestRttNs());
+    }
   }
 
   @Override
   public void onPacketLost(long nowNs, long packetNumber, int bytes, long sentTimeNs,
       long bytesInFlight) {
     rate.onPacketLost(packetNumber, bytes);
-    loss.onLost(bytes);
+    loss.onLost(packetNumber, bytes);
   }
 
   @Override
@@ -155,7 +164,10 @@ public final class Bbr implements CongestionController {
     }
     if (roundStart) {
       onRoundEnd(nowNs);
+      roundMinInflight = Long.MAX_VALUE;
+      roundMinRttNs = Long.MAX_VALUE;
     }
+    roundMinInflight = Math.min(roundMinInflight, bytesInFlight);
     updateStateOnAck(nowNs, bytesInFlight);
     checkProbeRtt(nowNs, bytesInFlight);
     setPacingRate();
@@ -169,10 +181,11 @@ public final class Bbr implements CongestionController {
     switch (mode) {
       case STARTUP:
         checkFullPipe();
-        // §5.3.1.3: STARTUP ends on loss only after BBRStartupFullLossCnt (6) losses in a round,
-        // so a handful of early losses (a PMTU black hole, a burst) cannot freeze a model built
-        // from the first few round trips.
-        if (tooHigh && loss.roundLostBytes() >= (long) STARTUP_FULL_LOSS_COUNT * mss) {
+        // §5.3.1.3: STARTUP ends on loss only after BBRStartupFullLossCnt (6) discontiguous
+        // lost ranges in a round, so a handful of early losses or one burst (a PMTU black hole,
+        // a fade that takes the whole first flight) cannot freeze a model built from the first
+        // few round trips; a queue overflowing under STARTUP's 2.77x pacing loses many ranges.
+        if (tooHigh && loss.roundLostRanges() >= STARTUP_FULL_LOSS_COUNT) {
           // §5.3.1.3: excessive loss ends STARTUP and caps inflight at what the pipe held.
           filledPipe = true;
           inflightHi = Math.max(bdpBytes(1.0), deliveredInRound);
@@ -213,6 +226,16 @@ public final class Bbr implements CongestionController {
   }
 
   private void checkFullPipe() {
+    if (persistentQueue()) {
+      // A round in which the flight never fell below 1.5 BDP and no RTT sample came within half
+      // the min RTT of it: half a BDP sat in the bottleneck queue for a whole round, so the pipe
+      // is full whatever the bandwidth samples say (jitter can inflate one by more than 25%).
+      // Waiting for the three-round rule would let STARTUP's 2 BDP window hold up to a BDP of
+      // queue for more queue-stretched rounds: on a 200 ms, 1 Mbit/s path, a second or more of
+      // latency for every other stream.
+      filledPipe = true;
+      return;
+    }
     if (rate.sampleAppLimited()) {
       return;
     }
@@ -224,6 +247,28 @@ public final class Bbr implements CongestionController {
       // §5.3.1.2: three rounds without 25% growth: the pipe is full.
       filledPipe = true;
     }
+  }
+
+  private boolean persistentQueue() {
+    long bw = bandwidth();
+    if (bw == 0 || minRttNs == Long.MAX_VALUE || roundMinInflight == Long.MAX_VALUE) {
+      return false;
+    }
+    long bdp = (long) (bw * (minRttNs / 1e9));
+    // Both the flight and the delay must show the queue: after a stall (a loss burst) the
+    // bandwidth estimate, and with it the BDP, can be far too low while nothing is queued.
+    return roundMinInflight >= bdp + (long) (PERSISTENT_QUEUE_BDP * bdp) + sendQuantum()
+        && roundMinRttNs != Long.MAX_VALUE
+        && roundMinRttNs >= minRttNs + (long) (PERSISTENT_QUEUE_BDP * minRttNs);
+  }
+
+  /**
+   * §5.6.3: the send quantum, pacing rate x 1 ms between one datagram (below 1.2 Mbit/s) or two
+   * and 64 KiB.
+   */
+  private long sendQuantum() {
+    long floor = (pacingRateBytesPerSecond < LOW_RATE_BYTES_PER_SECOND ? 1L : 2L) * mss;
+    return Math.max(floor, Math.min(pacingRateBytesPerSecond / 1000, 64 * 1024));
   }
 
   private void updateStateOnAck(long nowNs, long inflight) {
@@ -357,8 +402,7 @@ public final class Bbr implements CongestionController {
       return WindowPacing.initialWindowBytes(mss);
     }
     long bdp = (long) (gain * bw * (minRttNs / 1e9));
-    long quantum = Math.max(2L * mss, pacingRateBytesPerSecond / 1000);
-    return bdp + 3 * quantum;
+    return bdp + 3 * sendQuantum();
   }
 
   private long inflightWithHeadroom() {
@@ -393,6 +437,11 @@ public final class Bbr implements CongestionController {
       cwndBytes = Math.min(cwndBytes + ackedBytes, target);
     } else if (cwndBytes < target || rate.deliveredBytes() < WindowPacing.initialWindowBytes(mss)) {
       cwndBytes += ackedBytes;
+      if (rate.deliveredBytes() >= WindowPacing.initialWindowBytes(mss)) {
+        // One ACK that covers a long stall (a lost flight recovered at once) must not carry the
+        // window far past STARTUP's 2 BDP: the overshoot would only fill the bottleneck queue.
+        cwndBytes = Math.min(cwndBytes, Math.max(target, WindowPacing.initialWindowBytes(mss)));
+      }
     }
     long minPipe = (long) MIN_PIPE_PACKETS * mss;
     cwndBytes = Math.max(cwndBytes, minPipe);
@@ -425,6 +474,19 @@ public final class Bbr implements CongestionController {
 
   @Override
   public long congestionWindowBytes() {
+    return cwndBytes;
+  }
+
+  /**
+   * While PROBE_BW is not probing (DOWN, CRUISE), background data may fill the model's BDP plus
+   * its send quanta; the extra quarter BDP of window is kept for urgent data. REFILL, UP,
+   * STARTUP and DRAIN are unchanged (probing needs the whole window).
+   */
+  @Override
+  public long backgroundWindowBytes() {
+    if (mode == Mode.PROBE_BW_DOWN || mode == Mode.PROBE_BW_CRUISE) {
+      return Math.min(cwndBytes, Math.max(bdpBytes(1.0), (long) MIN_PIPE_PACKETS * mss));
+    }
     return cwndBytes;
   }
 

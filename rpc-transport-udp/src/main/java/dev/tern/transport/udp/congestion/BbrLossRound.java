@@ -13,9 +13,25 @@ final class BbrLossRound {
 
   private long roundLostBytes;
   private long roundAckedBytes;
+  private int roundLostRanges;
+  private long lastLostPn = -2;
 
-  void onLost(long bytes) {
+  /** A packet of {@code bytes} numbered {@code packetNumber} was declared lost. */
+  void onLost(long packetNumber, long bytes) {
     roundLostBytes += bytes;
+    if (packetNumber != lastLostPn + 1) {
+      roundLostRanges++;
+    }
+    lastLostPn = packetNumber;
+  }
+
+  /**
+   * Discontiguous ranges of packet numbers lost this round (draft-ietf-ccwg-bbr §5.3.1.3 counts
+   * these for BBRStartupFullLossCnt): one burst that wipes out a flight is one loss event, not
+   * one per packet.
+   */
+  int roundLostRanges() {
+    return roundLostRanges;
   }
 
   void onAcked(long bytes) {
@@ -45,5 +61,6 @@ final class BbrLossRound {
   void startRound() {
     roundLostBytes = 0;
     roundAckedBytes = 0;
+    roundLostRanges = 0;
   }
 }

@@ -61,6 +61,17 @@ public interface CongestionController {
   long congestionWindowBytes();
 
   /**
+   * How much of the window data of background urgency (less urgent than RFC 9218's default) may
+   * fill. A controller whose window deliberately exceeds its path model (BBR keeps 1.25 BDP)
+   * answers the model's estimate here, so bulk transfers never hold more than the pipe plus its
+   * send quanta in flight and the rest of the window, which would only sit in the bottleneck
+   * queue, stays free for urgent data. The default is the whole window.
+   */
+  default long backgroundWindowBytes() {
+    return congestionWindowBytes();
+  }
+
+  /**
    * The rate the pacer should send at, in bytes per second, given the RTT estimate; a
    * window-based algorithm answers roughly {@code cwnd / srtt} scaled by its pacing gain.
    */

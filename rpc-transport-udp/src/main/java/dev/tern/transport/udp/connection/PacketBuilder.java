@@ -20,6 +20,8 @@ final class PacketBuilder {
   static final int MIN_INITIAL_DATAGRAM = 1200;
   /** 10 GB/s: far above any real path, low enough for the pacer's arithmetic. */
   static final long MAX_PACING_RATE_BYTES_PER_SECOND = 10_000_000_000L;
+  /** RFC 9218 §4.1: the default urgency; data less urgent than this is background data. */
+  static final int BACKGROUND_ABOVE_URGENCY = 3;
 
   private final Connection c;
 
@@ -47,7 +49,23 @@ final class PacketBuilder {
   }
 
   private boolean windowOpen() {
-    return c.cc.canSend(c.loss.bytesInFlight(), c.maxDatagramBytes()) && c.log.hasRoom();
+    long inFlight = c.loss.bytesInFlight();
+    if (!c.cc.canSend(inFlight, c.maxDatagramBytes()) || !c.log.hasRoom()) {
+      return false;
+    }
+    // Background data fills only the controller's background window: the rest of the window
+    // is room for urgent data, so an urgent call does not find it taken by bulk packets that
+    // would only have queued at the bottleneck ahead of it.
+    return !onlyBackgroundData()
+        || inFlight + c.maxDatagramBytes() <= c.cc.backgroundWindowBytes();
+  }
+
+  /** Whether all that waits to be sent is stream data less urgent than RFC 9218's default. */
+  private boolean onlyBackgroundData() {
+    return c.state == ConnectionState.ESTABLISHED && !c.handshake.pending()
+        && !c.handshakeDonePending && !c.pathChallengePending && !c.pingPending
+        && !c.streamWriter.hasControlFrames()
+        && c.streamWriter.nextUrgency() > BACKGROUND_ABOVE_URGENCY;
   }
 
   /** When the pacer lets the next data packet go, or {@code Long.MAX_VALUE} if none waits. */
@@ -184,8 +202,10 @@ final class PacketBuilder {
     if (dataAllowed) {
       eliciting |= writeData(out, limit);
       if (probe && !eliciting) {
-        // RFC 9002 §6.2.4: no new data, so the probe repeats the oldest data in flight.
-        c.loss.repeatOldest(1);
+        // RFC 9002 §6.2.4: no new data, so the probes repeat the oldest data in flight: one
+        // packet's frames per probe still due, so two probes carry the two oldest packets rather
+        // than the oldest twice (a lost two-packet request then needs one PTO, not two).
+        c.loss.repeatOldest(c.probesPending);
         eliciting = writeData(out, limit);
       }
       if (probe && !eliciting && limit - out.position() >= 1) {

@@ -45,6 +45,12 @@ public final class StreamFrameWriter {
     return lastCallRetransmitted;
   }
 
+  /** The urgency of the stream the scheduler would send next, or -1 if none is ready. */
+  public int nextUrgency() {
+    Stream s = set.scheduler.next();
+    return s == null ? -1 : s.urgency();
+  }
+
   /** Whether stream data is waiting that can be sent now. */
   public boolean hasStreamData() {
     return !set.scheduler.isEmpty();

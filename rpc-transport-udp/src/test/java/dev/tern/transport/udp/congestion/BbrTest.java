@@ -57,6 +57,47 @@ class BbrTest {
   }
 
   @Test
+  void leavesStartupOnceAQueueOfHalfABdpPersistsForARound() {
+    // 1.1 Mbit/s, 200 ms, a deep (4 BDP) queue and no loss: only the model can end STARTUP. The
+    // three-round rule alone needed over 2 s here (rounds stretch to 2 RTT with STARTUP's queue).
+    PathSim sim = new PathSim(1_100_000L, 200 * MS, 110_000, 0.0, 3);
+    Bbr bbr = new Bbr(PathSim.MSS, 3);
+    sim.addFlow(bbr, 0, Long.MAX_VALUE).logSends = false;
+    long leftStartupNs = -1;
+    for (long t = 0; t < 3_000 * MS && leftStartupNs < 0; t += 5 * MS) {
+      sim.run(t);
+      if (bbr.mode() != Bbr.Mode.STARTUP) {
+        leftStartupNs = t;
+      }
+    }
+    assertThat(leftStartupNs).isBetween(0L, 1_700 * MS);
+    sim.run(10_000 * MS);
+    // In PROBE_BW the queue is the window's quarter BDP plus three one-datagram quanta (§5.6.3:
+    // below 1.2 Mbit/s the quantum is one datagram), about 80 ms here.
+    assertThat(sim.percentileQueueDelayNs(0.5)).isLessThan(90 * MS);
+  }
+
+  @Test
+  void keepsTheWindowAboveTheBdpForUrgentDataOnlyWhileNotProbing() {
+    Bbr bbr = new Bbr(PathSim.MSS, 5);
+    PathSim sim = new PathSim(20_000_000L, 40 * MS, 100_000, 0.0, 5);
+    sim.addFlow(bbr, 0, Long.MAX_VALUE).logSends = false;
+    boolean sawCruise = false;
+    for (long t = 0; t < 8_000 * MS; t += 5 * MS) {
+      sim.run(t);
+      Bbr.Mode m = bbr.mode();
+      if (m == Bbr.Mode.PROBE_BW_CRUISE) {
+        assertThat(bbr.backgroundWindowBytes()).isLessThanOrEqualTo(bbr.congestionWindowBytes());
+        // 1.25 BDP + quanta against 1 BDP + quanta: a quarter BDP (25 KB here) kept back.
+        sawCruise |= bbr.backgroundWindowBytes() < bbr.congestionWindowBytes();
+      } else if (m == Bbr.Mode.STARTUP || m == Bbr.Mode.PROBE_BW_UP) {
+        assertThat(bbr.backgroundWindowBytes()).isEqualTo(bbr.congestionWindowBytes());
+      }
+    }
+    assertThat(sawCruise).isTrue();
+  }
+
+  @Test
   void stopsGrowingOnAnApplicationLimitedFlow() {
     Bbr bbr = new Bbr(RoundDriver.MSS, 1);
     RoundDriver d = new RoundDriver(bbr);

@@ -57,8 +57,25 @@ public final class PathExperiments {
       f.logSends = false;
       sim.run(duration);
       System.out.printf(Locale.ROOT,
-          "%-12s fixed rate at 25%% of the mean: queueing p50 %.0f / p95 %.0f ms%n", profile,
-          sim.percentileQueueDelayNs(0.5) / 1e6, sim.percentileQueueDelayNs(0.95) / 1e6);
+          "%-12s fixed rate at 25%% of the mean: queueing p50 %.0f / p95 %.0f ms; "
+              + "self-inflicted p50 %.0f / p95 %.0f ms%n", profile,
+          sim.percentileQueueDelayNs(0.5) / 1e6, sim.percentileQueueDelayNs(0.95) / 1e6,
+          sim.percentileSelfQueueDelayNs(0.5) / 1e6, sim.percentileSelfQueueDelayNs(0.95) / 1e6);
+    }
+    for (String profile : new String[] {"lte-verizon", "lte-tmobile", "lte-att"}) {
+      for (CongestionControl cc : CongestionControl.values()) {
+        double[] self = new double[seeds];
+        Result r = null;
+        for (int i = 0; i < seeds; i++) {
+          r = bulk(profile, cc, duration, i + 1);
+          self[i] = r.p95SelfQueueNs / 1e6;
+        }
+        java.util.Arrays.sort(self);
+        System.out.printf(Locale.ROOT,
+            "%-12s %-8s %d seeds: self-inflicted queueing p95 median %.0f ms (min %.0f, max %.0f)"
+                + " = %.2f x base RTT %d ms%n", profile, cc, seeds, self[seeds / 2], self[0],
+            self[seeds - 1], self[seeds / 2] / (r.rttNs / 1e6), r.rttNs / MS);
+      }
     }
     for (long queueBdps : new long[] {2, 1}) {
       for (CongestionControl other : CongestionControl.values()) {
@@ -103,6 +120,7 @@ public final class PathExperiments {
     long timeTo80PercentNs;
     long p95QueueNs;
     long p50QueueNs;
+    long p95SelfQueueNs;
     long rttNs;
 
     @Override
@@ -134,6 +152,7 @@ public final class PathExperiments {
     r.timeTo80PercentNs = f.timeToReachNs(0.8 * r.linkBitsPerSecond);
     r.p95QueueNs = sim.percentileQueueDelayNs(0.95);
     r.p50QueueNs = sim.percentileQueueDelayNs(0.5);
+    r.p95SelfQueueNs = sim.percentileSelfQueueDelayNs(0.95);
     r.rttNs = p.rttNs();
     return r;
   }

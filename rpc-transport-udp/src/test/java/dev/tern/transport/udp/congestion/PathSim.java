@@ -3,6 +3,7 @@ package dev.tern.transport.udp.congestion;
 import dev.tern.netlab.link.Delivery;
 import dev.tern.netlab.link.Link;
 import dev.tern.netlab.link.LinkConfig;
+import dev.tern.netlab.link.TraceSchedule;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -29,11 +30,22 @@ final class PathSim {
   /** Queueing delay (one-way delay above propagation and serialisation) of delivered packets. */
   long[] queueDelaysNs = new long[1 << 16];
   int queueDelayCount;
+  /**
+   * Self-inflicted queueing delay of delivered packets on a trace link: the packet's departure
+   * from the bottleneck minus the departure it would have had with the queue empty when it
+   * arrived (the first delivery opportunity at or after that instant, as the link would seek
+   * it). What remains is the time spent behind the sender's own earlier packets; the wait for
+   * the trace's next opportunity (its outages) is not counted, since no sender could avoid it.
+   */
+  long[] selfQueueDelaysNs = new long[1 << 16];
+  int selfQueueDelayCount;
+  private final TraceSchedule trace;
 
   /** A path whose data direction is {@code forward}; ACKs return over its propagation delay. */
   PathSim(LinkConfig forward, long seed) {
     this.link = new Link(forward, seed, 0);
     this.oneWayNs = forward.propagationDelayNs();
+    this.trace = forward.trace();
   }
 
   /** A fixed-rate path with a drop-tail queue of {@code bufferBytes} and random loss. */
@@ -65,6 +77,34 @@ final class PathSim {
     nowNs = endNs;
   }
 
+  /** Percentile {@code p} of the self-inflicted queueing delay (trace links only, else 0). */
+  long percentileSelfQueueDelayNs(double p) {
+    long[] d = Arrays.copyOf(selfQueueDelaysNs, selfQueueDelayCount);
+    Arrays.sort(d);
+    return d.length == 0 ? 0 : d[Math.min(d.length - 1, (int) (p * d.length))];
+  }
+
+  /** The first delivery opportunity of the trace at or after {@code tNs} (epoch 0). */
+  private long firstOpportunityNs(long tNs) {
+    long periodNs = trace.periodMs() * 1_000_000L;
+    long cycle = tNs / periodNs;
+    long ms = (tNs - cycle * periodNs + 999_999L) / 1_000_000L;
+    int lo = 0;
+    int hi = trace.size();
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (trace.opportunityMs(mid) < ms) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    if (lo == trace.size()) {
+      return (cycle + 1) * periodNs + trace.opportunityMs(0) * 1_000_000L;
+    }
+    return cycle * periodNs + trace.opportunityMs(lo) * 1_000_000L;
+  }
+
   long percentileQueueDelayNs(double p) {
     long[] d = Arrays.copyOf(queueDelaysNs, queueDelayCount);
     Arrays.sort(d);
@@ -85,6 +125,14 @@ final class PathSim {
       queueDelaysNs = Arrays.copyOf(queueDelaysNs, queueDelayCount * 2);
     }
     queueDelaysNs[queueDelayCount++] = Math.max(0, at - nowNs - link.idealOneWayNs(bytes));
+    if (trace != null) {
+      if (selfQueueDelayCount == selfQueueDelaysNs.length) {
+        selfQueueDelaysNs = Arrays.copyOf(selfQueueDelaysNs, selfQueueDelayCount * 2);
+      }
+      // Departure = delivery - propagation (trace links have no jitter in netlab's profiles).
+      long departNs = at - oneWayNs;
+      selfQueueDelaysNs[selfQueueDelayCount++] = Math.max(0, departNs - firstOpportunityNs(nowNs));
+    }
     return at;
   }
 

@@ -32,11 +32,15 @@ public final class CcExperiments {
 
   /**
    * Prints the PMTU and priority experiments' figures; {@code args[0]} is the number of seeds of
-   * the priority experiment (1000).
+   * the priority experiment (1000); {@code args[1] = priority} prints the priority experiment only,
+   * {@code args[1] = bbr} only its BBR runs with the priority scheduler.
    */
   public static void main(String[] args) {
     int runs = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
-    for (String profile : new String[] {"lan", "wifi", "lossy-fat", "mobile"}) {
+    boolean bbrOnly = args.length > 1 && args[1].equals("bbr");
+    boolean priorityOnly = bbrOnly || args.length > 1 && args[1].equals("priority");
+    String[] mtuProfiles = {"lan", "wifi", "lossy-fat", "mobile"};
+    for (String profile : priorityOnly ? new String[0] : mtuProfiles) {
       for (int limit : new int[] {1472, 1452, 1300}) {
         for (long seed = 1; seed <= 3; seed++) {
           System.out.println(mtu(profile, limit, seed));
@@ -52,6 +56,9 @@ public final class CcExperiments {
     for (long start : new long[] {URGENT_START_NS, EARLY_URGENT_START_NS}) {
       for (CongestionControl cc : CongestionControl.values()) {
         for (boolean priorities : new boolean[] {true, false}) {
+          if (bbrOnly && (cc != CongestionControl.BBR || !priorities)) {
+            continue;
+          }
           System.out.println(cc + ", urgent call at " + start / MS + " ms: "
               + urgentAmidBulk("mobile", runs, priorities, cc, start));
         }
@@ -133,9 +140,20 @@ public final class CcExperiments {
     return urgentAmidBulk(SimProfiles.get(profileName), runs, priorities, cc, urgentStartNs);
   }
 
+  /** One seed of the experiment with priorities, the urgent call at the usual time. */
+  static PriorityResult urgentAmidBulkSeed(LinkProfile profile, long seed, CongestionControl cc) {
+    return urgentAmidBulk(profile, seed, 1, true, cc, URGENT_START_NS);
+  }
+
   /** As above on {@code profile}. */
   static PriorityResult urgentAmidBulk(LinkProfile profile, int runs, boolean priorities,
       CongestionControl cc, long urgentStartNs) {
+    return urgentAmidBulk(profile, 1, runs, priorities, cc, urgentStartNs);
+  }
+
+  /** As above for seeds {@code firstSeed} to {@code firstSeed + runs - 1}. */
+  static PriorityResult urgentAmidBulk(LinkProfile profile, long firstSeed, int runs,
+      boolean priorities, CongestionControl cc, long urgentStartNs) {
     String profileName = profile.name();
     ConnectionConfig config = ConnectionConfig.builder().priorityScheduling(priorities)
         .congestionControl(cc).build();
@@ -146,7 +164,7 @@ public final class CcExperiments {
     res.rttNs = profile.rttNs();
     long[] latencies = new long[runs];
     int n = 0;
-    for (long seed = 1; seed <= runs; seed++) {
+    for (long seed = firstSeed; seed < firstSeed + runs; seed++) {
       List<Call> calls = new ArrayList<>();
       for (int i = 0; i < BULK_CALLS; i++) {
         calls.add(new Call(0, 512, BULK_RESPONSE_BYTES, 5));
