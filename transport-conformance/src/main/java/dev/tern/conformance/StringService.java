@@ -48,6 +48,9 @@ final class StringService {
   static final MethodDescriptor<String, String> VERSION = method("Version", MethodDescriptor.MethodType.UNARY);
   static final MethodDescriptor<String, String> HANG = method("Hang", MethodDescriptor.MethodType.UNARY);
 
+  /** Completed when a {@code Hang} call reaches its server handler. */
+  final CompletableFuture<Void> hangStarted = new CompletableFuture<>();
+
   /** How the last {@code Hang} call's server context ended. */
   final CompletableFuture<Throwable> hangContextCancelled = new CompletableFuture<>();
 
@@ -65,6 +68,7 @@ final class StringService {
         .addMethod(HANG, (call, headers) -> {
           Context ctx = Context.current();
           ctx.addListener(c -> hangContextCancelled.complete(c.cancellationCause()), Runnable::run);
+          hangStarted.complete(null);
           call.request(1);
           return new ServerCall.Listener<>() {};
         })
