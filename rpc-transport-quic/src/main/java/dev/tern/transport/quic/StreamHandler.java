@@ -149,7 +149,15 @@ abstract class StreamHandler extends ChannelDuplexHandler {
   }
 
   final void maybeRead() {
-    if (finished || inputDone || channel == null || !channel.isActive()) {
+    if (inputDone || channel == null || !channel.isActive()) {
+      return;
+    }
+    if (finished) {
+      // The call ended before the peer's FIN was read (a client ends its call at the trailers).
+      // Keep reading, discarding, until the FIN: quiche keeps an unread stream in its readable set
+      // and never collects it (RFC 9000 §3.2: the receive side ends at "Data Read"), so every
+      // later packet would walk all such streams and Netty's stream map would grow without bound.
+      channel.read();
       return;
     }
     if (deframer.bufferedBytes() == 0 || (requested > 0 && !deframer.hasMessage())) {

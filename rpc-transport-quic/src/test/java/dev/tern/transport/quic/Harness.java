@@ -47,7 +47,7 @@ final class Harness {
   }
 
   /** A server whose calls echo every request message and end OK when the client half-closes. */
-  static final class EchoServer implements ServerTransportListener {
+  static class EchoServer implements ServerTransportListener {
     final ServerTransport transport;
     final BlockingQueue<RequestHeaders> headers = new LinkedBlockingQueue<>();
     final BlockingQueue<ServerStream> streams = new LinkedBlockingQueue<>();
