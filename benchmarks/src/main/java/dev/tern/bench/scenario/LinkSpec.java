@@ -1,109 +1,45 @@
 package dev.tern.bench.scenario;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.TreeMap;
+import dev.tern.netlab.link.LinkConfig;
+import dev.tern.netlab.link.LinkProfile;
+import dev.tern.netlab.link.LinkProfiles;
 
 /**
  * What the benchmark knows of a link: enough to compute the physical limit each result is read
- * against. The values are those of FIELD-NOTES.md, the same ones the emulator's profiles use.
+ * against. Taken from netlab's {@link LinkProfile}, the same object the emulator runs, so the ideal
+ * and the link cannot disagree.
  *
  * @param name profile name
- * @param downBitsPerSecond server-to-client rate; 0 for unshaped
- * @param upBitsPerSecond client-to-server rate; 0 for unshaped
- * @param rttMillis base round-trip time without jitter or queueing
- * @param loss long-run fraction of packets lost
- * @param jitterMillis delay variation the link adds
+ * @param downBitsPerSecond server-to-client mean rate; 0 for unshaped
+ * @param upBitsPerSecond client-to-server mean rate; 0 for unshaped
+ * @param rttMillis mean round-trip propagation time, without queueing
+ * @param loss long-run fraction of downlink packets lost (random plus bursty)
+ * @param jitterMillis how far below its mean the round trip can wander (each direction wanders
+ *     within +-jitter/2 of its delay)
  * @param trace true when the rate comes from a trace replay (its mean is given)
  */
 public record LinkSpec(String name, double downBitsPerSecond, double upBitsPerSecond, double rttMillis,
     double loss, double jitterMillis, boolean trace) {
 
-  private static final Map<String, LinkSpec> KNOWN = new TreeMap<>();
-
-  static {
-    add(new LinkSpec("loopback", 0, 0, 0, 0, 0, false));
-    add(new LinkSpec("lan", 0, 0, 0, 0, 0, false));
-    add(new LinkSpec("wifi", 50e6, 50e6, 20, 0.001, 0, false));
-    add(new LinkSpec("mobile", 1.1e6, 1.1e6, 200, 0.006, 50, false));
-    add(new LinkSpec("mobile-tail", 2e6, 2e6, 425, 0.035, 0, false));
-    add(new LinkSpec("crowded", 1e6, 1e6, 300, 0.07, 0, false));
-    add(new LinkSpec("lossy-fat", 100e6, 100e6, 100, 0.015, 0, false));
-  }
-
-  private static void add(LinkSpec s) {
-    KNOWN.put(s.name(), s);
-  }
-
-  /** Names of the built-in profiles (trace profiles come on top, as {@code lte-<carrier>}). */
-  public static List<String> knownNames() {
-    return List.copyOf(KNOWN.keySet());
-  }
+  /** The unshaped link between two processes on this host's loopback. */
+  public static final LinkSpec LOOPBACK = new LinkSpec("loopback", 0, 0, 0, 0, 0, false);
 
   /**
-   * The profile called {@code name}: a built-in one, or {@code lte-verizon}, {@code lte-tmobile},
-   * {@code lte-att} (mean rates read from the mahimahi traces in {@code traceDir}).
+   * The profile called {@code name}: {@code loopback} or one of netlab's.
    *
-   * @throws IllegalArgumentException for an unknown name
+   * @throws IllegalArgumentException for an unknown name (the message lists the known ones)
    */
-  public static LinkSpec byName(String name, Path traceDir) {
-    LinkSpec s = KNOWN.get(name);
-    if (s != null) {
-      return s;
-    }
-    String base = traceBase(name);
-    if (base == null) {
-      throw new IllegalArgumentException("unknown profile '" + name + "'; known: " + KNOWN.keySet()
-          + " and lte-verizon, lte-tmobile, lte-att");
-    }
-    double down = traceMeanBitsPerSecond(traceDir.resolve(base + ".down"));
-    double up = traceMeanBitsPerSecond(traceDir.resolve(base + ".up"));
-    return new LinkSpec(name, down, up, traceRttMillis(name), 0, 0, true);
+  public static LinkSpec byName(String name) {
+    return name.equals(LOOPBACK.name()) ? LOOPBACK : of(LinkProfiles.get(name));
   }
 
-  /** The mahimahi trace file stem for a trace profile, or null. */
-  public static String traceBase(String name) {
-    switch (name.toLowerCase(Locale.ROOT)) {
-      case "lte-verizon": return "Verizon-LTE-short";
-      case "lte-tmobile": return "TMobile-LTE-short";
-      case "lte-att": return "ATT-LTE-driving-2016";
-      default: return null;
-    }
-  }
-
-  private static double traceRttMillis(String name) {
-    switch (name.toLowerCase(Locale.ROOT)) {
-      case "lte-verizon": return 70;
-      case "lte-tmobile": return 60;
-      default: return 80;
-    }
-  }
-
-  /** Mean rate of a mahimahi trace: one 1500-byte delivery opportunity per line, times in ms. */
-  static double traceMeanBitsPerSecond(Path file) {
-    try {
-      List<String> lines = Files.readAllLines(file);
-      long lastMs = 0;
-      int n = 0;
-      for (String l : lines) {
-        String t = l.trim();
-        if (!t.isEmpty()) {
-          lastMs = Long.parseLong(t);
-          n++;
-        }
-      }
-      if (n == 0 || lastMs <= 0) {
-        throw new IllegalArgumentException("trace " + file + " has no delivery opportunities");
-      }
-      return n * 1500.0 * 8 / (lastMs / 1000.0);
-    } catch (IOException e) {
-      throw new UncheckedIOException("reading trace " + file, e);
-    }
+  /** The spec of a netlab profile. */
+  public static LinkSpec of(LinkProfile p) {
+    LinkConfig up = p.clientToServer();
+    LinkConfig down = p.serverToClient();
+    return new LinkSpec(p.name(), down.meanRateBitsPerSecond(), up.meanRateBitsPerSecond(), p.rttNs() / 1e6,
+        down.lossProbability() + down.burstLossRate(), (up.jitterNs() + down.jitterNs()) / 2e6,
+        down.trace() != null);
   }
 
   /** Whether the link shapes anything (a rate or a delay). */
@@ -112,8 +48,8 @@ public record LinkSpec(String name, double downBitsPerSecond, double upBitsPerSe
   }
 
   /**
-   * The least time a request of {@code upBytes} answered with {@code downBytes} can take: one base
-   * RTT plus serialising the payloads at the link rates (headers left out, so it is a floor).
+   * The ideal time of a request of {@code upBytes} answered with {@code downBytes}: one mean RTT
+   * plus serialising the payloads at the mean link rates (headers left out).
    */
   public double idealExchangeMillis(long upBytes, long downBytes) {
     double ms = rttMillis;
@@ -127,15 +63,15 @@ public record LinkSpec(String name, double downBitsPerSecond, double upBitsPerSe
   }
 
   /**
-   * The physical floor of the same exchange: like {@link #idealExchangeMillis} but with the delay at
-   * the low end of its jitter (the emulator wanders each direction's delay within +-jitter/2). A
-   * measured latency below this is a measurement bug.
+   * The physical floor of the same exchange: the ideal with the delay at the low end of its wander.
+   * A measured latency below this is a measurement bug. On trace links the rate can exceed its mean
+   * for a while, so the floor leaves serialisation out there.
    */
   public double floorExchangeMillis(long upBytes, long downBytes) {
-    return idealExchangeMillis(upBytes, downBytes) - jitterMillis;
+    return (trace ? rttMillis : idealExchangeMillis(upBytes, downBytes)) - jitterMillis;
   }
 
-  /** The highest goodput the downlink allows: rate x (1 - loss), in bits per second; 0 when unshaped. */
+  /** The highest goodput the downlink allows: mean rate x (1 - loss), in bits per second; 0 when unshaped. */
   public double idealGoodputBitsPerSecond() {
     return downBitsPerSecond * (1 - loss);
   }

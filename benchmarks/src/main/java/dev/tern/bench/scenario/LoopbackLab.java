@@ -4,7 +4,7 @@ import java.util.List;
 
 /** Both processes on this host's loopback: no shaping, no namespaces, no packet log. */
 public final class LoopbackLab implements Lab {
-  private final LinkSpec link = LinkSpec.byName("loopback", null);
+  private final LinkSpec link = LinkSpec.LOOPBACK;
 
   @Override
   public LinkSpec link() {
