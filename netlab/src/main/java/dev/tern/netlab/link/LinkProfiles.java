@@ -132,6 +132,14 @@ public final class LinkProfiles {
         .queueLimitBytes(queueBytes(Math.round(rateBitsPerSecond), rttMs));
   }
 
+  /**
+   * The profiles' droptail size for a link of {@code rateBitsPerSecond} and {@code rttMs}:
+   * {@code max(2 x BDP, 32 x 1500)} bytes.
+   */
+  public static long defaultQueueBytes(long rateBitsPerSecond, double rttMs) {
+    return queueBytes(rateBitsPerSecond, rttMs);
+  }
+
   private static long queueBytes(long rateBitsPerSecond, double rttMs) {
     long bdp = Math.round(rateBitsPerSecond * rttMs / 1000 / 8);
     return Math.max(2 * bdp, MIN_QUEUE_BYTES);

@@ -1,0 +1,160 @@
+package dev.tern.netlab.emu;
+
+import com.sun.jna.Memory;
+import dev.tern.netlab.link.Delivery;
+import dev.tern.netlab.link.Link;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One direction of the emulator: a reader thread takes IP packets from the ingress TUN, passes
+ * each through the direction's {@link Link} at the real time of its arrival and schedules the
+ * copies on a {@link DelayLine}; a writer thread writes them to the egress TUN when due. Only the
+ * reader thread touches the link, which is single-threaded by design.
+ */
+final class Forwarder {
+  private static final int POLL_MS = 100;
+  private static final int MAX_WAITING = 65_536;
+
+  private final String dir;
+  private final Tun in;
+  private final Tun out;
+  private final Link link;
+  private final PacketLog log;
+  private final DelayLine line = new DelayLine(MAX_WAITING);
+  private final Memory readMem = new Memory(65_536);
+  private final ByteBuffer readView = readMem.getByteBuffer(0, 65_536).order(ByteOrder.BIG_ENDIAN);
+  private final Delivery delivery = new Delivery();
+  private final SplittableRandom corruptBits;
+  private final Thread reader;
+  private final Thread writer;
+  private volatile boolean running = true;
+  private volatile Throwable failure;
+
+  private final AtomicLong written = new AtomicLong();
+  private final AtomicLong overflow = new AtomicLong();
+  private final AtomicLong writeErrors = new AtomicLong();
+
+  Forwarder(String dir, Tun in, Tun out, Link link, PacketLog log, long seed) {
+    this.dir = dir;
+    this.in = in;
+    this.out = out;
+    this.link = link;
+    this.log = log;
+    this.corruptBits = new SplittableRandom(seed);
+    this.reader = new Thread(this::readLoop, "netlab-" + dir + "-reader");
+    this.writer = new Thread(this::writeLoop, "netlab-" + dir + "-writer");
+    reader.setDaemon(true);
+    writer.setDaemon(true);
+    writer.setPriority(Thread.MAX_PRIORITY);
+  }
+
+  void start() {
+    writer.start();
+    reader.start();
+  }
+
+  private void readLoop() {
+    try {
+      while (running) {
+        if (!in.awaitReadable(POLL_MS)) {
+          if (log != null) {
+            log.flush();
+          }
+          continue;
+        }
+        int n = in.read(readMem, 65_536);
+        if (n > 0) {
+          forward(n);
+        }
+      }
+    } catch (Throwable t) {
+      if (running) {
+        failure = t;
+      }
+    }
+  }
+
+  private void forward(int n) {
+    long nowNs = System.nanoTime();
+    int copies;
+    synchronized (link) {
+      copies = link.send(nowNs, n, delivery);
+    }
+    if (log != null) {
+      log.record(nowNs, dir, readView, n, copies, delivery);
+    }
+    for (int i = 0; i < copies; i++) {
+      DelayLine.Slot s = n <= DelayLine.SLOT_BYTES ? line.acquire() : null;
+      if (s == null) {
+        overflow.incrementAndGet();
+        continue;
+      }
+      s.view.clear();
+      readView.limit(n).position(0);
+      s.view.put(readView);
+      readView.clear();
+      s.len = n;
+      if (delivery.corrupted(i)) {
+        corrupt(s);
+      }
+      line.schedule(s, delivery.deliverAtNs(i));
+    }
+  }
+
+  /** Flips one random bit after the IP header, so the transport's checksum or AEAD sees it. */
+  private void corrupt(DelayLine.Slot s) {
+    int headerBytes = s.len >= 20 && (s.view.get(0) & 0xf0) == 0x40 ? (s.view.get(0) & 0x0f) * 4
+        : s.len >= 40 ? 40 : 0;
+    int span = s.len - headerBytes;
+    int at = span > 0 ? headerBytes + corruptBits.nextInt(span) : corruptBits.nextInt(s.len);
+    s.view.put(at, (byte) (s.view.get(at) ^ (1 << corruptBits.nextInt(8))));
+  }
+
+  private void writeLoop() {
+    try {
+      DelayLine.Slot s;
+      while ((s = line.takeDue()) != null) {
+        try {
+          out.write(s.mem, s.len);
+          written.incrementAndGet();
+        } catch (RuntimeException e) {
+          writeErrors.incrementAndGet();
+        } finally {
+          line.release(s);
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Throwable t) {
+      if (running) {
+        failure = t;
+      }
+    }
+  }
+
+  /** Stops both threads and waits for them. */
+  void stop() throws InterruptedException {
+    running = false;
+    line.close();
+    reader.join(2_000);
+    writer.join(2_000);
+  }
+
+  /** The failure that stopped a thread, or null. */
+  Throwable failure() {
+    return failure;
+  }
+
+  /** A consistent copy of the link's counters plus the forwarder's own. */
+  LinkCounters counters() {
+    synchronized (link) {
+      return new LinkCounters(dir, link.sentPackets(), link.sentBytes(), link.deliveredPackets(),
+          link.droppedQueueFull(), link.droppedRandomLoss(), link.droppedBurstLoss(),
+          link.duplicated(), link.corrupted(), link.reordered(), written.get(), overflow.get(),
+          writeErrors.get());
+    }
+  }
+}

@@ -1,0 +1,307 @@
+package dev.tern.netlab.emu;
+
+import dev.tern.netlab.link.Link;
+import dev.tern.netlab.link.LinkConfig;
+import dev.tern.netlab.link.LinkProfile;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The IP-level link emulator: two network namespaces, a client one and a server one, each with a
+ * TUN device {@code tern0} (MTU 1500) holding a point-to-point address from the benchmarking
+ * range (client {@value #CLIENT_ADDRESS}, server {@value #SERVER_ADDRESS}). A forwarder in this
+ * process carries every IP packet between the two TUNs through one {@link Link} per direction,
+ * in real time, so kernel TCP, QUIC and UDP all cross the same emulated link.
+ *
+ * <pre>{@code
+ * try (NetlabEmulator emu = NetlabEmulator.builder()
+ *     .profile(LinkProfiles.get("mobile")).seed(1).start()) {
+ *   Process server = emu.serverProcess(List.of("java", "-cp", cp, "Server")).start();
+ *   Process client = emu.clientProcess(List.of("java", "-cp", cp, "Client", emu.serverAddress())).start();
+ * }
+ * }</pre>
+ *
+ * <p>Needs root. Namespaces are removed on {@link #close()}, by a shutdown hook, and, should the
+ * process be killed outright, by the next emulator that starts (stale {@code tern-*} namespaces
+ * whose owning process is gone).
+ */
+public final class NetlabEmulator implements AutoCloseable {
+  /** The client namespace's address. */
+  public static final String CLIENT_ADDRESS = "198.18.1.1";
+  /** The server namespace's address. */
+  public static final String SERVER_ADDRESS = "198.19.1.1";
+  /** The TUN device's name inside each namespace. */
+  public static final String DEVICE = "tern0";
+
+  private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+  private final long pid = ProcessHandle.current().pid();
+  private final String clientNs;
+  private final String serverNs;
+  private final List<Tun> tuns = new ArrayList<>();
+  private final List<String> namespaces = new ArrayList<>();
+  private final CongestionControl cc = new CongestionControl();
+  private final Thread shutdownHook = new Thread(this::teardown, "netlab-teardown");
+  private final LinkProfile profile;
+  private final long startNs;
+  private PacketLog log;
+  private Forwarder c2s;
+  private Forwarder s2c;
+  private boolean closed;
+
+  private NetlabEmulator(Builder b) {
+    int instance = INSTANCES.getAndIncrement();
+    String suffix = instance == 0 ? "" : "-" + instance;
+    this.clientNs = Netns.PREFIX + "cli-" + pid + suffix;
+    this.serverNs = Netns.PREFIX + "srv-" + pid + suffix;
+    this.profile = b.profile;
+    this.startNs = System.nanoTime();
+    Runtime.getRuntime().addShutdownHook(shutdownHook);
+    try {
+      setUp(b, instance);
+    } catch (RuntimeException e) {
+      teardown();
+      removeHook();
+      throw e;
+    }
+  }
+
+  /** A new builder (defaults: the {@code lan} profile's unshaped link, seed 1, no log). */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  private void setUp(Builder b, int instance) {
+    Netns.removeStale();
+    Tun cli = openTun("tc" + pid + "_" + instance);
+    Tun srv = openTun("ts" + pid + "_" + instance);
+    configure(clientNs, cli, CLIENT_ADDRESS, SERVER_ADDRESS);
+    configure(serverNs, srv, SERVER_ADDRESS, CLIENT_ADDRESS);
+    if (b.tcpCongestionControl != null) {
+      cc.apply(b.tcpCongestionControl, clientNs, serverNs);
+    }
+    if (b.packetLog != null) {
+      log = new PacketLog(b.packetLog, startNs);
+    }
+    Link up = new Link(profile.clientToServer(), b.seed, startNs);
+    Link down = new Link(profile.serverToClient(), b.seed ^ 0x5DEECE66DL, startNs);
+    c2s = new Forwarder("c2s", cli, srv, up, log, b.seed + 1);
+    s2c = new Forwarder("s2c", srv, cli, down, log, b.seed + 2);
+    c2s.start();
+    s2c.start();
+  }
+
+  private Tun openTun(String name) {
+    Tun t = Tun.open(name);
+    tuns.add(t);
+    return t;
+  }
+
+  private void configure(String ns, Tun tun, String local, String peer) {
+    Netns.run("ip", "netns", "add", ns);
+    namespaces.add(ns);
+    try {
+      // Only IPv4 crosses the link; keep IPv6 chatter (router solicitations) off it. Set before
+      // the device arrives, which takes the namespace's defaults.
+      Netns.runIn(ns, "sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1",
+          "net.ipv6.conf.default.disable_ipv6=1");
+    } catch (IllegalStateException ignored) {
+      // IPv6 may be absent from this kernel; nothing to silence then.
+    }
+    Netns.run("ip", "link", "set", "dev", tun.name(), "netns", ns);
+    Netns.run("ip", "-n", ns, "link", "set", "dev", tun.name(), "name", DEVICE);
+    Netns.run("ip", "-n", ns, "link", "set", "dev", DEVICE, "mtu", "1500", "up");
+    Netns.run("ip", "-n", ns, "addr", "add", local, "peer", peer + "/32", "dev", DEVICE);
+    Netns.run("ip", "-n", ns, "link", "set", "dev", "lo", "up");
+  }
+
+  /** The client namespace's name ({@code tern-cli-<pid>}). */
+  public String clientNamespace() {
+    return clientNs;
+  }
+
+  /** The server namespace's name ({@code tern-srv-<pid>}). */
+  public String serverNamespace() {
+    return serverNs;
+  }
+
+  /** The client's address, as the server sees it. */
+  public String clientAddress() {
+    return CLIENT_ADDRESS;
+  }
+
+  /** The server's address, for the client to connect to. */
+  public String serverAddress() {
+    return SERVER_ADDRESS;
+  }
+
+  /** The emulated link. */
+  public LinkProfile profile() {
+    return profile;
+  }
+
+  /** The {@code System.nanoTime()} at which both links' epochs start. */
+  public long startNs() {
+    return startNs;
+  }
+
+  /** A process builder running {@code command} in the client namespace. */
+  public ProcessBuilder clientProcess(List<String> command) {
+    return Netns.processBuilder(clientNs, command);
+  }
+
+  /** A process builder running {@code command} in the server namespace. */
+  public ProcessBuilder serverProcess(List<String> command) {
+    return Netns.processBuilder(serverNs, command);
+  }
+
+  /**
+   * A command that starts a JVM like this one (same {@code java} binary) on {@code classPath}.
+   *
+   * @param classPath the class path, e.g. {@code System.getProperty("java.class.path")}
+   * @param mainClass the main class
+   * @param args its arguments
+   */
+  public static List<String> javaCommand(String classPath, String mainClass, String... args) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("-cp");
+    cmd.add(classPath);
+    cmd.add(mainClass);
+    cmd.addAll(List.of(args));
+    return cmd;
+  }
+
+  /** Counters of the client-to-server direction. */
+  public LinkCounters clientToServer() {
+    return c2s.counters();
+  }
+
+  /** Counters of the server-to-client direction. */
+  public LinkCounters serverToClient() {
+    return s2c.counters();
+  }
+
+  /** Throws if a forwarding thread died. */
+  public void checkHealthy() {
+    for (Forwarder f : new Forwarder[] {c2s, s2c}) {
+      if (f != null && f.failure() != null) {
+        throw new IllegalStateException("netlab forwarder failed", f.failure());
+      }
+    }
+  }
+
+  /** Stops forwarding and removes the namespaces and devices. */
+  @Override
+  public void close() {
+    teardown();
+    removeHook();
+  }
+
+  private void removeHook() {
+    try {
+      Runtime.getRuntime().removeShutdownHook(shutdownHook);
+    } catch (IllegalStateException alreadyShuttingDown) {
+      // The hook is running or has run.
+    }
+  }
+
+  private synchronized void teardown() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    List<RuntimeException> errors = new ArrayList<>();
+    for (Forwarder f : new Forwarder[] {c2s, s2c}) {
+      if (f != null) {
+        try {
+          f.stop();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
+    for (Tun t : tuns) {
+      t.close();
+    }
+    for (String ns : namespaces) {
+      try {
+        Netns.delete(ns);
+      } catch (RuntimeException e) {
+        errors.add(e);
+      }
+    }
+    try {
+      cc.restore(pid);
+    } catch (RuntimeException e) {
+      errors.add(e);
+    }
+    if (log != null) {
+      log.close();
+    }
+    if (!errors.isEmpty()) {
+      IllegalStateException e = new IllegalStateException("netlab teardown incomplete");
+      errors.forEach(e::addSuppressed);
+      throw e;
+    }
+  }
+
+  /** Configures and starts a {@link NetlabEmulator}. */
+  public static final class Builder {
+    private LinkProfile profile = new LinkProfile("custom", "unshaped",
+        LinkConfig.unlimited(), LinkConfig.unlimited());
+    private long seed = 1;
+    private Path packetLog;
+    private String tcpCongestionControl;
+
+    private Builder() {}
+
+    /** The link to emulate (both directions). */
+    public Builder profile(LinkProfile p) {
+      if (p == null) {
+        throw new IllegalArgumentException("profile must not be null");
+      }
+      profile = p;
+      return this;
+    }
+
+    /** Explicit directions: client-to-server and server-to-client. */
+    public Builder links(LinkConfig clientToServer, LinkConfig serverToClient) {
+      return profile(new LinkProfile("custom", "explicit", clientToServer, serverToClient));
+    }
+
+    /** Seeds both directions' random processes. */
+    public Builder seed(long s) {
+      seed = s;
+      return this;
+    }
+
+    /** Writes the per-packet log (see {@link PacketLog}'s format) to {@code file}. */
+    public Builder packetLog(Path file) {
+      packetLog = file;
+      return this;
+    }
+
+    /** Kernel TCP congestion control in both namespaces ({@code cubic}, {@code bbr}, {@code reno}). */
+    public Builder tcpCongestionControl(String algorithm) {
+      if (algorithm != null && !algorithm.matches("[a-z0-9_]+")) {
+        throw new IllegalArgumentException("tcpCongestionControl must be a kernel algorithm name, got '" + algorithm + "'");
+      }
+      tcpCongestionControl = algorithm;
+      return this;
+    }
+
+    /**
+     * Creates the namespaces and devices and starts forwarding.
+     *
+     * @throws IllegalStateException when not root, or when a system command fails (named)
+     */
+    public NetlabEmulator start() {
+      Netns.requireRoot();
+      return new NetlabEmulator(this);
+    }
+  }
+}
