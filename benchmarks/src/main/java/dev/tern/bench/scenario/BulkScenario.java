@@ -59,10 +59,12 @@ final class BulkScenario {
       if (bytes > 0 && last > first) {
         double goodput = (bytes - r.firstChunkBytes) * 8e9 / (last - first);
         ctx.recorder().metric(rep, s, "goodput_mbps", goodput / 1e6);
+        ctx.recorder().metric(rep, s, "goodput_window_ms", (last - first) / 1e6);
         ctx.recorder().metric(rep, s, "completion_ms", (last - t0) / 1e6);
         ctx.recorder().metric(rep, s, "ipdv_ms", ipdvMs);
         if (half > 0 && last > half) {
           ctx.recorder().metric(rep, s, "steady_goodput_mbps", (bytes - halfBytes) * 8e9 / (last - half) / 1e6);
+          ctx.recorder().metric(rep, s, "steady_window_ms", (last - half) / 1e6);
         }
         ctx.coordinator().progress(NAME + " rep " + rep + " " + String.format(java.util.Locale.ROOT,
             "%.2f Mbit/s%s", goodput / 1e6, capped ? " (capped)" : ""));

@@ -21,15 +21,14 @@ final class Coordinator {
     }
   }
 
-  /** Asks the orchestrator to mark the packet log; returns once it has. */
-  void markPacketLog() {
-    ask("SYNC mark");
+  /** Asks the orchestrator to open a packet-log window; returns once it has. */
+  void openWindow() {
+    ask("SYNC open");
   }
 
-  /** Round trips the orchestrator's packet log saw since the mark, or -1 without one. */
-  int roundTrips() {
-    String answer = ask("SYNC count");
-    return Integer.parseInt(answer.trim());
+  /** Asks the orchestrator to close the packet-log window; returns once it has. */
+  void closeWindow() {
+    ask("SYNC close");
   }
 
   private String ask(String request) {

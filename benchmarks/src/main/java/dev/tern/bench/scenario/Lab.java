@@ -3,8 +3,9 @@ package dev.tern.bench.scenario;
 import java.util.List;
 
 /**
- * Where the client and server processes run and what joins them: the emulated link between two
- * network namespaces, or plain loopback. The benchmark talks to the emulator only through this.
+ * Where the client and server processes of one variant run and what joins them: the emulated link
+ * between two network namespaces, or plain loopback. The benchmark talks to the emulator only
+ * through this.
  */
 public interface Lab extends AutoCloseable {
 
@@ -23,20 +24,22 @@ public interface Lab extends AutoCloseable {
   /** {@code command} made to run on the client's side. */
   List<String> clientCommand(List<String> command);
 
-  /**
-   * Makes kernel TCP on both sides use {@code algorithm} ({@code cubic}, {@code bbr}); returns the
-   * name actually in force, or {@code "host"} where the lab cannot choose it.
-   */
-  String useTcpCongestionControl(String algorithm) throws Exception;
+  /** The kernel TCP congestion control in force on both sides, or {@code host} where the lab cannot choose it. */
+  String tcpCongestionControl();
 
-  /** Starts recording packets (for round-trip counts); labs without a packet log ignore this. */
-  void markPacketLog();
+  /** Opens a window of the packet log (one per setup measurement); labs without a log ignore it. */
+  void openWindow();
+
+  /** Closes the window opened last. */
+  void closeWindow();
 
   /**
-   * Round trips seen on the link since {@link #markPacketLog()}: the number of times the direction
-   * of traffic turned from client-to-server to server-to-client. -1 without a packet log.
+   * Round trips of the first connection opened in each window, in window order, read from the
+   * packet log once the lab is closed; empty without a packet log. A round trip is a turn of
+   * direction from client-to-server to server-to-client among the connection's packets that carry
+   * a payload or a SYN/FIN (pure ACKs left out).
    */
-  int roundTripsSinceMark();
+  List<Integer> roundTrips();
 
   /** Removes whatever the lab created (namespaces, devices, settings it changed). */
   @Override

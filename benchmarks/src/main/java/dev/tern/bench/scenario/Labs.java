@@ -1,19 +1,22 @@
 package dev.tern.bench.scenario;
 
-/** Opens the lab a profile runs on. */
+import java.nio.file.Path;
+
+/** Opens the lab a variant runs on. */
 final class Labs {
   private Labs() {}
 
   /**
-   * A lab for {@code profile}: loopback for {@code loopback}, the netlab emulator for the others.
+   * A lab for {@code profile}: loopback for {@code loopback}, otherwise netlab's emulator with the
+   * profile's link, {@code seed}, kernel TCP on {@code cc} (null: leave the default) and a packet
+   * log at {@code packetLog}.
    *
-   * @throws IllegalStateException when the emulator cannot be used here (the message says why)
+   * @throws IllegalStateException when the emulator cannot run here (not root, a command failed)
    */
-  static Lab open(String profile, long seed) throws Exception {
-    if (profile.equals("loopback")) {
+  static Lab open(String profile, long seed, String cc, Path packetLog) {
+    if (profile.equals(LinkSpec.LOOPBACK.name())) {
       return new LoopbackLab();
     }
-    throw new IllegalStateException("profile '" + profile + "' needs the netlab IP-level emulator, which this "
-        + "build does not have yet; use --profiles loopback");
+    return new NetlabLab(profile, seed, cc, packetLog);
   }
 }

@@ -4,11 +4,9 @@ import java.util.List;
 
 /** Both processes on this host's loopback: no shaping, no namespaces, no packet log. */
 public final class LoopbackLab implements Lab {
-  private final LinkSpec link = LinkSpec.LOOPBACK;
-
   @Override
   public LinkSpec link() {
-    return link;
+    return LinkSpec.LOOPBACK;
   }
 
   @Override
@@ -32,16 +30,19 @@ public final class LoopbackLab implements Lab {
   }
 
   @Override
-  public String useTcpCongestionControl(String algorithm) {
+  public String tcpCongestionControl() {
     return "host";
   }
 
   @Override
-  public void markPacketLog() {}
+  public void openWindow() {}
 
   @Override
-  public int roundTripsSinceMark() {
-    return -1;
+  public void closeWindow() {}
+
+  @Override
+  public List<Integer> roundTrips() {
+    return List.of();
   }
 
   @Override

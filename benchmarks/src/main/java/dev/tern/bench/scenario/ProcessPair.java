@@ -81,12 +81,13 @@ final class ProcessPair {
       while ((line = in.readLine()) != null) {
         if (line.startsWith("PROGRESS ")) {
           progress.accept(line.substring(9));
-        } else if (line.equals("SYNC mark")) {
-          lab.markPacketLog();
+        } else if (line.equals("SYNC open")) {
+          lab.openWindow();
           w.write("ok\n");
           w.flush();
-        } else if (line.equals("SYNC count")) {
-          w.write(lab.roundTripsSinceMark() + "\n");
+        } else if (line.equals("SYNC close")) {
+          lab.closeWindow();
+          w.write("ok\n");
           w.flush();
         }
       }

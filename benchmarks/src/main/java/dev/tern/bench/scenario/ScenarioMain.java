@@ -98,33 +98,36 @@ public final class ScenarioMain implements Callable<Integer> {
     List<String> labels = runnable.stream().map(Variant::label).toList();
     Aggregator agg = new Aggregator();
     Map<String, Object> profilesJson = new LinkedHashMap<>();
+    List<String> failures = new ArrayList<>();
     for (String profile : profiles) {
-      try (Lab lab = Labs.open(profile, seed)) {
-        LinkSpec link = lab.link();
-        Map<String, String> ccInForceByVariant = new LinkedHashMap<>();
-        profilesJson.put(profile, Map.of("downMbps", link.downBitsPerSecond() / 1e6, "upMbps",
-            link.upBitsPerSecond() / 1e6, "rttMs", link.rttMillis(), "loss", link.loss(), "jitterMs",
-            link.jitterMillis(), "trace", link.trace(), "kernelCongestionControlInForce", ccInForceByVariant));
-        ClientConfig config = configFor(link);
-        RawResults reference = null;
-        for (Variant v : runnable) {
-          String ccInForce = v.kernelCc() == null ? null : lab.useTcpCongestionControl(v.kernelCc());
-          if (ccInForce != null) {
-            ccInForceByVariant.put(v.label(), ccInForce);
-          }
-          String tag = profile + "-" + v.label().replace('/', '-');
-          log(startNs, tag + " starting" + (ccInForce == null ? "" : " (kernel TCP congestion control: "
-              + ccInForce + ")"));
-          Path raw = new ProcessPair(lab, cp, dir.resolve("raw")).run(tag, v.stack(), scenarios, reps, config,
-              60L * 60, msg -> log(startNs, tag + ": " + msg));
-          RawResults r = RawResults.parse(raw, reps);
+      LinkSpec link = LinkSpec.byName(profile);
+      Map<String, String> ccInForce = new LinkedHashMap<>();
+      profilesJson.put(profile, Map.of("downMbps", link.downBitsPerSecond() / 1e6, "upMbps",
+          link.upBitsPerSecond() / 1e6, "rttMs", link.rttMillis(), "loss", link.loss(), "jitterMs",
+          link.jitterMillis(), "trace", link.trace(), "kernelCongestionControlInForce", ccInForce));
+      ClientConfig config = configFor(link);
+      RawResults reference = null;
+      List<String> stacksRun = new ArrayList<>();
+      for (Variant v : runnable) {
+        String tag = profile + "-" + v.label().replace('/', '-');
+        if (!link.shaped() && v.kernelCc() != null && stacksRun.contains(v.stack())) {
+          log(startNs, tag + " skipped: loopback cannot choose the kernel's congestion control");
+          continue;
+        }
+        stacksRun.add(v.stack());
+        try {
+          RawResults r = runVariant(profile, v, tag, dir, cp, config, ccInForce, startNs);
           agg.add(link, v.label(), r, reference);
           if (reference == null) {
             reference = r;
           }
+        } catch (Exception e) {
+          failures.add(tag + ": " + e.getMessage());
+          log(startNs, tag + " FAILED: " + e);
         }
       }
     }
+    agg.violations().addAll(failures);
     writeOutputs(dir, agg, labels, skipped, profilesJson, startNs);
     if (!agg.violations().isEmpty()) {
       System.err.println("FAILED: " + String.join("\n  ", agg.violations()));
@@ -133,10 +136,37 @@ public final class ScenarioMain implements Callable<Integer> {
     return 0;
   }
 
+  private RawResults runVariant(String profile, Variant v, String tag, Path dir, String cp, ClientConfig config,
+      Map<String, String> ccInForce, long startNs) throws Exception {
+    Lab lab = Labs.open(profile, seed, v.kernelCc(), dir.resolve("raw").resolve(tag + "-packets.tsv"));
+    Path raw;
+    try {
+      if (v.kernelCc() != null) {
+        ccInForce.put(v.label(), lab.tcpCongestionControl());
+      }
+      log(startNs, tag + " starting (link " + profile + ", seed " + seed + ", kernel TCP congestion control: "
+          + lab.tcpCongestionControl() + ")");
+      raw = new ProcessPair(lab, cp, dir.resolve("raw")).run(tag, v.stack(), scenarios, reps, config,
+          60L * 60, msg -> log(startNs, tag + ": " + msg));
+    } finally {
+      lab.close();
+    }
+    RawResults r = RawResults.parse(raw, reps);
+    List<Integer> rts = lab.roundTrips();
+    if (rts.size() == reps) {
+      for (int i = 0; i < reps; i++) {
+        r.putMetric(i, SetupScenario.NAME, "round_trips", rts.get(i));
+      }
+    } else if (!rts.isEmpty()) {
+      r.notes.add("setup packet-log windows: " + rts.size() + " for " + reps + " repetitions; round trips left out");
+    }
+    return r;
+  }
+
   private ClientConfig configFor(LinkSpec link) {
     if (smoke) {
-      return new ClientConfig(unaryCalls != null ? unaryCalls : 8, 32, 1,
-          bulkBytes != null ? bulkBytes : 256 * 1024, capSeconds, 1, seed);
+      return new ClientConfig(unaryCalls != null ? unaryCalls : 5, 32, 1,
+          bulkBytes != null ? bulkBytes : 128 * 1024, capSeconds, 1, seed);
     }
     long bulk = bulkBytes != null ? bulkBytes : defaultBulkBytes(link);
     return new ClientConfig(unaryCalls != null ? unaryCalls : 20, 64, 1, bulk, capSeconds, 1, seed);

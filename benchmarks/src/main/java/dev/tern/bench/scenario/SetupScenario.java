@@ -9,7 +9,7 @@ import org.HdrHistogram.Histogram;
  * to the reply. {@code cold} is the first connection to the server in a repetition; {@code resumed}
  * is a second new connection right after, which a transport with session resumption (0-RTT) can
  * shorten; the others set it up from scratch again. The emulator's packet log counts the round trips
- * of the cold connection (direction turns from client-to-server to server-to-client).
+ * of each repetition's first cold connection (the orchestrator reads them once the link is down).
  */
 final class SetupScenario {
   static final String NAME = "setup";
@@ -19,31 +19,28 @@ final class SetupScenario {
   static void run(int rep, ClientContext ctx) throws Exception {
     Histogram cold = Recorder.newHistogram();
     Histogram resumed = Recorder.newHistogram();
-    int roundTrips = -1;
     for (int i = 0; i < ctx.config().setupSamples(); i++) {
-      if (i == 0) {
-        ctx.coordinator().markPacketLog();
-      }
-      cold.recordValue(firstCallMicros(ctx));
-      if (i == 0) {
-        roundTrips = ctx.coordinator().roundTrips();
-      }
-      resumed.recordValue(firstCallMicros(ctx));
+      cold.recordValue(firstCallMicros(ctx, i == 0));
+      resumed.recordValue(firstCallMicros(ctx, false));
     }
     ctx.recorder().histogram(rep, NAME, "cold", cold);
     ctx.recorder().histogram(rep, NAME, "resumed", resumed);
-    if (roundTrips >= 0) {
-      ctx.recorder().metric(rep, NAME, "round_trips", roundTrips);
-    }
     ctx.coordinator().progress(NAME + " rep " + rep + " cold p50 " + cold.getValueAtPercentile(50) / 1000.0 + " ms");
   }
 
-  private static long firstCallMicros(ClientContext ctx) {
+  private static long firstCallMicros(ClientContext ctx, boolean logWindow) {
+    if (logWindow) {
+      ctx.coordinator().openWindow();
+    }
     long t0 = System.nanoTime();
     ManagedChannel ch = ctx.newChannel();
     try {
       Calls.unary(ch, CallOptions.DEFAULT, 1024, 1024);
-      return Math.max(1, (System.nanoTime() - t0) / 1000);
+      long us = Math.max(1, (System.nanoTime() - t0) / 1000);
+      if (logWindow) {
+        ctx.coordinator().closeWindow();
+      }
+      return us;
     } finally {
       ClientContext.close(ch);
     }

@@ -9,11 +9,19 @@ import java.util.ServiceLoader;
 public final class RpcStacks {
   private RpcStacks() {}
 
-  /** Names of the Tern transports found with {@link ServiceLoader}, available or not, in class-path order. */
+  /** The in-process transport's name: it joins no network, so it is never a benchmark column by default. */
+  public static final String IN_PROCESS = "inprocess";
+
+  /**
+   * Names of the network transports found with {@link ServiceLoader}, available or not, in class-path
+   * order (the in-process transport left out).
+   */
   public static List<String> transportNames() {
     List<String> names = new ArrayList<>();
     for (TransportProvider p : ServiceLoader.load(TransportProvider.class)) {
-      names.add(p.name());
+      if (!p.name().equals(IN_PROCESS)) {
+        names.add(p.name());
+      }
     }
     return names;
   }

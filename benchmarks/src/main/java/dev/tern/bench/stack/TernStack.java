@@ -1,16 +1,19 @@
 package dev.tern.bench.stack;
 
+import dev.tern.rpc.TernCallOptions;
+import dev.tern.rpc.TernChannelBuilder;
+import dev.tern.rpc.TernServerBuilder;
 import dev.tern.rpc.spi.TransportProvider;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.ServerServiceDefinition;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 
 /**
- * Tern's public API over one transport, chosen by its provider's name. Until the call layer
- * ({@code TernChannelBuilder}, {@code TernServerBuilder}) is part of the build this stack reports
- * itself unavailable, and runs nothing.
+ * Tern's public API ({@link TernServerBuilder}, {@link TernChannelBuilder}) pinned to one transport,
+ * chosen by its provider's name; nothing here knows the transport's classes.
  */
 final class TernStack implements RpcStack {
   private final TransportProvider provider;
@@ -26,26 +29,26 @@ final class TernStack implements RpcStack {
 
   @Override
   public boolean isAvailable() {
-    return false;
+    return provider.isAvailable();
   }
 
   @Override
   public String unavailableReason() {
-    return provider.isAvailable() ? "the Tern call layer is not in this build" : provider.unavailableReason();
+    return provider.unavailableReason();
   }
 
   @Override
-  public Server startServer(InetSocketAddress bind, ServerServiceDefinition service) {
-    throw new IllegalStateException(name() + " unavailable: " + unavailableReason());
+  public Server startServer(InetSocketAddress bind, ServerServiceDefinition service) throws IOException {
+    return TernServerBuilder.create().listen(name(), bind).addService(service).build().start();
   }
 
   @Override
   public ManagedChannel newChannel(String host, int port) {
-    throw new IllegalStateException(name() + " unavailable: " + unavailableReason());
+    return TernChannelBuilder.forAddress(host, port).transports(name()).usePlaintext().build();
   }
 
   @Override
   public CallOptions withPriority(CallOptions base, int urgency, boolean incremental) {
-    return base;
+    return TernCallOptions.withPriority(base, urgency, incremental);
   }
 }

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Timeout;
  * from rotting.
  */
 class ScenarioSmokeIT {
-  private static final String PROFILE = System.getProperty("bench.smoke.profile", "loopback");
+  private static final String PROFILE = System.getProperty("bench.smoke.profile", "mobile");
 
   @Test
   @Timeout(value = 5, unit = TimeUnit.MINUTES)
