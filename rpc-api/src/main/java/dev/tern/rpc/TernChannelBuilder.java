@@ -35,6 +35,7 @@ import java.util.function.Supplier;
  * TLS is on by default, as in grpc-java; {@link #usePlaintext()} turns it off.
  */
 public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelBuilder> {
+  private final List<dev.tern.rpc.spi.TransportProvider> providers = new ArrayList<>();
   private final Supplier<SocketAddress> address;
   private String authority;
   private final List<String> transports = new ArrayList<>();
@@ -143,6 +144,15 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   /** Sets a transport option (common keys in {@link TransportOptions}, others in the transports). */
   public <T> TernChannelBuilder transportOption(TransportOptions.Key<T> key, T value) {
     options = options.with(Objects.requireNonNull(key, "key"), value);
+    return this;
+  }
+
+  /**
+   * Makes {@code provider} available by its name without {@link java.util.ServiceLoader} (a
+   * provider bound by hand or by Guice); it wins over a discovered provider of the same name.
+   */
+  public TernChannelBuilder addTransportProvider(dev.tern.rpc.spi.TransportProvider provider) {
+    providers.add(Objects.requireNonNull(provider, "provider"));
     return this;
   }
 
@@ -272,7 +282,7 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
         .with(TransportOptions.HANDSHAKE_TIMEOUT_MILLIS, TimeUnit.NANOSECONDS.toMillis(handshakeTimeoutNanos))
         .with(TransportOptions.USER_AGENT, userAgent);
     ChannelConfig cfg = new ChannelConfig(address, authority,
-        TransportSelector.fromServiceLoader(transports), o, executor, interceptors, compressors,
+        TransportSelector.fromServiceLoader(transports, providers), o, executor, interceptors, compressors,
         decompressors, maxInboundMessageSize, protocolVersions.clone(),
         tls == null ? SecurityLevel.NONE : SecurityLevel.PRIVACY_AND_INTEGRITY, handshakeTimeoutNanos,
         initialBackoffNanos, maxBackoffNanos, connectionListener);

@@ -39,6 +39,7 @@ import java.util.concurrent.TimeUnit;
  * }</pre>
  */
 public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
+  private final List<dev.tern.rpc.spi.TransportProvider> providers = new ArrayList<>();
   private final List<TernServer.Listen> listens = new ArrayList<>();
   private final Map<String, ServerServiceDefinition> services = new LinkedHashMap<>();
   private final List<ServerInterceptor> interceptors = new ArrayList<>();
@@ -97,6 +98,15 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
   @Override
   public TernServerBuilder fallbackHandlerRegistry(HandlerRegistry registry) {
     fallback = registry;
+    return this;
+  }
+
+  /**
+   * Makes {@code provider} available by its name without {@link java.util.ServiceLoader} (a
+   * provider bound by hand or by Guice); it wins over a discovered provider of the same name.
+   */
+  public TernServerBuilder addTransportProvider(dev.tern.rpc.spi.TransportProvider provider) {
+    providers.add(Objects.requireNonNull(provider, "provider"));
     return this;
   }
 
@@ -209,6 +219,6 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
     TransportOptions o = options.with(TransportOptions.PROTOCOL_VERSIONS, protocolVersions.clone())
         .with(TransportOptions.TLS, tls)
         .with(TransportOptions.MAX_INBOUND_MESSAGE_SIZE, maxInboundMessageSize);
-    return new TernServer(cfg, listens, o, TransportSelector.fromServiceLoader(List.of()), owned);
+    return new TernServer(cfg, listens, o, TransportSelector.fromServiceLoader(List.of(), providers), owned);
   }
 }

@@ -54,8 +54,24 @@ public final class TransportSelector {
 
   /** A selector over the providers {@link ServiceLoader} finds with this class's loader. */
   public static TransportSelector fromServiceLoader(List<String> preference) {
-    return new TransportSelector(preference,
-        ServiceLoader.load(TransportProvider.class, TransportSelector.class.getClassLoader()));
+    return fromServiceLoader(preference, List.of());
+  }
+
+  /**
+   * A selector over {@code explicit} providers (bound by hand or by Guice) and those {@link
+   * ServiceLoader} finds; an explicit provider wins over a discovered one of the same name.
+   */
+  public static TransportSelector fromServiceLoader(List<String> preference,
+      List<? extends TransportProvider> explicit) {
+    Map<String, TransportProvider> all = new LinkedHashMap<>();
+    for (TransportProvider p : explicit) {
+      all.put(p.name(), p);
+    }
+    for (TransportProvider p : ServiceLoader.load(TransportProvider.class,
+        TransportSelector.class.getClassLoader())) {
+      all.putIfAbsent(p.name(), p);
+    }
+    return new TransportSelector(preference, all.values());
   }
 
   /** The preference order in force. */
