@@ -11,8 +11,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * One direction of the emulator: a reader thread takes IP packets from the ingress TUN, passes
  * each through the direction's {@link Link} at the real time of its arrival and schedules the
- * copies on a {@link DelayLine}; a writer thread writes them to the egress TUN when due. Only the
- * reader thread touches the link, which is single-threaded by design.
+ * copies on a {@link DelayLine}; a writer thread writes them to the egress TUN when due. The link
+ * is single-threaded by design: the reader thread uses it under a lock that counter snapshots
+ * and {@link #replaceLink} also take.
  */
 final class Forwarder {
   private static final int POLL_MS = 100;
@@ -21,7 +22,8 @@ final class Forwarder {
   private final String dir;
   private final Tun in;
   private final Tun out;
-  private final Link link;
+  private final Object linkLock = new Object();
+  private Link link;
   private final PacketLog log;
   private final DelayLine line = new DelayLine(MAX_WAITING);
   private final Memory readMem = new Memory(65_536);
@@ -80,7 +82,7 @@ final class Forwarder {
   private void forward(int n) {
     long nowNs = System.nanoTime();
     int copies;
-    synchronized (link) {
+    synchronized (linkLock) {
       copies = link.send(nowNs, n, delivery);
     }
     if (log != null) {
@@ -148,9 +150,16 @@ final class Forwarder {
     return failure;
   }
 
+  /** Swaps in a fresh link (new epoch, zero counters); packets already scheduled still leave. */
+  void replaceLink(Link fresh) {
+    synchronized (linkLock) {
+      link = fresh;
+    }
+  }
+
   /** A consistent copy of the link's counters plus the forwarder's own. */
   LinkCounters counters() {
-    synchronized (link) {
+    synchronized (linkLock) {
       return new LinkCounters(dir, link.sentPackets(), link.sentBytes(), link.deliveredPackets(),
           link.droppedQueueFull(), link.droppedRandomLoss(), link.droppedBurstLoss(),
           link.duplicated(), link.corrupted(), link.reordered(), written.get(), overflow.get(),

@@ -59,6 +59,7 @@ public final class NetlabCli implements Callable<Integer> {
     System.exit(new CommandLine(new NetlabCli()).execute(args));
   }
 
+  /** Starts the emulator, prints the namespaces and waits until killed or the duration ends. */
   @Override
   public Integer call() throws Exception {
     LinkProfile base = LinkProfiles.get(profile);

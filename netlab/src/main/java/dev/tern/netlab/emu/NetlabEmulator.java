@@ -47,6 +47,8 @@ public final class NetlabEmulator implements AutoCloseable {
   private final Thread shutdownHook = new Thread(this::teardown, "netlab-teardown");
   private final LinkProfile profile;
   private final long startNs;
+  private final long seed;
+  private volatile long epochNs;
   private PacketLog log;
   private Forwarder c2s;
   private Forwarder s2c;
@@ -59,6 +61,8 @@ public final class NetlabEmulator implements AutoCloseable {
     this.serverNs = Netns.PREFIX + "srv-" + pid + suffix;
     this.profile = b.profile;
     this.startNs = System.nanoTime();
+    this.epochNs = startNs;
+    this.seed = b.seed;
     Runtime.getRuntime().addShutdownHook(shutdownHook);
     try {
       setUp(b, instance);
@@ -86,12 +90,39 @@ public final class NetlabEmulator implements AutoCloseable {
     if (b.packetLog != null) {
       log = new PacketLog(b.packetLog, startNs);
     }
-    Link up = new Link(profile.clientToServer(), b.seed, startNs);
-    Link down = new Link(profile.serverToClient(), b.seed ^ 0x5DEECE66DL, startNs);
-    c2s = new Forwarder("c2s", cli, srv, up, log, b.seed + 1);
-    s2c = new Forwarder("s2c", srv, cli, down, log, b.seed + 2);
+    c2s = new Forwarder("c2s", cli, srv, upLink(startNs), log, b.seed + 1);
+    s2c = new Forwarder("s2c", srv, cli, downLink(startNs), log, b.seed + 2);
     c2s.start();
     s2c.start();
+  }
+
+  private Link upLink(long epoch) {
+    return new Link(profile.clientToServer(), seed, epoch);
+  }
+
+  private Link downLink(long epoch) {
+    return new Link(profile.serverToClient(), seed ^ 0x5DEECE66DL, epoch);
+  }
+
+  /**
+   * Restarts both directions' links from a new epoch (now) with the same configuration and
+   * seed, and zeroes their counters: a run started right after meets the same channel (trace
+   * position, loss bursts, delay wander) as every other run started right after a restart. Use
+   * it between transports or repetitions compared side by side.
+   *
+   * @return the new epoch ({@code System.nanoTime()})
+   */
+  public long restartLinks() {
+    long now = System.nanoTime();
+    c2s.replaceLink(upLink(now));
+    s2c.replaceLink(downLink(now));
+    epochNs = now;
+    return now;
+  }
+
+  /** The {@code System.nanoTime()} at which the links' channel processes started. */
+  public long epochNs() {
+    return epochNs;
   }
 
   private Tun openTun(String name) {
@@ -143,7 +174,7 @@ public final class NetlabEmulator implements AutoCloseable {
     return profile;
   }
 
-  /** The {@code System.nanoTime()} at which both links' epochs start. */
+  /** The {@code System.nanoTime()} at which the emulator started (the packet log's zero). */
   public long startNs() {
     return startNs;
   }
@@ -279,7 +310,11 @@ public final class NetlabEmulator implements AutoCloseable {
       return this;
     }
 
-    /** Writes the per-packet log (see {@link PacketLog}'s format) to {@code file}. */
+    /**
+     * Writes the per-packet log to {@code file}: tab-separated, one line per packet entering the
+     * link ({@code t_ms dir bytes verdict deliver_ms proto src sport dst dport flags payload};
+     * the format is described in the module's README).
+     */
     public Builder packetLog(Path file) {
       packetLog = file;
       return this;

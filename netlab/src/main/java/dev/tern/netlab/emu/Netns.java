@@ -20,7 +20,7 @@ import java.util.regex.Pattern;
 public final class Netns {
   /** Prefix of every namespace the emulator creates. */
   public static final String PREFIX = "tern-";
-  private static final Pattern OWNED = Pattern.compile("tern-(?:cli|srv)-(\\d+)");
+  private static final Pattern OWNED = Pattern.compile("tern-(?:cli|srv)-(\\d+)(?:-\\d+)?");
   private static final long COMMAND_TIMEOUT_S = 20;
 
   private Netns() {}

@@ -24,7 +24,8 @@ package dev.tern.netlab.link;
  *   <li><b>Duplication</b> (a second copy at the same time) and <b>corruption</b> (per copy).</li>
  * </ol>
  *
- * <p>Gilbert-Elliott model: the simple two-state Gilbert channel (every packet lost in the bad
+ * <p>Gilbert-Elliott model (E. N. Gilbert, "Capacity of a burst-noise channel", 1960; E. O.
+ * Elliott, 1963): the simple two-state Gilbert channel (every packet lost in the bad
  * state, none in the good state; random loss is configured separately), specified by its mean
  * loss rate {@code L} and mean burst length {@code B} in packets. The state evolves with TIME,
  * not with the packet count: it is a discrete Markov chain over fixed slots of one MTU's

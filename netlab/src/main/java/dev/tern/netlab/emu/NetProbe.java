@@ -14,16 +14,18 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * Small UDP measuring tools to run inside the emulator's namespaces (one process per namespace):
- * an echo server and a pinger for delay, a paced sender and a sink for rate and loss. Servers
+ * Small measuring tools to run inside the emulator's namespaces (one process per namespace):
+ * a UDP echo server and pinger for delay, a paced UDP sender and sink for rate and loss, and a
+ * TCP sender and sink for a kernel-TCP transfer. Servers
  * print {@code READY <port>} once bound; every tool ends with one {@code RESULT key=value ...}
  * line on standard output. Datagrams carry a sequence number (and, for pings, the send time).
  */
-@Command(name = "udp-probe", mixinStandardHelpOptions = true,
-    subcommands = {UdpProbe.Echo.class, UdpProbe.Ping.class, UdpProbe.Blast.class, UdpProbe.Sink.class},
-    description = "UDP echo/ping/blast/sink for measuring an emulated link.")
-public final class UdpProbe {
-  private UdpProbe() {}
+@Command(name = "net-probe", mixinStandardHelpOptions = true,
+    subcommands = {NetProbe.Echo.class, NetProbe.Ping.class, NetProbe.Blast.class, NetProbe.Sink.class,
+        NetProbe.TcpSink.class, NetProbe.TcpSend.class},
+    description = "UDP echo/ping/blast/sink and TCP send/sink for measuring an emulated link.")
+public final class NetProbe {
+  private NetProbe() {}
 
   /**
    * Runs a tool.
@@ -31,7 +33,7 @@ public final class UdpProbe {
    * @param args {@code echo|ping|blast|sink [options]}; see {@code --help}
    */
   public static void main(String[] args) {
-    System.exit(new CommandLine(new UdpProbe()).execute(args));
+    System.exit(new CommandLine(new NetProbe()).execute(args));
   }
 
   /** Echoes every datagram back to its sender. */
@@ -227,6 +229,62 @@ public final class UdpProbe {
           + " bursts=" + bursts + " mean_burst=" + (bursts == 0 ? 0 : (double) lost / bursts)
           + " span_ms=" + spanS * 1e3 + " rate_bps=" + (spanS > 0 ? bytes * 8 / spanS : 0)
           + " last_size=" + lastSize);
+      return 0;
+    }
+  }
+
+  /** Accepts one TCP connection and counts its bytes until the peer closes. */
+  @Command(name = "tcp-sink", description = "Receive one TCP connection; prints READY <port>.")
+  static final class TcpSink implements Callable<Integer> {
+    @Option(names = "--port") int port;
+    @Option(names = "--timeout-ms") int timeoutMs = 30_000;
+
+    @Override
+    public Integer call() throws Exception {
+      try (java.net.ServerSocket ss = new java.net.ServerSocket()) {
+        ss.bind(new InetSocketAddress("0.0.0.0", port));
+        ss.setSoTimeout(timeoutMs);
+        System.out.println("READY " + ss.getLocalPort());
+        System.out.flush();
+        try (java.net.Socket c = ss.accept()) {
+          c.setSoTimeout(timeoutMs);
+          long t0 = System.nanoTime();
+          long bytes = 0;
+          byte[] buf = new byte[65_536];
+          int n;
+          java.io.InputStream in = c.getInputStream();
+          while ((n = in.read(buf)) >= 0) {
+            bytes += n;
+          }
+          double s = (System.nanoTime() - t0) / 1e9;
+          System.out.println("RESULT bytes=" + bytes + " seconds=" + s + " rate_bps=" + bytes * 8 / s);
+        }
+      }
+      return 0;
+    }
+  }
+
+  /** Connects, sends a number of bytes and closes. */
+  @Command(name = "tcp-send", description = "Send bytes over one TCP connection.")
+  static final class TcpSend implements Callable<Integer> {
+    @Option(names = "--target", required = true) String target;
+    @Option(names = "--port", required = true) int port;
+    @Option(names = "--bytes") long bytes = 1 << 20;
+
+    @Override
+    public Integer call() throws Exception {
+      long t0 = System.nanoTime();
+      try (java.net.Socket s = new java.net.Socket()) {
+        s.connect(new InetSocketAddress(target, port), 10_000);
+        java.io.OutputStream out = s.getOutputStream();
+        byte[] buf = new byte[16_384];
+        for (long left = bytes; left > 0; left -= buf.length) {
+          out.write(buf, 0, (int) Math.min(buf.length, left));
+        }
+        s.shutdownOutput();
+        s.getInputStream().read(); // wait for the peer's close: every byte has arrived
+      }
+      System.out.println("RESULT sent=" + bytes + " seconds=" + (System.nanoTime() - t0) / 1e9);
       return 0;
     }
   }
