@@ -6,10 +6,16 @@ import java.util.Locale;
 public enum InteropCase {
   EMPTY_UNARY,
   LARGE_UNARY,
+  /** Also probes that the server refuses an uncompressed request that expects compression. */
   CLIENT_COMPRESSED_UNARY,
+  /** As {@link #CLIENT_COMPRESSED_UNARY} without the probe (servers that cannot check it). */
+  CLIENT_COMPRESSED_UNARY_NOPROBE,
   SERVER_COMPRESSED_UNARY,
   CLIENT_STREAMING,
+  /** Also probes that the server refuses an uncompressed request that expects compression. */
   CLIENT_COMPRESSED_STREAMING,
+  /** As {@link #CLIENT_COMPRESSED_STREAMING} without the probe (servers that cannot check it). */
+  CLIENT_COMPRESSED_STREAMING_NOPROBE,
   SERVER_STREAMING,
   SERVER_COMPRESSED_STREAMING,
   PING_PONG,
@@ -22,6 +28,22 @@ public enum InteropCase {
   CANCEL_AFTER_BEGIN,
   CANCEL_AFTER_FIRST_RESPONSE,
   TIMEOUT_ON_SLEEPING_SERVER;
+
+  /** Every case, with the probing compression variants left out (for servers that cannot check). */
+  public static java.util.List<InteropCase> withoutProbes() {
+    java.util.List<InteropCase> cases = new java.util.ArrayList<>(java.util.List.of(values()));
+    cases.remove(CLIENT_COMPRESSED_UNARY);
+    cases.remove(CLIENT_COMPRESSED_STREAMING);
+    return cases;
+  }
+
+  /** Every case, with the probing compression variants and without their no-probe twins. */
+  public static java.util.List<InteropCase> withProbes() {
+    java.util.List<InteropCase> cases = new java.util.ArrayList<>(java.util.List.of(values()));
+    cases.remove(CLIENT_COMPRESSED_UNARY_NOPROBE);
+    cases.remove(CLIENT_COMPRESSED_STREAMING_NOPROBE);
+    return cases;
+  }
 
   /** The standard name, e.g. {@code empty_unary}. */
   public String caseName() {

@@ -37,16 +37,10 @@ public final class InteropClientCases {
       "\t\ntest with whitespace\r\nand Unicode BMP \u263A and non-BMP \uD83D\uDE08\t\n";
 
   private final Channel channel;
-  private final boolean probeCompression;
 
-  /**
-   * Cases over {@code channel}. {@code probeCompression} also checks that the server refuses an
-   * uncompressed request that claims to be compressed (servers that cannot see the request
-   * encoding, like grpc-java's, fail that probe; gRPC's interop matrix runs them without it).
-   */
-  public InteropClientCases(Channel channel, boolean probeCompression) {
+  /** Cases over {@code channel}. */
+  public InteropClientCases(Channel channel) {
     this.channel = channel;
-    this.probeCompression = probeCompression;
   }
 
   private TestServiceGrpc.TestServiceBlockingStub blocking() {
@@ -62,10 +56,12 @@ public final class InteropClientCases {
     switch (testCase) {
       case EMPTY_UNARY: emptyUnary(); break;
       case LARGE_UNARY: largeUnary(); break;
-      case CLIENT_COMPRESSED_UNARY: clientCompressedUnary(); break;
+      case CLIENT_COMPRESSED_UNARY: clientCompressedUnary(true); break;
+      case CLIENT_COMPRESSED_UNARY_NOPROBE: clientCompressedUnary(false); break;
       case SERVER_COMPRESSED_UNARY: serverCompressedUnary(); break;
       case CLIENT_STREAMING: clientStreaming(); break;
-      case CLIENT_COMPRESSED_STREAMING: clientCompressedStreaming(); break;
+      case CLIENT_COMPRESSED_STREAMING: clientCompressedStreaming(true); break;
+      case CLIENT_COMPRESSED_STREAMING_NOPROBE: clientCompressedStreaming(false); break;
       case SERVER_STREAMING: serverStreaming(false); break;
       case SERVER_COMPRESSED_STREAMING: serverStreaming(true); break;
       case PING_PONG: pingPong(); break;
@@ -99,10 +95,14 @@ public final class InteropClientCases {
     checkZeros(blocking().unaryCall(largeRequest()).getPayload(), 314159);
   }
 
-  private void clientCompressedUnary() {
+  /**
+   * {@code probe} also checks that the server refuses an uncompressed request that claims to be
+   * compressed (servers that cannot see the request encoding, like grpc-java's, fail that probe).
+   */
+  private void clientCompressedUnary(boolean probe) {
     SimpleRequest compressed = largeRequest().toBuilder().setExpectCompressed(bool(true)).build();
     SimpleRequest uncompressed = largeRequest().toBuilder().setExpectCompressed(bool(false)).build();
-    if (probeCompression) {
+    if (probe) {
       expectStatus(() -> blocking().unaryCall(compressed), Status.Code.INVALID_ARGUMENT, null);
     }
     checkZeros(blocking().withCompression("gzip").unaryCall(compressed).getPayload(), 314159);
@@ -128,16 +128,16 @@ public final class InteropClientCases {
         "aggregated size 74922, got " + responses);
   }
 
-  private void clientCompressedStreaming() throws Exception {
+  private void clientCompressedStreaming(boolean probe) throws Exception {
     StreamingInputCallRequest compressed = StreamingInputCallRequest.newBuilder()
         .setExpectCompressed(bool(true)).setPayload(zeros(27182)).build();
     StreamingInputCallRequest uncompressed = StreamingInputCallRequest.newBuilder()
         .setExpectCompressed(bool(false)).setPayload(zeros(45904)).build();
-    if (probeCompression) {
-      StreamRecorder<StreamingInputCallResponse> probe = new StreamRecorder<>();
-      StreamObserver<StreamingInputCallRequest> requests = async().streamingInputCall(probe);
+    if (probe) {
+      StreamRecorder<StreamingInputCallResponse> probeRecorder = new StreamRecorder<>();
+      StreamObserver<StreamingInputCallRequest> requests = async().streamingInputCall(probeRecorder);
       requests.onNext(compressed);
-      Status status = probe.awaitFailure();
+      Status status = probeRecorder.awaitFailure();
       check(status.getCode() == Status.Code.INVALID_ARGUMENT, "INVALID_ARGUMENT for the probe, got " + status);
       requests.onCompleted();
     }

@@ -25,7 +25,10 @@ public final class InteropMetadata implements ServerInterceptor {
   /** The request's message encoding as the client stated it. */
   public static final Metadata.Key<String> ENCODING =
       Metadata.Key.of("grpc-encoding", Metadata.ASCII_STRING_MARSHALLER);
-  /** The current call's request encoding ({@code null}: identity). */
+  /** The encodings the client accepts; present on every grpc-java call. */
+  public static final Metadata.Key<String> ACCEPT_ENCODING =
+      Metadata.Key.of("grpc-accept-encoding", Metadata.ASCII_STRING_MARSHALLER);
+  /** The current call's request encoding: {@code identity} when the header is absent, null when unknown. */
   static final Context.Key<String> REQUEST_ENCODING = Context.key("interop-request-encoding");
 
   @Override
@@ -50,7 +53,11 @@ public final class InteropMetadata implements ServerInterceptor {
         super.close(status, trailers);
       }
     };
-    Context context = Context.current().withValue(REQUEST_ENCODING, requestHeaders.get(ENCODING));
+    String encoding = requestHeaders.get(ENCODING);
+    if (encoding == null && requestHeaders.containsKey(ACCEPT_ENCODING)) {
+      encoding = "identity"; // the server shows gRPC's encoding headers, and this call set none
+    }
+    Context context = Context.current().withValue(REQUEST_ENCODING, encoding);
     return Contexts.interceptCall(context, echoing, requestHeaders, next);
   }
 }

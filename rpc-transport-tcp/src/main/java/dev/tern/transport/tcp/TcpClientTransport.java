@@ -88,6 +88,10 @@ final class TcpClientTransport implements ClientTransport {
         .maxInboundMessageSize(options.get(TransportOptions.MAX_INBOUND_MESSAGE_SIZE))
         .maxInboundMetadataSize(options.get(TransportOptions.MAX_INBOUND_METADATA_SIZE))
         .flowControlWindow(options.get(TransportOptions.FLOW_CONTROL_WINDOW));
+    String userAgent = options.get(TransportOptions.USER_AGENT);
+    if (userAgent != null) {
+      builder.userAgent(userAgent);
+    }
     long idleMillis = options.get(TransportOptions.IDLE_TIMEOUT_MILLIS);
     // grpc-java: an idle timeout of 30 days or more disables idle mode.
     builder.idleTimeout(idleMillis > 0 ? idleMillis : TimeUnit.DAYS.toMillis(30), TimeUnit.MILLISECONDS);

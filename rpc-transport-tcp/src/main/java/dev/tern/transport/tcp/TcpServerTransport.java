@@ -36,8 +36,12 @@ final class TcpServerTransport implements ServerTransport {
       Metadata.Key.of("grpc-encoding", Metadata.ASCII_STRING_MARSHALLER);
   private static final Metadata.Key<String> ACCEPT_ENCODING =
       Metadata.Key.of("grpc-accept-encoding", Metadata.ASCII_STRING_MARSHALLER);
-  /** Headers grpc-java already acted on; the SPI's metadata holds application headers only. */
-  private static final List<Metadata.Key<String>> TRANSPORT_KEYS = List.of(ENCODING, ACCEPT_ENCODING,
+  /**
+   * HTTP/2 and gRPC framing headers grpc-java already acted on. As on a grpc-java server, {@code
+   * grpc-encoding} and {@code grpc-accept-encoding} stay visible to services (the interop test
+   * service checks a request's encoding with them); the SPI carries them in its own fields too.
+   */
+  private static final List<Metadata.Key<String>> TRANSPORT_KEYS = List.of(
       Metadata.Key.of("grpc-timeout", Metadata.ASCII_STRING_MARSHALLER),
       Metadata.Key.of("content-type", Metadata.ASCII_STRING_MARSHALLER),
       Metadata.Key.of("te", Metadata.ASCII_STRING_MARSHALLER));
