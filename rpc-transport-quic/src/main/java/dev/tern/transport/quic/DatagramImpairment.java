@@ -1,0 +1,61 @@
+package dev.tern.transport.quic;
+
+/**
+ * A test-only description of how to impair a transport's UDP datagrams, in both directions: each
+ * datagram is dropped with probability {@code lossRate}, duplicated with {@code duplicateRate},
+ * or held back and delivered after the next one with {@code reorderRate}. Decisions come from a
+ * {@link java.util.SplittableRandom} seeded with {@code seed}, so a run is repeatable as far as
+ * the datagram sequence itself is.
+ */
+public final class DatagramImpairment {
+  private final double lossRate;
+  private final double duplicateRate;
+  private final double reorderRate;
+  private final long seed;
+
+  private DatagramImpairment(double lossRate, double duplicateRate, double reorderRate, long seed) {
+    this.lossRate = check("lossRate", lossRate);
+    this.duplicateRate = check("duplicateRate", duplicateRate);
+    this.reorderRate = check("reorderRate", reorderRate);
+    this.seed = seed;
+  }
+
+  /**
+   * An impairment with the given probabilities (each in [0, 1)).
+   *
+   * @throws IllegalArgumentException naming the rate that is out of range
+   */
+  public static DatagramImpairment of(double lossRate, double duplicateRate, double reorderRate, long seed) {
+    return new DatagramImpairment(lossRate, duplicateRate, reorderRate, seed);
+  }
+
+  /** Random loss only. */
+  public static DatagramImpairment loss(double lossRate, long seed) {
+    return of(lossRate, 0, 0, seed);
+  }
+
+  private static double check(String name, double v) {
+    if (!(v >= 0 && v < 1)) {
+      throw new IllegalArgumentException(name + " must be in [0, 1), was " + v);
+    }
+    return v;
+  }
+
+  /** Probability that a datagram is dropped. */
+  public double lossRate() { return lossRate; }
+
+  /** Probability that a datagram is delivered twice. */
+  public double duplicateRate() { return duplicateRate; }
+
+  /** Probability that a datagram is held back behind the next one. */
+  public double reorderRate() { return reorderRate; }
+
+  /** The random generator's seed. */
+  public long seed() { return seed; }
+
+  @Override
+  public String toString() {
+    return "DatagramImpairment{loss=" + lossRate + ", dup=" + duplicateRate + ", reorder=" + reorderRate
+        + ", seed=" + seed + '}';
+  }
+}

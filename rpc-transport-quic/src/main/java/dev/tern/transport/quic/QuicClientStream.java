@@ -1,0 +1,279 @@
+package dev.tern.transport.quic;
+
+import dev.tern.rpc.spi.ClientStream;
+import dev.tern.rpc.spi.ClientStreamListener;
+import dev.tern.rpc.spi.RequestHeaders;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http3.DefaultHttp3DataFrame;
+import io.netty.handler.codec.http3.DefaultHttp3HeadersFrame;
+import io.netty.handler.codec.http3.Http3;
+import io.netty.handler.codec.http3.Http3Headers;
+import io.netty.handler.codec.http3.Http3HeadersFrame;
+import io.netty.handler.codec.quic.QuicChannel;
+import io.netty.handler.codec.quic.QuicStreamChannel;
+import io.netty.handler.codec.quic.QuicStreamPriority;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+
+/**
+ * One call on a QUIC connection: an HTTP/3 request stream. Created pending; opened when the
+ * connection can take it (at once, in 0-RTT early data if the call allows it, or after the
+ * handshake). All state lives on the connection's event loop; public methods hop onto it.
+ */
+final class QuicClientStream extends StreamHandler implements ClientStream {
+  private final QuicClientTransport transport;
+  private final EventLoop loop;
+  private final RequestHeaders headers;
+  private final ClientStreamListener listener;
+  private final int maxInboundMessageBytes;
+  private final ArrayDeque<ByteBuffer> pendingWrites = new ArrayDeque<>();
+  private boolean pendingHalfClose;
+  private boolean halfClosed;
+  private boolean opening;
+  private boolean responseHeadersSeen;
+  private Status trailerStatus;
+  private Metadata trailers;
+  private ChannelFuture lastWrite;
+  private volatile boolean ready;
+
+  QuicClientStream(QuicClientTransport transport, EventLoop loop, RequestHeaders headers,
+      ClientStreamListener listener, int maxInboundMessageBytes) {
+    this.transport = transport;
+    this.loop = loop;
+    this.headers = headers;
+    this.listener = listener;
+    this.maxInboundMessageBytes = maxInboundMessageBytes;
+  }
+
+  RequestHeaders headers() {
+    return headers;
+  }
+
+  boolean isPending() {
+    return channel == null && !opening && !finished;
+  }
+
+  /** Opens the HTTP/3 request stream; on the event loop. */
+  void open(QuicChannel quic, String authority) {
+    opening = true;
+    Http3.newRequestStreamBootstrap(quic, this).option(ChannelOption.AUTO_READ, false).create()
+        .addListener(f -> {
+          if (!f.isSuccess()) {
+            fail(Status.UNAVAILABLE.withDescription("cannot open QUIC stream: " + f.cause()).withCause(f.cause()));
+            return;
+          }
+          QuicStreamChannel ch = (QuicStreamChannel) f.getNow();
+          if (finished) {
+            ch.shutdown((int) H3_REQUEST_CANCELLED).addListener(x -> ch.close());
+            return;
+          }
+          channel = ch;
+          deframer = new MessageDeframer(ch.alloc(), maxInboundMessageBytes);
+          if (!dev.tern.rpc.Priority.DEFAULT.equals(headers.priority())) {
+            ch.updatePriority(new QuicStreamPriority(headers.priority().urgency(), headers.priority().incremental()));
+          }
+          Http3Headers h = GrpcHttp3Headers.request(headers, authority);
+          ch.write(new DefaultHttp3HeadersFrame(h));
+          while (!pendingWrites.isEmpty()) {
+            writeNow(pendingWrites.poll());
+          }
+          if (pendingHalfClose) {
+            halfCloseNow();
+          }
+          ch.flush();
+          updateReady();
+          maybeRead();
+        });
+  }
+
+  @Override
+  public void writeMessage(ByteBuffer message) {
+    EventLoops.run(loop, () -> {
+      if (finished || halfClosed || pendingHalfClose) {
+        return;
+      }
+      if (channel == null) {
+        pendingWrites.add(message);
+      } else {
+        writeNow(message);
+      }
+    });
+  }
+
+  private void writeNow(ByteBuffer message) {
+    ByteBufAllocator alloc = channel.alloc();
+    lastWrite = channel.write(new DefaultHttp3DataFrame(
+        MessageFraming.frame(message, headers.messageEncoding(), alloc)));
+    updateReady();
+  }
+
+  @Override
+  public void flush() {
+    EventLoops.run(loop, () -> {
+      if (channel != null && !finished) {
+        channel.flush();
+      }
+    });
+  }
+
+  @Override
+  public void request(int numMessages) {
+    if (numMessages <= 0) {
+      throw new IllegalArgumentException("numMessages must be > 0, was " + numMessages);
+    }
+    EventLoops.run(loop, () -> {
+      if (!finished) {
+        addRequest(numMessages);
+      }
+    });
+  }
+
+  @Override
+  public void halfClose() {
+    EventLoops.run(loop, () -> {
+      if (finished || halfClosed) {
+        return;
+      }
+      if (channel == null) {
+        pendingHalfClose = true;
+      } else {
+        halfCloseNow();
+      }
+    });
+  }
+
+  private void halfCloseNow() {
+    halfClosed = true;
+    QuicStreamChannel ch = channel;
+    ch.flush();
+    if (lastWrite == null || lastWrite.isDone()) {
+      ch.shutdownOutput();
+    } else {
+      lastWrite.addListener(f -> ch.shutdownOutput());
+    }
+  }
+
+  @Override
+  public void cancel(Status status) {
+    EventLoops.run(loop, () -> {
+      if (finished) {
+        return;
+      }
+      // RFC 9114 §4.1.1: a client abandoning a request resets it with H3_REQUEST_CANCELLED.
+      resetStream(H3_REQUEST_CANCELLED);
+      close(status, new Metadata());
+    });
+  }
+
+  @Override
+  public boolean isReady() {
+    return ready;
+  }
+
+  private void updateReady() {
+    boolean now = !finished && channel != null && channel.isWritable() && !halfClosed;
+    boolean was = ready;
+    ready = now;
+    if (now && !was) {
+      listener.onReady();
+    }
+  }
+
+  @Override
+  void onWritable() {
+    updateReady();
+  }
+
+  @Override
+  void onHeadersFrame(Http3HeadersFrame frame) {
+    Http3Headers h = frame.headers();
+    if (!responseHeadersSeen) {
+      responseHeadersSeen = true;
+      CharSequence httpStatus = h.status();
+      if (httpStatus == null || !"200".contentEquals(httpStatus)) {
+        Status s = h.get("grpc-status") != null ? GrpcHttp3Headers.statusOf(h)
+            : GrpcHttp3Headers.httpStatusToGrpc(httpStatus);
+        onFailure(s);
+        return;
+      }
+      if (h.get("grpc-status") != null) {
+        // Trailers-only response.
+        trailerStatus = GrpcHttp3Headers.statusOf(h);
+        trailers = GrpcHttp3Headers.readMetadata(h);
+        return;
+      }
+      CharSequence encoding = h.get("grpc-encoding");
+      deframer.encoding(encoding == null ? null : encoding.toString());
+      listener.onHeaders(GrpcHttp3Headers.readMetadata(h));
+      return;
+    }
+    if (trailerStatus != null) {
+      onFailure(Status.INTERNAL.withDescription("HEADERS after the response trailers"));
+      return;
+    }
+    trailerStatus = GrpcHttp3Headers.statusOf(h);
+    trailers = GrpcHttp3Headers.readMetadata(h);
+  }
+
+  @Override
+  boolean inputEnded() {
+    return trailerStatus != null || inputDone();
+  }
+
+  @Override
+  void onMessage(ByteBuffer message) {
+    listener.onMessage(message);
+  }
+
+  @Override
+  void onInputEnd() {
+    if (trailerStatus == null) {
+      onFailure(Status.INTERNAL.withDescription("response stream ended without trailers"));
+      return;
+    }
+    QuicStreamChannel ch = channel;
+    if (!halfClosed && ch != null && ch.isActive()) {
+      // The server answered before our request ended; stop sending the rest (RFC 9114 §4.1).
+      ch.shutdownOutput((int) H3_NO_ERROR);
+    }
+    close(trailerStatus, trailers);
+  }
+
+  @Override
+  void onPeerReset(long code) {
+    close(resetStatus(code, "server"), new Metadata());
+  }
+
+  @Override
+  void onFailure(Status status) {
+    if (finished) {
+      return;
+    }
+    resetStream(status.getCode() == Status.Code.CANCELLED ? H3_REQUEST_CANCELLED : H3_INTERNAL_ERROR);
+    close(status, new Metadata());
+  }
+
+  /** Ends the call with a transport-made status; on the event loop. */
+  void fail(Status status) {
+    if (!finished) {
+      resetStream(H3_REQUEST_CANCELLED);
+      close(status, new Metadata());
+    }
+  }
+
+  private void close(Status status, Metadata md) {
+    if (finished) {
+      return;
+    }
+    finish();
+    ready = false;
+    pendingWrites.clear();
+    transport.streamClosed(this);
+    listener.onClose(status, md);
+  }
+}

@@ -1,0 +1,360 @@
+package dev.tern.transport.quic;
+
+import dev.tern.rpc.ConnectionInfo;
+import dev.tern.rpc.spi.ClientStream;
+import dev.tern.rpc.spi.ClientStreamListener;
+import dev.tern.rpc.spi.ClientTransport;
+import dev.tern.rpc.spi.RequestHeaders;
+import dev.tern.rpc.spi.TlsSettings;
+import dev.tern.rpc.spi.TransportOptions;
+import io.grpc.Status;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.nio.NioDatagramChannel;
+import io.netty.handler.codec.http3.Http3ClientConnectionHandler;
+import io.netty.handler.codec.quic.QuicChannel;
+import io.netty.handler.codec.quic.QuicClientCodecBuilder;
+import io.netty.handler.codec.quic.QuicSslContext;
+import io.netty.handler.codec.quic.QuicStreamLimitChangedEvent;
+import io.netty.handler.codec.quic.QuicStreamType;
+import io.netty.handler.codec.quic.SslEarlyDataReadyEvent;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A client connection: one UDP socket, one QUIC connection, HTTP/3 on top. Owns a one-thread event
+ * loop, released when the transport terminates. State is confined to that loop.
+ */
+final class QuicClientTransport implements ClientTransport {
+  private final InetSocketAddress address;
+  private final String authority;
+  private final TransportOptions options;
+  private final long ourVersions;
+  private final Set<QuicClientStream> streams = new LinkedHashSet<>();
+  private EventLoopGroup group;
+  private EventLoop loop;
+  private Listener listener;
+  private Channel udp;
+  private volatile QuicChannel quic;
+  private boolean active;
+  private boolean ready;
+  private boolean shutdown;
+  private boolean closing;
+  private Long serverVersions;
+  private volatile int version;
+  private volatile boolean earlyDataSent;
+
+  QuicClientTransport(InetSocketAddress address, String authority, TransportOptions options) {
+    this.address = address;
+    this.authority = authority != null ? authority : address.getHostString() + ":" + address.getPort();
+    this.options = options;
+    this.ourVersions = TernVersions.toBits(options.get(TransportOptions.PROTOCOL_VERSIONS));
+  }
+
+  @Override
+  public void start(Listener listener) {
+    if (this.listener != null) {
+      throw new IllegalStateException("already started");
+    }
+    this.listener = java.util.Objects.requireNonNull(listener, "listener");
+    group = EventLoops.newGroup(1, "tern-quic-client");
+    loop = group.next();
+    boolean earlyData = options.get(QuicTransportOptions.EARLY_DATA);
+    TlsSettings tls = options.get(TransportOptions.TLS);
+    QuicSslContext ssl;
+    try {
+      ssl = QuicTls.client(tls, earlyData);
+    } catch (RuntimeException e) {
+      loop.execute(() -> fail(Status.UNAVAILABLE.withDescription("QUIC TLS setup failed: " + e.getMessage())
+          .withCause(e)));
+      return;
+    }
+    String sniHost = tls != null && tls.serverNameOverride() != null ? tls.serverNameOverride() : host(authority);
+    int port = address.getPort();
+    io.netty.channel.ChannelHandler codec = QuicCodecs.apply(new QuicClientCodecBuilder(), options)
+        // Host and port let the TLS session cache resume sessions per server (0-RTT).
+        .sslEngineProvider(q -> ssl.newEngine(q.alloc(), sniHost, port))
+        .build();
+    DatagramImpairment impairment = options.get(QuicTransportOptions.IMPAIRMENT);
+    InetSocketAddress local = address.getAddress() != null && address.getAddress().isLoopbackAddress()
+        ? new InetSocketAddress(address.getAddress(), 0) : new InetSocketAddress(0);
+    new Bootstrap().group(loop).channel(NioDatagramChannel.class)
+        .handler(new ChannelInitializer<Channel>() {
+          @Override
+          protected void initChannel(Channel ch) {
+            if (impairment != null) {
+              ch.pipeline().addLast(new ImpairmentHandler(impairment));
+            }
+            ch.pipeline().addLast(codec);
+          }
+        })
+        .bind(local).addListener(f -> {
+          if (!f.isSuccess()) {
+            fail(Status.UNAVAILABLE.withDescription("cannot bind a UDP socket on " + local + ": " + f.cause())
+                .withCause(f.cause()));
+            return;
+          }
+          udp = ((io.netty.channel.ChannelFuture) f).channel();
+          connect();
+        });
+    long timeoutMillis = options.get(TransportOptions.HANDSHAKE_TIMEOUT_MILLIS);
+    loop.schedule(() -> {
+      if (!ready && !closing) {
+        fail(Status.UNAVAILABLE.withDescription("QUIC handshake with " + address + " did not finish in "
+            + timeoutMillis + " ms"));
+      }
+    }, timeoutMillis, TimeUnit.MILLISECONDS);
+  }
+
+  private static String host(String authority) {
+    int colon = authority.lastIndexOf(':');
+    String h = colon > 0 && authority.indexOf(']') < colon ? authority.substring(0, colon) : authority;
+    return h.startsWith("[") && h.endsWith("]") ? h.substring(1, h.length() - 1) : h;
+  }
+
+  private void connect() {
+    if (closing) {
+      return;
+    }
+    QuicChannel.newBootstrap(udp)
+        .handler(new ChannelInitializer<QuicChannel>() {
+          @Override
+          protected void initChannel(QuicChannel ch) {
+            quic = ch;
+            ch.pipeline().addLast(new Http3ClientConnectionHandler(new ControlFrames(), null, null,
+                LocalSettings.frame(ourVersions, options), true, LocalSettings.VALIDATOR));
+            ch.pipeline().addLast(new ConnectionEvents());
+          }
+        })
+        .remoteAddress(address)
+        .connect().addListener(f -> {
+          if (!f.isSuccess()) {
+            fail(Status.UNAVAILABLE.withDescription("QUIC connection to " + address + " failed: " + f.cause())
+                .withCause(f.cause()));
+          }
+        });
+  }
+
+  /** Events of the QUIC connection itself. */
+  private final class ConnectionEvents extends ChannelInboundHandlerAdapter {
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+      active = true;
+      // Calls go out now; the transport reports ready once the server's SETTINGS name its versions.
+      openPending(false);
+      if (serverVersions != null) {
+        onServerVersions(serverVersions);
+      }
+      ctx.fireChannelActive();
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+      if (evt instanceof SslEarlyDataReadyEvent) {
+        openPending(true);
+      } else if (evt instanceof QuicStreamLimitChangedEvent) {
+        openPending(!active);
+      }
+      ctx.fireUserEventTriggered(evt);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      fail(Status.UNAVAILABLE.withDescription("QUIC connection to " + address + " closed"));
+      ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      fail(Status.UNAVAILABLE.withDescription("QUIC connection to " + address + " failed: " + cause)
+          .withCause(cause));
+    }
+  }
+
+  /** Frames of the server's HTTP/3 control stream: SETTINGS and GOAWAY. */
+  private final class ControlFrames extends ChannelInboundHandlerAdapter {
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      try {
+        if (msg instanceof io.netty.handler.codec.http3.Http3SettingsFrame) {
+          Long bits = ((io.netty.handler.codec.http3.Http3SettingsFrame) msg).settings().get(TernVersions.SETTING_ID);
+          onServerVersions(bits == null ? TernVersions.PLAIN_GRPC : bits);
+        } else if (msg instanceof io.netty.handler.codec.http3.Http3GoAwayFrame) {
+          onGoAway();
+        }
+      } finally {
+        io.netty.util.ReferenceCountUtil.release(msg);
+      }
+    }
+  }
+
+  private void onServerVersions(long bits) {
+    serverVersions = bits;
+    int v = TernVersions.highestCommon(ourVersions, bits);
+    if (v == 0) {
+      fail(TernVersions.noCommonVersion(ourVersions, bits));
+      return;
+    }
+    if (active && !ready) {
+      becomeReady(v);
+    } else {
+      version = v;
+    }
+  }
+
+  private void becomeReady(int v) {
+    version = v;
+    ready = true;
+    listener.transportReady(connectionInfo());
+  }
+
+  private void onGoAway() {
+    if (!shutdown) {
+      shutdown = true;
+      listener.transportShutdown(Status.UNAVAILABLE.withDescription("server " + address + " sent GOAWAY"));
+    }
+    maybeClose();
+  }
+
+  /** Opens queued streams the connection can take now: only early-data ones before the handshake. */
+  private void openPending(boolean earlyOnly) {
+    QuicChannel q = quic;
+    if (q == null || closing) {
+      return;
+    }
+    for (QuicClientStream s : new ArrayList<>(streams)) {
+      if (!s.isPending() || (earlyOnly && !s.headers().earlyDataAllowed())) {
+        continue;
+      }
+      if (q.peerAllowedStreams(QuicStreamType.BIDIRECTIONAL) <= 0) {
+        return; // QuicStreamLimitChangedEvent brings us back
+      }
+      if (earlyOnly) {
+        earlyDataSent = true;
+      }
+      s.open(q, authority);
+    }
+  }
+
+  @Override
+  public ClientStream newStream(RequestHeaders headers, ClientStreamListener listener) {
+    int maxInbound = options.get(TransportOptions.MAX_INBOUND_MESSAGE_SIZE);
+    if (loop == null) {
+      throw new IllegalStateException("newStream before start");
+    }
+    QuicClientStream stream = new QuicClientStream(this, loop, headers, listener, maxInbound);
+    boolean queued = execute(() -> {
+      if (shutdown || closing) {
+        stream.fail(Status.UNAVAILABLE.withDescription("QUIC transport to " + address + " is shut down"));
+        return;
+      }
+      streams.add(stream);
+      if (active) {
+        openPending(false);
+      } else if (quic != null && earlyDataSent) {
+        // Early data is flowing: later early-data calls may join it.
+        openPending(true);
+      }
+    });
+    if (!queued) {
+      listener.onClose(Status.UNAVAILABLE.withDescription("QUIC transport to " + address + " has terminated"),
+          new io.grpc.Metadata());
+    }
+    return stream;
+  }
+
+  /** A stream has ended; on the loop. */
+  void streamClosed(QuicClientStream stream) {
+    streams.remove(stream);
+    maybeClose();
+  }
+
+  private void maybeClose() {
+    if (shutdown && streams.isEmpty() && !closing) {
+      closeConnection(Status.UNAVAILABLE.withDescription("transport shut down"));
+    }
+  }
+
+  /** Runs {@code task} on the loop; once the loop is gone the transport is over and it is dropped. */
+  private boolean execute(Runnable task) {
+    try {
+      loop.execute(task);
+      return true;
+    } catch (java.util.concurrent.RejectedExecutionException terminated) {
+      return false;
+    }
+  }
+
+  @Override
+  public ConnectionInfo connectionInfo() {
+    return QuicStats.snapshot(quic, version, earlyDataSent);
+  }
+
+  @Override
+  public void shutdown() {
+    execute(() -> {
+      if (!shutdown) {
+        shutdown = true;
+        listener.transportShutdown(Status.UNAVAILABLE.withDescription("transport shutdown"));
+      }
+      maybeClose();
+    });
+  }
+
+  @Override
+  public void shutdownNow(Status status) {
+    execute(() -> fail(status));
+  }
+
+  /** Fails every stream with {@code status} and closes; on the loop. Idempotent. */
+  private void fail(Status status) {
+    if (!shutdown) {
+      shutdown = true;
+      listener.transportShutdown(status);
+    }
+    for (QuicClientStream s : new ArrayList<>(streams)) {
+      s.fail(status);
+    }
+    streams.clear();
+    if (!closing) {
+      closeConnection(status);
+    }
+  }
+
+  private void closeConnection(Status why) {
+    closing = true;
+    QuicChannel q = quic;
+    Runnable closeUdp = () -> {
+      if (udp != null) {
+        udp.close().addListener(f -> terminate());
+      } else {
+        terminate();
+      }
+    };
+    if (q != null && q.isOpen()) {
+      // RFC 9114 §5.2: H3_NO_ERROR for an orderly close.
+      q.close(true, (int) StreamHandler.H3_NO_ERROR, Unpooled.EMPTY_BUFFER).addListener(f -> closeUdp.run());
+    } else {
+      closeUdp.run();
+    }
+  }
+
+  private void terminate() {
+    group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).addListener(f -> listener.transportTerminated());
+  }
+
+  @Override
+  public String toString() {
+    return "QuicClientTransport{" + address + ", version=" + version + '}';
+  }
+}

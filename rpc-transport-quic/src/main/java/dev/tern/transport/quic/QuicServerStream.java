@@ -1,0 +1,290 @@
+package dev.tern.transport.quic;
+
+import dev.tern.rpc.ConnectionInfo;
+import dev.tern.rpc.spi.RequestHeaders;
+import dev.tern.rpc.spi.ServerStream;
+import dev.tern.rpc.spi.ServerStreamListener;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http3.DefaultHttp3DataFrame;
+import io.netty.handler.codec.http3.DefaultHttp3HeadersFrame;
+import io.netty.handler.codec.http3.Http3HeadersFrame;
+import io.netty.handler.codec.quic.QuicStreamChannel;
+import io.netty.handler.codec.quic.QuicStreamPriority;
+import java.nio.ByteBuffer;
+
+/**
+ * The server's end of one call: an HTTP/3 request stream. Created for each stream the client
+ * opens; hands the call to the transport listener once the request HEADERS arrive.
+ */
+final class QuicServerStream extends StreamHandler implements ServerStream {
+  private final ServerConnection connection;
+  private EventLoop loop;
+  private boolean earlyData;
+  private RequestHeaders headers;
+  private ServerStreamListener listener;
+  private String encoding = "identity";
+  private boolean headersSent;
+  private boolean closeSent;
+  private ChannelFuture lastWrite;
+  private volatile boolean ready;
+
+  QuicServerStream(ServerConnection connection) {
+    this.connection = connection;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    channel = (QuicStreamChannel) ctx.channel();
+    loop = channel.eventLoop();
+    // The QUIC connection turns active only when the handshake completes: a stream that arrives
+    // before that came in 0-RTT early data (RFC 9001 §4.6.1).
+    earlyData = !channel.parent().isActive();
+    deframer = new MessageDeframer(channel.alloc(), connection.maxInboundMessageBytes());
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    maybeRead();
+    ctx.fireChannelActive();
+  }
+
+  @Override
+  void onHeadersFrame(Http3HeadersFrame frame) {
+    if (headers != null) {
+      return; // request trailers: gRPC defines none, ignored
+    }
+    if (!connection.acceptsStreams()) {
+      // RFC 9114 §4.1.1: not processed, the client may retry it elsewhere.
+      finish();
+      resetStream(H3_REQUEST_REJECTED);
+      return;
+    }
+    try {
+      headers = GrpcHttp3Headers.parseRequest(frame.headers(), earlyData);
+    } catch (StatusRuntimeException e) {
+      refuse(e.getStatus());
+      return;
+    }
+    CharSequence enc = frame.headers().get("grpc-encoding");
+    deframer.encoding(enc == null ? null : enc.toString());
+    if (!dev.tern.rpc.Priority.DEFAULT.equals(headers.priority())) {
+      channel.updatePriority(new QuicStreamPriority(headers.priority().urgency(), headers.priority().incremental()));
+    }
+    connection.streamOpened(this);
+    listener = connection.transportListener().streamCreated(this, headers);
+    updateReady();
+  }
+
+  /** Answers a request that cannot become a call with a trailers-only response. */
+  private void refuse(Status status) {
+    channel.writeAndFlush(new DefaultHttp3HeadersFrame(GrpcHttp3Headers.trailers(status, new Metadata(), false)))
+        .addListener(f -> {
+      QuicStreamChannel ch = channel;
+      ch.shutdownOutput();
+      if (!inputDone()) {
+        ch.shutdownInput((int) H3_NO_ERROR);
+      }
+    });
+    finish();
+  }
+
+  @Override
+  void onMessage(ByteBuffer message) {
+    listener.onMessage(message);
+  }
+
+  @Override
+  void onInputEnd() {
+    if (listener == null) {
+      finish();
+      resetStream(H3_INTERNAL_ERROR);
+      return;
+    }
+    listener.onHalfClose();
+  }
+
+  @Override
+  void onWritable() {
+    updateReady();
+  }
+
+  private void updateReady() {
+    boolean now = !finished && !closeSent && listener != null && channel.isWritable();
+    boolean was = ready;
+    ready = now;
+    if (now && !was) {
+      listener.onReady();
+    }
+  }
+
+  @Override
+  void onPeerReset(long code) {
+    end(resetStatus(code, "client"));
+  }
+
+  @Override
+  void onFailure(Status status) {
+    if (finished) {
+      return;
+    }
+    if (!closeSent && channel.isActive() && listener != null) {
+      closeSent = true;
+      channel.write(new DefaultHttp3HeadersFrame(GrpcHttp3Headers.trailers(status, new Metadata(), headersSent)));
+      channel.flush();
+      channel.shutdownOutput();
+      if (!inputDone()) {
+        channel.shutdownInput((int) H3_REQUEST_CANCELLED);
+      }
+    } else {
+      resetStream(H3_INTERNAL_ERROR);
+    }
+    end(status);
+  }
+
+  /** Ends the stream abnormally and tells the listener; on the loop. */
+  void end(Status status) {
+    if (finished) {
+      return;
+    }
+    finish();
+    ready = false;
+    connection.streamClosed(this);
+    if (listener != null) {
+      listener.onCancel(status);
+    }
+  }
+
+  @Override
+  public void writeHeaders(Metadata md) {
+    EventLoops.run(loop, () -> writeHeadersNow(md));
+  }
+
+  private void writeHeadersNow(Metadata md) {
+    if (finished || headersSent || closeSent) {
+      return;
+    }
+    headersSent = true;
+    channel.write(new DefaultHttp3HeadersFrame(GrpcHttp3Headers.responseHeaders(md, encoding)));
+  }
+
+  @Override
+  public void writeMessage(ByteBuffer message) {
+    EventLoops.run(loop, () -> {
+      if (finished || closeSent) {
+        return;
+      }
+      if (!headersSent) {
+        writeHeadersNow(new Metadata());
+      }
+      lastWrite = channel.write(new DefaultHttp3DataFrame(MessageFraming.frame(message, encoding, channel.alloc())));
+      lastWrite.addListener(f -> {
+        if (!f.isSuccess()) {
+          onWriteFailed(f.cause());
+        }
+      });
+      updateReady();
+    });
+  }
+
+  private void onWriteFailed(Throwable cause) {
+    // STOP_SENDING from the client (it cancelled) fails our queued writes.
+    end(Status.CANCELLED.withDescription("client stopped the stream: " + cause.getMessage()));
+    resetStream(H3_REQUEST_CANCELLED);
+  }
+
+  @Override
+  public void flush() {
+    EventLoops.run(loop, () -> {
+      if (!finished) {
+        channel.flush();
+      }
+    });
+  }
+
+  @Override
+  public void request(int numMessages) {
+    if (numMessages <= 0) {
+      throw new IllegalArgumentException("numMessages must be > 0, was " + numMessages);
+    }
+    EventLoops.run(loop, () -> addRequest(numMessages));
+  }
+
+  @Override
+  public void close(Status status, Metadata trailers) {
+    EventLoops.run(loop, () -> {
+      if (finished || closeSent) {
+        return;
+      }
+      closeSent = true;
+      ready = false;
+      QuicStreamChannel ch = channel;
+      ChannelFuture done = ch.writeAndFlush(new DefaultHttp3HeadersFrame(
+          GrpcHttp3Headers.trailers(status, trailers == null ? new Metadata() : trailers, headersSent)));
+      done.addListener(f -> {
+        if (!f.isSuccess()) {
+          onWriteFailed(f.cause());
+          return;
+        }
+        ch.shutdownOutput().addListener(g -> {
+          if (!inputDone() && ch.isActive()) {
+            // RFC 9114 §4.1: the response is complete; the rest of the request is not needed.
+            ch.shutdownInput((int) H3_NO_ERROR);
+          }
+          complete();
+        });
+      });
+    });
+  }
+
+  private void complete() {
+    if (finished) {
+      return;
+    }
+    finish();
+    connection.streamClosed(this);
+    listener.onComplete();
+  }
+
+  @Override
+  public void cancel(Status status) {
+    EventLoops.run(loop, () -> {
+      if (finished) {
+        return;
+      }
+      resetStream(H3_REQUEST_CANCELLED);
+      end(status);
+    });
+  }
+
+  @Override
+  public boolean isReady() {
+    return ready;
+  }
+
+  @Override
+  public void setMessageCompression(String encoding) {
+    if (!"identity".equals(encoding) && !"gzip".equals(encoding)) {
+      throw new IllegalArgumentException("encoding must be gzip or identity, was " + encoding);
+    }
+    RequestHeaders h = headers;
+    if (h != null && !"identity".equals(encoding) && !h.acceptedMessageEncodings().contains(encoding)) {
+      throw new IllegalArgumentException("the client does not accept encoding " + encoding);
+    }
+    this.encoding = encoding;
+  }
+
+  @Override
+  public boolean receivedAsEarlyData() {
+    return earlyData;
+  }
+
+  @Override
+  public ConnectionInfo connectionInfo() {
+    return QuicStats.snapshot(channel.parent(), connection.version(), connection.earlyData());
+  }
+}

@@ -1,0 +1,162 @@
+package dev.tern.transport.quic;
+
+import dev.tern.rpc.spi.ServerTransport;
+import dev.tern.rpc.spi.ServerTransportListener;
+import dev.tern.rpc.spi.TransportOptions;
+import io.grpc.Status;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.nio.NioDatagramChannel;
+import io.netty.handler.codec.quic.QuicChannel;
+import io.netty.handler.codec.quic.QuicServerCodecBuilder;
+import io.netty.handler.codec.quic.QuicSslContext;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A QUIC server: one UDP socket on one event loop, HTTP/3 on every connection. Graceful shutdown
+ * refuses new connections and streams (H3_REQUEST_REJECTED, so clients may retry elsewhere) and
+ * closes each connection when its last call ends.
+ */
+final class QuicServerTransport implements ServerTransport {
+  private final InetSocketAddress bindAddress;
+  private final TransportOptions options;
+  private final long versionBits;
+  private final int maxInboundMessageBytes;
+  private final Set<ServerConnection> connections = new LinkedHashSet<>();
+  private EventLoopGroup group;
+  private EventLoop loop;
+  private Channel udp;
+  private volatile ServerTransportListener listener;
+  private volatile boolean shutdown;
+  private boolean terminated;
+
+  QuicServerTransport(InetSocketAddress bindAddress, TransportOptions options) {
+    this.bindAddress = bindAddress;
+    this.options = options;
+    this.versionBits = TernVersions.toBits(options.get(TransportOptions.PROTOCOL_VERSIONS));
+    this.maxInboundMessageBytes = options.get(TransportOptions.MAX_INBOUND_MESSAGE_SIZE);
+  }
+
+  @Override
+  public void start(ServerTransportListener listener) throws IOException {
+    if (this.listener != null) {
+      throw new IllegalStateException("already started");
+    }
+    this.listener = java.util.Objects.requireNonNull(listener, "listener");
+    QuicSslContext ssl = QuicTls.server(options.get(TransportOptions.TLS), options.get(QuicTransportOptions.EARLY_DATA));
+    ChannelHandler codec = QuicCodecs.apply(new QuicServerCodecBuilder(), options)
+        .sslContext(ssl)
+        // No Retry round trip (RFC 9000 §8.1.2): the 3x anti-amplification limit still applies.
+        .tokenHandler(null)
+        .handler(new ChannelInitializer<QuicChannel>() {
+          @Override
+          protected void initChannel(QuicChannel ch) {
+            if (shutdown) {
+              ch.close();
+              return;
+            }
+            ServerConnection c = new ServerConnection(QuicServerTransport.this, ch);
+            connections.add(c);
+            c.install();
+          }
+        })
+        .build();
+    DatagramImpairment impairment = options.get(QuicTransportOptions.IMPAIRMENT);
+    group = EventLoops.newGroup(1, "tern-quic-server");
+    loop = group.next();
+    ChannelFuture bound = new Bootstrap().group(loop).channel(NioDatagramChannel.class)
+        .handler(new ChannelInitializer<Channel>() {
+          @Override
+          protected void initChannel(Channel ch) {
+            if (impairment != null) {
+              ch.pipeline().addLast(new ImpairmentHandler(impairment));
+            }
+            ch.pipeline().addLast(codec);
+          }
+        })
+        .bind(bindAddress).awaitUninterruptibly();
+    if (!bound.isSuccess()) {
+      group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+      Throwable cause = bound.cause();
+      throw new IOException("cannot bind QUIC server to UDP " + bindAddress + ": " + cause.getMessage(), cause);
+    }
+    udp = bound.channel();
+  }
+
+  @Override
+  public SocketAddress listenAddress() {
+    Channel ch = udp;
+    return ch == null ? null : ch.localAddress();
+  }
+
+  TransportOptions options() { return options; }
+
+  long versionBits() { return versionBits; }
+
+  int maxInboundMessageBytes() { return maxInboundMessageBytes; }
+
+  ServerTransportListener listener() { return listener; }
+
+  boolean isShutdown() { return shutdown; }
+
+  /** A connection's channel closed; on the loop. */
+  void connectionClosed(ServerConnection c) {
+    connections.remove(c);
+    maybeTerminate();
+  }
+
+  @Override
+  public void shutdown() {
+    if (loop == null) {
+      return;
+    }
+    EventLoops.run(loop, () -> {
+      shutdown = true;
+      for (ServerConnection c : new ArrayList<>(connections)) {
+        if (c.idle()) {
+          c.close();
+        }
+      }
+      maybeTerminate();
+    });
+  }
+
+  @Override
+  public void shutdownNow(Status status) {
+    if (loop == null) {
+      return;
+    }
+    EventLoops.run(loop, () -> {
+      shutdown = true;
+      for (ServerConnection c : new ArrayList<>(connections)) {
+        c.closeNow(status);
+      }
+      maybeTerminate();
+    });
+  }
+
+  private void maybeTerminate() {
+    if (!shutdown || terminated || !connections.isEmpty()) {
+      return;
+    }
+    terminated = true;
+    udp.close().addListener(f -> group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS)
+        .addListener(g -> listener.serverTerminated()));
+  }
+
+  @Override
+  public String toString() {
+    return "QuicServerTransport{" + listenAddress() + '}';
+  }
+}

@@ -1,0 +1,79 @@
+package dev.tern.transport.quic;
+
+import dev.tern.rpc.spi.TransportOptions;
+import dev.tern.rpc.spi.TransportOptions.Key;
+
+/**
+ * QUIC-specific {@link TransportOptions} keys: the quiche knobs Netty's QUIC codec exposes.
+ *
+ * <p>The common keys also apply: {@link TransportOptions#FLOW_CONTROL_WINDOW} sets each stream's
+ * initial window, {@link TransportOptions#MAX_CONCURRENT_STREAMS} the peer's bidirectional stream
+ * limit, {@link TransportOptions#MAX_INBOUND_METADATA_SIZE} the HTTP/3 {@code
+ * SETTINGS_MAX_FIELD_SECTION_SIZE}, {@link TransportOptions#HANDSHAKE_TIMEOUT_MILLIS} the time a
+ * client waits for its connection, {@link TransportOptions#PROTOCOL_VERSIONS} the Tern versions
+ * carried in the HTTP/3 SETTINGS exchange.
+ */
+public final class QuicTransportOptions {
+
+  /** Congestion controllers quiche offers. */
+  public enum CongestionControl {
+    /** NewReno (RFC 9002 §7). */
+    RENO,
+    /** CUBIC (RFC 9438), quiche's default. */
+    CUBIC,
+    /** BBR (model-based; tolerant of random loss). */
+    BBR
+  }
+
+  /** The congestion controller of each connection (default CUBIC). */
+  public static final Key<CongestionControl> CONGESTION_CONTROL =
+      new Key<>("quic.congestionControl", CongestionControl.CUBIC);
+
+  /** Initial congestion window in packets (default 10, RFC 9002 §7.2). */
+  public static final Key<Integer> INITIAL_CONGESTION_WINDOW_PACKETS =
+      new Key<>("quic.initialCongestionWindowPackets", 10);
+
+  /** Whether HyStart++ (RFC 9406) ends slow start early (default true). */
+  public static final Key<Boolean> HYSTART = new Key<>("quic.hystart", true);
+
+  /** Connection-level flow-control window, {@code initial_max_data} (default 16 MiB). */
+  public static final Key<Long> INITIAL_MAX_DATA = new Key<>("quic.initialMaxData", 16L * 1024 * 1024);
+
+  /**
+   * Idle timeout, {@code max_idle_timeout} in milliseconds (default 60 s): a connection that hears
+   * nothing for this long is closed (RFC 9000 §10.1). 0 disables it.
+   */
+  public static final Key<Long> MAX_IDLE_TIMEOUT_MILLIS = new Key<>("quic.maxIdleTimeoutMillis", 60_000L);
+
+  /**
+   * Largest UDP payload sent (default 1350 bytes, which reaches almost every mobile client); never
+   * below 1200 (RFC 9000 §14).
+   */
+  public static final Key<Integer> MAX_UDP_PAYLOAD_SIZE = new Key<>("quic.maxUdpPayloadSize", 1350);
+
+  /** Whether quiche probes for a larger path MTU (DPLPMTUD, RFC 8899; default false). */
+  public static final Key<Boolean> DISCOVER_PMTU = new Key<>("quic.discoverPmtu", false);
+
+  /** Whether the peer may migrate the connection to a new address (default true). */
+  public static final Key<Boolean> ACTIVE_MIGRATION = new Key<>("quic.activeMigration", true);
+
+  /** {@code max_ack_delay} in milliseconds (default 25, RFC 9000 §18.2). */
+  public static final Key<Long> MAX_ACK_DELAY_MILLIS = new Key<>("quic.maxAckDelayMillis", 25L);
+
+  /** Whether to send GREASE values (RFC 9287 and friends; default true). */
+  public static final Key<Boolean> GREASE = new Key<>("quic.grease", true);
+
+  /**
+   * Whether TLS 1.3 0-RTT is enabled (default true). On a client, calls allowed early data go out
+   * in the first flight of a resumed connection; on a server, early data is accepted.
+   */
+  public static final Key<Boolean> EARLY_DATA = new Key<>("quic.earlyData", true);
+
+  /**
+   * For tests only: impair this side's datagrams (drop, duplicate, reorder) with a seeded random
+   * generator; null (the default) sends and receives unimpaired.
+   */
+  public static final Key<DatagramImpairment> IMPAIRMENT = new Key<>("quic.testImpairment", null);
+
+  private QuicTransportOptions() {}
+}

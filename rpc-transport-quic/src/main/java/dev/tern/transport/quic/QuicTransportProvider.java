@@ -1,0 +1,82 @@
+package dev.tern.transport.quic;
+
+import dev.tern.rpc.spi.ClientTransport;
+import dev.tern.rpc.spi.ServerTransport;
+import dev.tern.rpc.spi.TransportOptions;
+import dev.tern.rpc.spi.TransportProvider;
+import io.netty.handler.codec.quic.Quic;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.Objects;
+
+/**
+ * The {@code quic} transport: gRPC over HTTP/3 on Netty's QUIC codec (quiche through JNI). Each call
+ * is one bidirectional QUIC stream; TLS 1.3 is mandatory; the Tern protocol version is agreed in
+ * the HTTP/3 SETTINGS exchange ({@link VersionHandshake#IN_TRANSPORT}). Unavailable, with the
+ * reason, where quiche's native library does not load.
+ */
+public final class QuicTransportProvider implements TransportProvider {
+  /** The transport's name. */
+  public static final String NAME = "quic";
+
+  /** Creates the provider; cheap: the native library is probed lazily. */
+  public QuicTransportProvider() {}
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public boolean isAvailable() {
+    return Quic.isAvailable();
+  }
+
+  @Override
+  public String unavailableReason() {
+    if (Quic.isAvailable()) {
+      return null;
+    }
+    Throwable cause = Quic.unavailabilityCause();
+    return "QUIC native library (quiche) cannot load on " + System.getProperty("os.name") + "/"
+        + System.getProperty("os.arch") + ": " + (cause == null ? "unknown cause" : cause);
+  }
+
+  @Override
+  public VersionHandshake versionHandshake() {
+    return VersionHandshake.IN_TRANSPORT;
+  }
+
+  @Override
+  public ClientTransport newClientTransport(SocketAddress address, String authority, TransportOptions options) {
+    ensureAvailable();
+    return new QuicClientTransport(inet("address", address), authority,
+        options == null ? TransportOptions.defaults() : options);
+  }
+
+  @Override
+  public ServerTransport newServerTransport(SocketAddress bindAddress, TransportOptions options) {
+    ensureAvailable();
+    return new QuicServerTransport(inet("bindAddress", bindAddress),
+        options == null ? TransportOptions.defaults() : options);
+  }
+
+  private void ensureAvailable() {
+    if (!isAvailable()) {
+      throw new IllegalStateException(unavailableReason());
+    }
+  }
+
+  private static InetSocketAddress inet(String name, SocketAddress a) {
+    Objects.requireNonNull(a, name);
+    if (!(a instanceof InetSocketAddress)) {
+      throw new IllegalArgumentException(name + " must be an InetSocketAddress for QUIC, was " + a);
+    }
+    return (InetSocketAddress) a;
+  }
+
+  @Override
+  public String toString() {
+    return "QuicTransportProvider{available=" + isAvailable() + '}';
+  }
+}

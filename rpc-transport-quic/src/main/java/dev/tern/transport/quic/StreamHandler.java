@@ -1,0 +1,192 @@
+package dev.tern.transport.quic;
+
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http3.Http3DataFrame;
+import io.netty.handler.codec.http3.Http3ErrorCode;
+import io.netty.handler.codec.http3.Http3HeadersFrame;
+import io.netty.handler.codec.quic.QuicStreamChannel;
+import io.netty.handler.codec.quic.QuicStreamResetException;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.util.ReferenceCountUtil;
+import java.nio.ByteBuffer;
+
+/**
+ * The inbound half shared by client and server streams: HTTP/3 frames in, whole messages out, at
+ * most as many as were requested. Reads from the QUIC stream only while requested messages are
+ * missing or nothing at all is buffered, so an unread stream stops granting the peer credit (quiche
+ * returns credit as bytes are read) while resets and FIN are still noticed. Everything runs on the
+ * stream's event loop.
+ */
+abstract class StreamHandler extends ChannelDuplexHandler {
+  static final long H3_NO_ERROR = Http3ErrorCode.H3_NO_ERROR.code();
+  static final long H3_REQUEST_CANCELLED = Http3ErrorCode.H3_REQUEST_CANCELLED.code();
+  static final long H3_REQUEST_REJECTED = Http3ErrorCode.H3_REQUEST_REJECTED.code();
+  static final long H3_INTERNAL_ERROR = Http3ErrorCode.H3_INTERNAL_ERROR.code();
+
+  QuicStreamChannel channel;
+  MessageDeframer deframer;
+  private int requested;
+  private boolean inputDone;
+  private boolean endDelivered;
+  boolean finished;
+
+  /** Asks for {@code n} more messages; on the event loop. */
+  final void addRequest(int n) {
+    requested = (int) Math.min(Integer.MAX_VALUE, (long) requested + n);
+    deliver();
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    try {
+      if (finished) {
+        return;
+      }
+      if (msg instanceof Http3DataFrame) {
+        deframer.add(((Http3DataFrame) msg).content().retain());
+        deliver();
+      } else if (msg instanceof Http3HeadersFrame) {
+        onHeadersFrame((Http3HeadersFrame) msg);
+        deliver();
+      }
+    } finally {
+      ReferenceCountUtil.release(msg);
+    }
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    maybeRead();
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof ChannelInputShutdownEvent) {
+      inputDone = true;
+      deliver();
+    }
+    ReferenceCountUtil.release(evt);
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    if (!finished && ctx.channel().isWritable()) {
+      onWritable();
+    }
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (finished) {
+      return;
+    }
+    if (cause instanceof QuicStreamResetException) {
+      onPeerReset(((QuicStreamResetException) cause).applicationProtocolCode());
+    } else {
+      onFailure(Status.INTERNAL.withDescription("QUIC stream error: " + cause).withCause(cause));
+    }
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    if (!finished) {
+      onFailure(Status.UNAVAILABLE.withDescription("QUIC stream closed before the call ended"));
+    }
+    ctx.fireChannelInactive();
+  }
+
+  /** Hands over every requested message that is buffered, then the end of input if reached. */
+  final void deliver() {
+    if (finished || deframer == null) {
+      return;
+    }
+    try {
+      while (requested > 0 && !finished) {
+        ByteBuffer message = deframer.next();
+        if (message == null) {
+          break;
+        }
+        requested--;
+        onMessage(message);
+      }
+    } catch (StatusRuntimeException e) {
+      onFailure(e.getStatus());
+      return;
+    }
+    if (!finished && !endDelivered && inputEnded() && !deframer.hasMessage()) {
+      if (deframer.bufferedBytes() > 0) {
+        onFailure(Status.INTERNAL.withDescription("stream ended inside a message ("
+            + deframer.bufferedBytes() + " bytes left)"));
+        return;
+      }
+      endDelivered = true;
+      onInputEnd();
+    }
+    maybeRead();
+  }
+
+  /** Whether the peer will send no more messages (FIN seen, or trailers on a client). */
+  boolean inputEnded() {
+    return inputDone;
+  }
+
+  final boolean inputDone() {
+    return inputDone;
+  }
+
+  final void maybeRead() {
+    if (finished || inputDone || channel == null || !channel.isActive()) {
+      return;
+    }
+    if (deframer.bufferedBytes() == 0 || (requested > 0 && !deframer.hasMessage())) {
+      channel.read();
+    }
+  }
+
+  /** Marks the stream finished and frees its buffers; later events are ignored. */
+  final void finish() {
+    finished = true;
+    if (deframer != null) {
+      deframer.release();
+    }
+  }
+
+  /** Resets both directions of the stream with {@code code} (RESET_STREAM and STOP_SENDING). */
+  final void resetStream(long code) {
+    QuicStreamChannel ch = channel;
+    if (ch != null && ch.isActive()) {
+      ch.shutdown((int) code).addListener(f -> ch.close());
+    }
+  }
+
+  /** The status of a peer reset (RFC 9114 §8.1 codes; mapped like gRPC's RST_STREAM codes). */
+  static Status resetStatus(long code, String who) {
+    String what = who + " reset the stream (HTTP/3 error 0x" + Long.toHexString(code) + ")";
+    if (code == H3_REQUEST_CANCELLED) {
+      return Status.CANCELLED.withDescription(what);
+    }
+    if (code == H3_REQUEST_REJECTED) {
+      return Status.UNAVAILABLE.withDescription(what + ": request not processed");
+    }
+    if (code == Http3ErrorCode.H3_EXCESSIVE_LOAD.code()) {
+      return Status.RESOURCE_EXHAUSTED.withDescription(what);
+    }
+    return Status.INTERNAL.withDescription(what);
+  }
+
+  abstract void onHeadersFrame(Http3HeadersFrame frame);
+
+  abstract void onMessage(ByteBuffer message);
+
+  abstract void onInputEnd();
+
+  abstract void onWritable();
+
+  abstract void onPeerReset(long code);
+
+  abstract void onFailure(Status status);
+}
