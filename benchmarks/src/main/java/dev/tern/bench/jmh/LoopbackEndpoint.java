@@ -1,8 +1,10 @@
 package dev.tern.bench.jmh;
 
 import dev.tern.bench.service.BenchService;
+import dev.tern.bench.stack.GrpcNettyStack;
 import dev.tern.bench.stack.RpcStack;
 import dev.tern.bench.stack.RpcStacks;
+import dev.tern.bench.stack.TlsMaterial;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import java.io.IOException;
@@ -19,8 +21,10 @@ final class LoopbackEndpoint implements AutoCloseable {
     if (!stack.isAvailable()) {
       throw new IllegalStateException("stack " + stackName + " is not available: " + stack.unavailableReason());
     }
-    server = stack.startServer(new InetSocketAddress("127.0.0.1", 0), new BenchService().definition());
-    channel = stack.newChannel("127.0.0.1", ((InetSocketAddress) server.getListenSockets().get(0)).getPort());
+    // Plaintext where the stack allows it (HTTP/2 over TCP); TLS for the others (QUIC has no plaintext).
+    TlsMaterial tls = stackName.equals(GrpcNettyStack.NAME) || stackName.equals("tcp") ? null : TlsMaterial.generate();
+    server = stack.startServer(new InetSocketAddress("127.0.0.1", 0), new BenchService().definition(), tls);
+    channel = stack.newChannel("127.0.0.1", ((InetSocketAddress) server.getListenSockets().get(0)).getPort(), tls);
   }
 
   @Override

@@ -9,7 +9,7 @@ final class Args {
 
   Args(String[] args) {
     for (int i = 0; i < args.length; i++) {
-      if (!args[i].startsWith("--") || i + 1 >= args.length) {
+      if (!args[i].startsWith("--") || i + 1 >= args.length || args[i + 1] == null) {
         throw new IllegalArgumentException("expected --key value, got '" + args[i] + "' at " + i);
       }
       values.put(args[i].substring(2), args[++i]);

@@ -1,15 +1,16 @@
 package dev.tern.bench.scenario;
 
 import dev.tern.bench.stack.RpcStack;
+import dev.tern.bench.stack.TlsMaterial;
 import io.grpc.ManagedChannel;
 import java.util.concurrent.TimeUnit;
 
 /** What a scenario needs on the client side. */
-record ClientContext(RpcStack stack, String host, int port, ClientConfig config, Recorder recorder,
-    Coordinator coordinator) {
+record ClientContext(RpcStack stack, String host, int port, TlsMaterial tls, ClientConfig config,
+    Recorder recorder, Coordinator coordinator) {
 
   ManagedChannel newChannel() {
-    return stack.newChannel(host, port);
+    return stack.newChannel(host, port, tls);
   }
 
   static void close(ManagedChannel ch) {

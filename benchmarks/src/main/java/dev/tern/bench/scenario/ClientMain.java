@@ -2,6 +2,7 @@ package dev.tern.bench.scenario;
 
 import dev.tern.bench.stack.RpcStack;
 import dev.tern.bench.stack.RpcStacks;
+import dev.tern.bench.stack.TlsMaterial;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import java.nio.file.Path;
@@ -15,8 +16,8 @@ public final class ClientMain {
   private ClientMain() {}
 
   /**
-   * Arguments: {@code --stack NAME --host H --port P --scenarios a,b --reps N --out FILE} and the
-   * sizes of {@link ClientConfig}.
+   * Arguments: {@code --stack NAME --host H --port P --scenarios a,b --reps N --out FILE [--tls-dir
+   * DIR]} and the sizes of {@link ClientConfig}.
    */
   public static void main(String[] argv) throws Exception {
     Args args = new Args(argv);
@@ -26,8 +27,9 @@ public final class ClientMain {
     int reps = args.getInt("reps", 5);
     Coordinator coordinator = new Coordinator();
     try (Recorder recorder = new Recorder(Path.of(args.get("out")))) {
-      ClientContext ctx = new ClientContext(stack, args.get("host"), args.getInt("port", 0), config, recorder,
-          coordinator);
+      String tlsDir = args.get("tls-dir", "");
+      ClientContext ctx = new ClientContext(stack, args.get("host"), args.getInt("port", 0),
+          tlsDir.isEmpty() ? null : TlsMaterial.readFrom(Path.of(tlsDir)), config, recorder, coordinator);
       warmUp(ctx);
       for (int rep = 0; rep < reps; rep++) {
         for (String s : scenarios) {

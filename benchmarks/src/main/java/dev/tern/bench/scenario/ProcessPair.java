@@ -29,9 +29,10 @@ final class ProcessPair {
    *
    * @return the client's raw result file
    */
-  Path run(String tag, String stack, List<String> scenarios, int reps, ClientConfig config, long timeoutSeconds,
-      Consumer<String> progress) throws Exception {
-    List<String> server = java(ServerMain.class, "--stack", stack, "--bind", lab.serverBindHost());
+  Path run(String tag, String stack, Path tlsDir, List<String> scenarios, int reps, ClientConfig config,
+      long timeoutSeconds, Consumer<String> progress) throws Exception {
+    String tls = tlsDir == null ? "" : tlsDir.toAbsolutePath().toString();
+    List<String> server = java(ServerMain.class, "--stack", stack, "--bind", lab.serverBindHost(), "--tls-dir", tls);
     Process sp = new ProcessBuilder(lab.serverCommand(server))
         .redirectError(logDir.resolve(tag + "-server.err").toFile()).start();
     try {
@@ -45,7 +46,7 @@ final class ProcessPair {
       Path out = logDir.resolve(tag + "-client.txt");
       List<String> client = java(ClientMain.class, "--stack", stack, "--host", lab.serverHostForClient(),
           "--port", Integer.toString(port), "--scenarios", String.join(",", scenarios), "--reps",
-          Integer.toString(reps), "--out", out.toString());
+          Integer.toString(reps), "--out", out.toString(), "--tls-dir", tls);
       client.addAll(List.of(config.toArgs()));
       Process cp = new ProcessBuilder(lab.clientCommand(client))
           .redirectError(logDir.resolve(tag + "-client.err").toFile()).start();

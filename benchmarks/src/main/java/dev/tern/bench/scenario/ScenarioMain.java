@@ -6,6 +6,7 @@ import dev.tern.bench.report.Row;
 import dev.tern.bench.report.SvgCdf;
 import dev.tern.bench.stack.RpcStack;
 import dev.tern.bench.stack.RpcStacks;
+import dev.tern.bench.stack.TlsMaterial;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -62,6 +63,10 @@ public final class ScenarioMain implements Callable<Integer> {
   @Option(names = "--cap-seconds", defaultValue = "45", description = "longest one download may run")
   int capSeconds;
 
+  @Option(names = "--plaintext-tcp",
+      description = "run the kernel-TCP stacks without TLS (QUIC always uses TLS); default: TLS everywhere")
+  boolean plaintextTcp;
+
   @Option(names = "--classpath", description = "class path of the child JVMs (default: this JVM's)")
   String classpath;
 
@@ -76,6 +81,9 @@ public final class ScenarioMain implements Callable<Integer> {
     Path dir = out != null ? out : Path.of("target", "scenario-" + Instant.now().toString().replace(':', '-'));
     Files.createDirectories(dir.resolve("raw"));
     String cp = classpath != null ? classpath : System.getProperty("java.class.path");
+    Path tlsDir = dir.resolve("tls");
+    Files.createDirectories(tlsDir);
+    TlsMaterial.generate().writeTo(tlsDir);
     List<Variant> vs = new ArrayList<>();
     if (variants == null || variants.isEmpty()) {
       vs.addAll(Variant.defaults(RpcStacks.transportNames()));
@@ -116,7 +124,8 @@ public final class ScenarioMain implements Callable<Integer> {
         }
         stacksRun.add(v.stack());
         try {
-          RawResults r = runVariant(profile, v, tag, dir, cp, config, ccInForce, startNs);
+          Path tls = plaintextTcp && Variant.onKernelTcp(v.stack()) ? null : tlsDir;
+          RawResults r = runVariant(profile, v, tag, dir, cp, tls, config, ccInForce, startNs);
           agg.add(link, v.label(), r, reference);
           if (reference == null) {
             reference = r;
@@ -136,8 +145,8 @@ public final class ScenarioMain implements Callable<Integer> {
     return 0;
   }
 
-  private RawResults runVariant(String profile, Variant v, String tag, Path dir, String cp, ClientConfig config,
-      Map<String, String> ccInForce, long startNs) throws Exception {
+  private RawResults runVariant(String profile, Variant v, String tag, Path dir, String cp, Path tls,
+      ClientConfig config, Map<String, String> ccInForce, long startNs) throws Exception {
     Lab lab = Labs.open(profile, seed, v.kernelCc(), dir.resolve("raw").resolve(tag + "-packets.tsv"));
     Path raw;
     try {
@@ -145,8 +154,8 @@ public final class ScenarioMain implements Callable<Integer> {
         ccInForce.put(v.label(), lab.tcpCongestionControl());
       }
       log(startNs, tag + " starting (link " + profile + ", seed " + seed + ", kernel TCP congestion control: "
-          + lab.tcpCongestionControl() + ")");
-      raw = new ProcessPair(lab, cp, dir.resolve("raw")).run(tag, v.stack(), scenarios, reps, config,
+          + lab.tcpCongestionControl() + ", " + (tls == null ? "plaintext" : "TLS") + ")");
+      raw = new ProcessPair(lab, cp, dir.resolve("raw")).run(tag, v.stack(), tls, scenarios, reps, config,
           60L * 60, msg -> log(startNs, tag + ": " + msg));
     } finally {
       lab.close();
@@ -189,6 +198,7 @@ public final class ScenarioMain implements Callable<Integer> {
     json.put("reps", reps);
     json.put("seed", seed);
     json.put("smoke", smoke);
+    json.put("tls", plaintextTcp ? "QUIC only (kernel-TCP stacks in plaintext)" : "every stack");
     json.put("variants", labels);
     json.put("reference", labels.isEmpty() ? null : labels.get(0));
     json.put("skipped", skipped);

@@ -3,11 +3,13 @@ package dev.tern.bench.scenario;
 import dev.tern.bench.service.BenchService;
 import dev.tern.bench.stack.RpcStack;
 import dev.tern.bench.stack.RpcStacks;
+import dev.tern.bench.stack.TlsMaterial;
 import io.grpc.Server;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -17,7 +19,7 @@ import java.util.concurrent.TimeUnit;
 public final class ServerMain {
   private ServerMain() {}
 
-  /** Arguments: {@code --stack NAME --bind HOST [--port N]}. */
+  /** Arguments: {@code --stack NAME --bind HOST [--port N] [--tls-dir DIR]} (no TLS directory: plaintext). */
   public static void main(String[] argv) throws Exception {
     Args args = new Args(argv);
     RpcStack stack = RpcStacks.byName(args.get("stack"));
@@ -25,8 +27,10 @@ public final class ServerMain {
       System.out.println("UNAVAILABLE " + stack.unavailableReason());
       System.exit(3);
     }
+    String tlsDir = args.get("tls-dir", "");
+    TlsMaterial tls = tlsDir.isEmpty() ? null : TlsMaterial.readFrom(Path.of(tlsDir));
     Server server = stack.startServer(
-        new InetSocketAddress(args.get("bind"), args.getInt("port", 0)), new BenchService().definition());
+        new InetSocketAddress(args.get("bind"), args.getInt("port", 0)), new BenchService().definition(), tls);
     int port = ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
     System.out.println("LISTENING " + port);
     System.out.flush();

@@ -22,11 +22,17 @@ public interface RpcStack {
   /** Why the stack cannot run here, or null. */
   String unavailableReason();
 
-  /** Starts a plaintext server for {@code service} on {@code bind} (port 0 picks one). */
-  Server startServer(InetSocketAddress bind, ServerServiceDefinition service) throws IOException;
+  /**
+   * Starts a server for {@code service} on {@code bind} (port 0 picks one), with TLS presenting
+   * {@code tls}, or in plaintext when {@code tls} is null.
+   */
+  Server startServer(InetSocketAddress bind, ServerServiceDefinition service, TlsMaterial tls) throws IOException;
 
-  /** A new channel (and so a new connection) to {@code host:port}. */
-  ManagedChannel newChannel(String host, int port);
+  /**
+   * A new channel (and so a new connection) to {@code host:port}: with TLS trusting exactly {@code
+   * tls}'s certificate and expecting {@link TlsMaterial#SERVER_NAME}, or in plaintext when null.
+   */
+  ManagedChannel newChannel(String host, int port, TlsMaterial tls);
 
   /**
    * Call options carrying a priority (urgency 0-7, RFC 9218 §4); stacks without priorities return

@@ -3,6 +3,7 @@ package dev.tern.bench.stack;
 import dev.tern.rpc.TernCallOptions;
 import dev.tern.rpc.TernChannelBuilder;
 import dev.tern.rpc.TernServerBuilder;
+import dev.tern.rpc.spi.TlsSettings;
 import dev.tern.rpc.spi.TransportProvider;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
@@ -38,13 +39,24 @@ final class TernStack implements RpcStack {
   }
 
   @Override
-  public Server startServer(InetSocketAddress bind, ServerServiceDefinition service) throws IOException {
-    return TernServerBuilder.create().listen(name(), bind).addService(service).build().start();
+  public Server startServer(InetSocketAddress bind, ServerServiceDefinition service, TlsMaterial tls)
+      throws IOException {
+    TernServerBuilder b = TernServerBuilder.create().listen(name(), bind).addService(service);
+    if (tls != null) {
+      b.tls(TlsSettings.forServer(tls.certificatePem(), tls.privateKeyPem()));
+    }
+    return b.build().start();
   }
 
   @Override
-  public ManagedChannel newChannel(String host, int port) {
-    return TernChannelBuilder.forAddress(host, port).transports(name()).usePlaintext().build();
+  public ManagedChannel newChannel(String host, int port, TlsMaterial tls) {
+    TernChannelBuilder b = TernChannelBuilder.forAddress(host, port).transports(name());
+    if (tls == null) {
+      b.usePlaintext();
+    } else {
+      b.tls(TlsSettings.forClient(tls.certificatePem()).withServerNameOverride(TlsMaterial.SERVER_NAME));
+    }
+    return b.build();
   }
 
   @Override

@@ -26,8 +26,8 @@ class BenchServiceTest {
   @BeforeEach
   void start() throws Exception {
     GrpcNettyStack stack = new GrpcNettyStack();
-    server = stack.startServer(new InetSocketAddress("127.0.0.1", 0), new BenchService().definition());
-    channel = stack.newChannel("127.0.0.1", ((InetSocketAddress) server.getListenSockets().get(0)).getPort());
+    server = stack.startServer(new InetSocketAddress("127.0.0.1", 0), new BenchService().definition(), null);
+    channel = stack.newChannel("127.0.0.1", ((InetSocketAddress) server.getListenSockets().get(0)).getPort(), null);
   }
 
   @AfterEach
