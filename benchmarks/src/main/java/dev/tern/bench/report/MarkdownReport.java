@@ -54,6 +54,53 @@ public final class MarkdownReport {
     return sb.toString();
   }
 
+  /** The headline figures, one row per profile and figure, a column per variant: the README's table. */
+  public static String summary(List<Row> rows, List<String> variants) {
+    String[][] picks = {{"unary", "seq p50", "unary p50 (ms)"}, {"unary", "seq p99", "unary p99 (ms)"},
+        {"unary", "c16 p99", "unary x16 p99 (ms)"}, {"feed", "api max", "feed API worst (ms)"},
+        {"bulk", "goodput_mbps", "bulk goodput (Mbit/s)"}, {"setup", "cold p50", "setup first call (ms)"}};
+    Map<String, Map<String, Row>> byLine = new LinkedHashMap<>();
+    List<String> profiles = new ArrayList<>();
+    for (Row r : rows) {
+      if (!profiles.contains(r.profile())) {
+        profiles.add(r.profile());
+      }
+    }
+    StringBuilder sb = new StringBuilder("| profile | figure | ideal |");
+    for (String v : variants) {
+      sb.append(' ').append(v).append(" |");
+    }
+    sb.append("\n| --- | --- | --- |").append(" --- |".repeat(variants.size())).append('\n');
+    for (String p : profiles) {
+      for (String[] pick : picks) {
+        Map<String, Row> line = byLine.computeIfAbsent(p + pick[2], k -> new LinkedHashMap<>());
+        for (Row r : rows) {
+          if (r.profile().equals(p) && r.scenario().equals(pick[0]) && r.metric().equals(pick[1])) {
+            line.put(r.variant(), r);
+          }
+        }
+        if (line.isEmpty()) {
+          continue;
+        }
+        sb.append("| ").append(p).append(" | ").append(pick[2]).append(" | ")
+            .append(num(line.values().iterator().next().ideal())).append(" |");
+        for (String v : variants) {
+          Row r = line.get(v);
+          sb.append(' ');
+          if (r != null) {
+            sb.append(num(r.ci().mean()));
+            if (!Double.isNaN(r.ci().halfWidth())) {
+              sb.append(" ± ").append(num(r.ci().halfWidth()));
+            }
+          }
+          sb.append(" |");
+        }
+        sb.append('\n');
+      }
+    }
+    return sb.toString();
+  }
+
   /** One cell: mean ± half-interval, then the ratios where they exist. */
   static String cell(Row r) {
     StringBuilder sb = new StringBuilder(num(r.ci().mean()));

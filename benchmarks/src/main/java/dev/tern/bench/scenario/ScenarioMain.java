@@ -130,6 +130,8 @@ public final class ScenarioMain implements Callable<Integer> {
           if (reference == null) {
             reference = r;
           }
+          // Written after every variant, so a run cut short still leaves every finished figure.
+          writeOutputs(dir, agg, labels, skipped, profilesJson, startNs);
         } catch (Exception e) {
           failures.add(tag + ": " + e.getMessage());
           log(startNs, tag + " FAILED: " + e);
@@ -231,7 +233,8 @@ public final class ScenarioMain implements Callable<Integer> {
     skipped.forEach((k, v) -> md.append("\n- skipped ").append(k).append(": ").append(v));
     notApplicable.forEach((k, v) -> md.append("\n- ").append(k).append(": ").append(v));
     agg.violations().forEach(v -> md.append("\n- **FAILED**: ").append(v));
-    md.append('\n').append(MarkdownReport.tables(agg.rows(), labels));
+    md.append("\n\n### Summary\n\n").append(MarkdownReport.summary(agg.rows(), labels));
+    md.append("\n### All figures\n").append(MarkdownReport.tables(agg.rows(), labels));
     Files.writeString(dir.resolve("results.md"), md.toString(), StandardCharsets.UTF_8);
     Files.writeString(dir.resolve("report.svg"), SvgCdf.render(agg.merged(), labels), StandardCharsets.UTF_8);
     log(startNs, "wrote " + dir.resolve("results.json") + ", results.md, report.svg");
