@@ -8,10 +8,12 @@ import dev.tern.rpc.TernChannels;
 import dev.tern.rpc.TernServerBuilder;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
 import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.net.SocketAddress;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -31,8 +33,15 @@ import org.junit.jupiter.api.Timeout;
  *
  * and may override {@link #serverOptions()}, {@link #clientOptions()}, {@link #configureServer},
  * {@link #configureChannel}, {@link #carriesPriority()}, {@link #carriesEarlyDataFlag()} and
- * {@link #isAllowedThread}. A case a transport cannot pass is overridden in the subclass and
- * disabled with the reason.
+ * {@link #isAllowedThread}. The cases are {@code protected}: one a transport cannot pass is
+ * overridden in the subclass and disabled with the reason:
+ *
+ * <pre>{@code
+ * @Test
+ * @Disabled("kernel TCP has no congestion window to report")
+ * @Override
+ * protected void someCase() {}
+ * }</pre>
  *
  * <p>Most cases drive the SPI directly; those here also go end to end through {@link
  * TernChannelBuilder} and {@link TernServerBuilder}. After every case the suite shuts everything
@@ -42,8 +51,9 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 public abstract class AbstractTransportConformanceTest extends ServerCases {
 
+  /** Case: No buffers leak after calls of every kind. */
   @Test
-  void noBuffersLeakAfterCallsOfEveryKind() throws Exception {
+  protected void noBuffersLeakAfterCallsOfEveryKind() throws Exception {
     Started server = startServer();
     server.recorder.echoMode();
     Connected client = connectReady(server);
@@ -67,8 +77,9 @@ public abstract class AbstractTransportConformanceTest extends ServerCases {
     assertThat(LeakDetection.drain()).as("leaked buffers").isEmpty();
   }
 
+  /** Case: No threads left after everything shut down. */
   @Test
-  void noThreadsLeftAfterEverythingShutDown() throws Exception {
+  protected void noThreadsLeftAfterEverythingShutDown() throws Exception {
     Set<Thread> before = ThreadLeaks.snapshot();
     Started server = startServer();
     server.recorder.echoMode();
@@ -86,6 +97,116 @@ public abstract class AbstractTransportConformanceTest extends ServerCases {
     await(server.recorder.terminated, "serverTerminated");
     assertThat(ThreadLeaks.leakedSince(before, this::isAllowedThread, Duration.ofSeconds(10)))
         .as("threads still running after shutdown").isEmpty();
+  }
+
+  /** Case: 100 small server-streamed messages then close, requested one at a time. */
+  @Test
+  protected void serverStreamsHundredSmallMessagesThenClosesRequestedOneAtATime() throws Exception {
+    serverStreamsThenCloses(100, 16, true);
+  }
+
+  /** Case: 100 small server-streamed messages then close, requested all at once. */
+  @Test
+  protected void serverStreamsHundredSmallMessagesThenClosesRequestedAllAtOnce() throws Exception {
+    serverStreamsThenCloses(100, 16, false);
+  }
+
+  /** Case: 1000 small server-streamed messages then close, requested one at a time. */
+  @Test
+  protected void serverStreamsThousandSmallMessagesThenClosesRequestedOneAtATime() throws Exception {
+    serverStreamsThenCloses(1000, 16, true);
+  }
+
+  /** Case: 1000 small server-streamed messages then close, requested all at once. */
+  @Test
+  protected void serverStreamsThousandSmallMessagesThenClosesRequestedAllAtOnce() throws Exception {
+    serverStreamsThenCloses(1000, 16, false);
+  }
+
+  /** Case: 24 server-streamed messages of 100 KiB then close, requested one at a time. */
+  @Test
+  protected void serverStreamsLargeMessagesThenClosesRequestedOneAtATime() throws Exception {
+    serverStreamsThenCloses(24, 100 * 1024, true);
+  }
+
+  /** Case: 24 server-streamed messages of 100 KiB then close, requested all at once. */
+  @Test
+  protected void serverStreamsLargeMessagesThenClosesRequestedAllAtOnce() throws Exception {
+    serverStreamsThenCloses(24, 100 * 1024, false);
+  }
+
+  /**
+   * Case: the server streams 50 messages and closes while the client still sends; the client,
+   * requesting one at a time, half-closes midway and still gets every message, then OK.
+   */
+  @Test
+  protected void clientHalfClosingAfterTheServerClosedStillGetsEveryMessage() throws Exception {
+    Started server = startServer();
+    Call call = newCall(connectReady(server), headers("Bidi", server).build());
+    call.stream.writeMessage(utf8("open"));
+    call.stream.flush();
+    call.stream.request(1);
+    ServerStreamRecorder s = acceptStream(server);
+    s.stream.request(1);
+    assertThat(s.nextMessage(timeout())).as("the first request message").isNotNull();
+    s.stream.writeHeaders(new Metadata());
+    for (int i = 0; i < 50; i++) {
+      s.stream.writeMessage(utf8("r" + i));
+    }
+    s.stream.close(Status.OK, new Metadata());
+    for (int i = 0; i < 50; i++) {
+      ByteBuffer m = call.recorder.nextMessage(timeout());
+      assertThat(m).as("response %d", i).isNotNull();
+      assertThat(utf8(m)).isEqualTo("r" + i);
+      if (i == 10) {
+        call.stream.halfClose();
+      }
+      if (i < 49) {
+        assertThat(call.recorder.closed.isDone()).as("closed before response %d was requested", i + 1).isFalse();
+        call.stream.request(1);
+      }
+    }
+    ClientStreamRecorder.Closed closed = await(call.recorder.closed, "onClose after the last message");
+    assertThat(closed.status.getCode()).as("status %s", closed.status).isEqualTo(Status.Code.OK);
+  }
+
+  /**
+   * The server writes {@code count} messages of about {@code size} bytes back to back and closes
+   * with OK and trailers at once; the client must get every message in order, the close only after
+   * the last one it asked for, then OK with the trailers.
+   */
+  private void serverStreamsThenCloses(int count, int size, boolean oneAtATime) throws Exception {
+    Started server = startServer();
+    Call call = newCall(connectReady(server), headers("ServerStreaming", server).build());
+    call.stream.writeMessage(utf8("go"));
+    call.stream.halfClose();
+    call.stream.request(oneAtATime ? 1 : count);
+    ServerStreamRecorder s = acceptStream(server);
+    s.stream.request(1);
+    assertThat(s.nextMessage(timeout())).as("the request message").isNotNull();
+    await(s.halfClosed, "onHalfClose");
+    s.stream.writeHeaders(new Metadata());
+    for (int i = 0; i < count; i++) {
+      s.stream.writeMessage(pattern(size + i % 7, i));
+    }
+    Metadata trailers = new Metadata();
+    trailers.put(StreamingCases.ASCII_KEY, "after-" + count);
+    s.stream.close(Status.OK, trailers);
+    for (int i = 0; i < count; i++) {
+      ByteBuffer m = call.recorder.nextMessage(timeout());
+      assertThat(m).as("response %d of %d (closed: %s)", i, count,
+          call.recorder.closed.isDone() ? call.recorder.closed.getNow(null).status : "no").isNotNull();
+      assertThat(m.equals(pattern(size + i % 7, i))).as("response %d intact and in order", i).isTrue();
+      if (oneAtATime && i < count - 1) {
+        assertThat(call.recorder.closed.isDone()).as("closed before response %d was requested", i + 1).isFalse();
+        call.stream.request(1);
+      }
+    }
+    ClientStreamRecorder.Closed closed = await(call.recorder.closed, "onClose after the last message");
+    assertThat(closed.status.getCode()).as("status %s", closed.status).isEqualTo(Status.Code.OK);
+    assertThat(closed.trailers.get(StreamingCases.ASCII_KEY)).isEqualTo("after-" + count);
+    assertThat(call.recorder.pendingMessages()).as("messages beyond those sent").isZero();
+    await(s.completed, "server onComplete");
   }
 
   /** A Tern server on this transport with {@code versions}, serving {@code service}. */
@@ -108,8 +229,9 @@ public abstract class AbstractTransportConformanceTest extends ServerCases {
     return track(configureChannel(b).build());
   }
 
+  /** Case: End to end unary call through the call layer. */
   @Test
-  void endToEndUnaryCallThroughTheCallLayer() throws Exception {
+  protected void endToEndUnaryCallThroughTheCallLayer() throws Exception {
     Server server = endToEndServer(new StringService());
     ManagedChannel channel = endToEndChannel(server);
     assertThat(StringService.call(channel, StringService.ECHO, CallOptions.DEFAULT, "h\u00e9llo",
@@ -119,8 +241,9 @@ public abstract class AbstractTransportConformanceTest extends ServerCases {
         "x".repeat(50_000), timeout().toMillis())).hasSize(50_000);
   }
 
+  /** Case: End to end deadline fails the client and cancels the server context. */
   @Test
-  void endToEndDeadlineFailsTheClientAndCancelsTheServerContext() throws Exception {
+  protected void endToEndDeadlineFailsTheClientAndCancelsTheServerContext() throws Exception {
     StringService service = new StringService();
     Server server = endToEndServer(service);
     ManagedChannel channel = endToEndChannel(server);
@@ -132,8 +255,9 @@ public abstract class AbstractTransportConformanceTest extends ServerCases {
     assertThat(cause).as("server context cancelled by its deadline or the client's cancel").isNotNull();
   }
 
+  /** Case: End to end versions agree on the highest common one. */
   @Test
-  void endToEndVersionsAgreeOnTheHighestCommonOne() throws Exception {
+  protected void endToEndVersionsAgreeOnTheHighestCommonOne() throws Exception {
     Server server = endToEndServer(new StringService(), 1, 2);
     ManagedChannel newer = endToEndChannel(server, 2, 3);
     assertThat(StringService.call(newer, StringService.VERSION, CallOptions.DEFAULT, "", timeout().toMillis()))
@@ -144,8 +268,9 @@ public abstract class AbstractTransportConformanceTest extends ServerCases {
         .isEqualTo("1/" + provider.name());
   }
 
+  /** Case: End to end no common version fails naming both sides. */
   @Test
-  void endToEndNoCommonVersionFailsNamingBothSides() throws Exception {
+  protected void endToEndNoCommonVersionFailsNamingBothSides() throws Exception {
     Server server = endToEndServer(new StringService(), 1, 2);
     ManagedChannel channel = endToEndChannel(server, 3);
     assertThatThrownBy(() -> StringService.call(channel, StringService.ECHO, CallOptions.DEFAULT, "x",
@@ -156,8 +281,9 @@ public abstract class AbstractTransportConformanceTest extends ServerCases {
         });
   }
 
+  /** Case: End to end unknown method is unimplemented. */
   @Test
-  void endToEndUnknownMethodIsUnimplemented() throws Exception {
+  protected void endToEndUnknownMethodIsUnimplemented() throws Exception {
     Server server = endToEndServer(new StringService());
     ManagedChannel channel = endToEndChannel(server);
     assertThatThrownBy(() -> StringService.call(channel,

@@ -32,4 +32,10 @@ final class LibC {
   static native int poll(Pointer fds, long nfds, int timeoutMs) throws LastErrorException;
 
   static native int close(int fd) throws LastErrorException;
+
+  static native int gettid();
+
+  static native int sched_setscheduler(int pid, int policy, Pointer param) throws LastErrorException;
+
+  static native int setpriority(int which, int who, int prio) throws LastErrorException;
 }

@@ -16,8 +16,11 @@ package dev.tern.netlab.emu;
  * @param written copies written to the egress TUN so far
  * @param overflow copies lost because the delay line was full or the packet too large
  * @param writeErrors copies the egress TUN refused
+ * @param meanLateNs mean time by which copies were written after their delivery time (the
+ *     emulator's own scheduling error)
+ * @param maxLateNs the largest such error
  */
 public record LinkCounters(String direction, long sentPackets, long sentBytes,
     long deliveredPackets, long droppedQueueFull, long droppedRandomLoss, long droppedBurstLoss,
     long duplicated, long corrupted, long reordered, long written, long overflow,
-    long writeErrors) {}
+    long writeErrors, long meanLateNs, long maxLateNs) {}

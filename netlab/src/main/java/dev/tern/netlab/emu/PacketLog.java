@@ -31,6 +31,7 @@ final class PacketLog implements Closeable {
   private final BufferedWriter out;
   private final long startNs;
   private final StringBuilder line = new StringBuilder(160);
+  private char[] chars = new char[256];
 
   PacketLog(Path file, long startNs) {
     try {
@@ -62,8 +63,12 @@ final class PacketLog implements Closeable {
     sb.append('\t');
     Headers.describe(pkt, len, sb);
     sb.append('\n');
+    if (chars.length < sb.length()) {
+      chars = new char[sb.length() * 2];
+    }
+    sb.getChars(0, sb.length(), chars, 0);
     try {
-      out.append(sb);
+      out.write(chars, 0, sb.length());
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write packet log", e);
     }

@@ -18,6 +18,9 @@ final class Tun implements Closeable {
   private static final int IFNAMSIZ = 16;
   private static final int EINTR = 4;
   private static final int EAGAIN = 11;
+  private static final short POLLERR = 0x008;
+  private static final short POLLHUP = 0x010;
+  private static final short POLLNVAL = 0x020;
 
   private final String name;
   private final int fd;
@@ -72,7 +75,16 @@ final class Tun implements Closeable {
    */
   boolean awaitReadable(int timeoutMs) {
     try {
-      return LibC.poll(pollFd, 1, timeoutMs) > 0;
+      if (LibC.poll(pollFd, 1, timeoutMs) <= 0) {
+        return false;
+      }
+      short revents = pollFd.getShort(6);
+      if ((revents & (POLLERR | POLLHUP | POLLNVAL)) != 0) {
+        // The device is gone or broken: stop rather than spin on an always-ready descriptor.
+        throw new IllegalStateException("TUN " + name + " failed (poll revents 0x"
+            + Integer.toHexString(revents & 0xffff) + ")");
+      }
+      return true;
     } catch (LastErrorException e) {
       if (e.getErrorCode() == EINTR) {
         return false;

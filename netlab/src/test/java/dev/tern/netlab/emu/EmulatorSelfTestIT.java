@@ -70,6 +70,8 @@ class EmulatorSelfTestIT {
       System.out.printf("netlab self-test rate: expected %.3f Mbit/s payload, measured %.3f Mbit/s over %.0f ms; "
           + "received %d of %d, link queue drops %d%n", expectedBps / 1e6, sink.get("rate_bps") / 1e6,
           sink.get("span_ms"), sink.get("received").intValue(), count, c2s.droppedQueueFull());
+      System.out.printf("netlab self-test scheduling error: c2s mean %.3f ms, max %.3f ms%n",
+          c2s.meanLateNs() / 1e6, c2s.maxLateNs() / 1e6);
       assertThat(sink.get("rate_bps")).isCloseTo(expectedBps, Percentage.withPercentage(5));
       assertThat(c2s.droppedQueueFull()).isPositive();
       emu.checkHealthy();

@@ -145,14 +145,16 @@ final class InProcessClientTransport implements ClientTransport {
         return;
       }
       shutdownStatus = status;
+      // Queued under the lock: a stream closing on another thread may call maybeTerminate() as
+      // soon as shutdownStatus is set, and transportTerminated must not be queued ahead of this.
+      Listener l = listener;
+      if (l != null) {
+        events.execute(() -> l.transportShutdown(status));
+      }
     }
     InProcessServerTransport s = server;
     if (s != null) {
       s.clientGone(this);
-    }
-    Listener l = listener;
-    if (l != null) {
-      events.execute(() -> l.transportShutdown(status));
     }
     maybeTerminate();
   }

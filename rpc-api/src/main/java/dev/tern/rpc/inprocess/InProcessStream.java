@@ -36,6 +36,8 @@ final class InProcessStream {
   private boolean serverClosed;
   private Status pendingStatus;
   private Metadata pendingTrailers;
+  private boolean clientCallbacksDone;
+  private boolean serverCallbacksDone;
   private boolean finished;
 
   InProcessStream(InProcessClientTransport transport, InProcessServerTransport server,
@@ -63,9 +65,10 @@ final class InProcessStream {
     synchronized (this) {
       clientClosed = true;
       serverClosed = true;
+      serverCallbacksDone = true;
       clientEvents.execute(() -> clientListener.onClose(status, new Metadata()));
+      clientEvents.execute(this::clientCallbacksDone);
     }
-    finish();
   }
 
   /** Hands the stream to the server's listener. */
@@ -83,7 +86,11 @@ final class InProcessStream {
     });
   }
 
-  /** Ends the call at once on both sides: the client hears {@code forClient}, the server {@code forServer}. */
+  /**
+   * Ends the call at once on both sides: the client hears {@code forClient}, the server {@code
+   * forServer}. May be called with the lock held (the monitor is reentrant); lock order is always
+   * stream, then transport, then server.
+   */
   void abort(Status forClient, Status forServer) {
     synchronized (this) {
       toServer.clear();
@@ -91,18 +98,35 @@ final class InProcessStream {
       if (!clientClosed) {
         clientClosed = true;
         clientEvents.execute(() -> clientListener.onClose(forClient, new Metadata()));
+        clientEvents.execute(this::clientCallbacksDone);
       }
       if (!serverClosed) {
         serverClosed = true;
         serverEvents.execute(() -> serverListener.onCancel(forServer));
+        serverEvents.execute(this::serverCallbacksDone);
       }
+    }
+  }
+
+  // The stream counts as closed for its transports only once each side's last callback has run,
+  // so transportTerminated and serverTerminated never overtake a stream's own events.
+  private void clientCallbacksDone() {
+    synchronized (this) {
+      clientCallbacksDone = true;
+    }
+    finish();
+  }
+
+  private void serverCallbacksDone() {
+    synchronized (this) {
+      serverCallbacksDone = true;
     }
     finish();
   }
 
   private void finish() {
     synchronized (this) {
-      if (finished || !clientClosed || !serverClosed) {
+      if (finished || !clientCallbacksDone || !serverCallbacksDone) {
         return;
       }
       finished = true;
@@ -117,7 +141,7 @@ final class InProcessStream {
         serverEvents.execute(() -> serverListener.onMessage(m));
       }
     } catch (StatusRuntimeException e) {
-      abortLater(e.getStatus(), e.getStatus());
+      abort(e.getStatus(), e.getStatus());
       return;
     }
     if (toServer.senderDone && toServer.isEmpty() && !toServer.endDelivered && !serverClosed) {
@@ -136,7 +160,7 @@ final class InProcessStream {
         clientEvents.execute(() -> clientListener.onMessage(m));
       }
     } catch (StatusRuntimeException e) {
-      abortLater(e.getStatus(), e.getStatus());
+      abort(e.getStatus(), e.getStatus());
       return;
     }
     if (pendingStatus != null && toClient.isEmpty() && !clientClosed) {
@@ -144,21 +168,17 @@ final class InProcessStream {
       Status status = pendingStatus;
       Metadata trailers = pendingTrailers;
       clientEvents.execute(() -> clientListener.onClose(status, trailers));
+      clientEvents.execute(this::clientCallbacksDone);
       if (!serverClosed) {
         serverClosed = true;
         serverEvents.execute(() -> serverListener.onComplete());
+        serverEvents.execute(this::serverCallbacksDone);
       }
-      clientEvents.execute(this::finish);
       return;
     }
     if (!serverClosed && toClient.takeReady()) {
       serverEvents.execute(() -> serverListener.onReady());
     }
-  }
-
-  /** An abort decided while the lock is held; runs after it is released. */
-  private void abortLater(Status forClient, Status forServer) {
-    clientEvents.execute(() -> abort(forClient, forServer));
   }
 
   private final class Client implements ClientStream {

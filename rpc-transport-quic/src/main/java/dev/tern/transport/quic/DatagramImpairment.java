@@ -3,7 +3,8 @@ package dev.tern.transport.quic;
 /**
  * A test-only description of how to impair a transport's UDP datagrams, in both directions: each
  * datagram is dropped with probability {@code lossRate}, duplicated with {@code duplicateRate},
- * or held back and delivered after the next one with {@code reorderRate}. Decisions come from a
+ * or held back and delivered after the next one with {@code reorderRate}; received datagrams may
+ * also be delayed by a fixed time. Decisions come from a
  * {@link java.util.SplittableRandom} seeded with {@code seed}, so a run is repeatable as far as
  * the datagram sequence itself is.
  */
@@ -12,12 +13,18 @@ public final class DatagramImpairment {
   private final double duplicateRate;
   private final double reorderRate;
   private final long seed;
+  private final long inboundDelayMillis;
 
-  private DatagramImpairment(double lossRate, double duplicateRate, double reorderRate, long seed) {
+  private DatagramImpairment(double lossRate, double duplicateRate, double reorderRate, long seed,
+      long inboundDelayMillis) {
     this.lossRate = check("lossRate", lossRate);
     this.duplicateRate = check("duplicateRate", duplicateRate);
     this.reorderRate = check("reorderRate", reorderRate);
     this.seed = seed;
+    if (inboundDelayMillis < 0) {
+      throw new IllegalArgumentException("inboundDelayMillis must be >= 0, was " + inboundDelayMillis);
+    }
+    this.inboundDelayMillis = inboundDelayMillis;
   }
 
   /**
@@ -26,7 +33,12 @@ public final class DatagramImpairment {
    * @throws IllegalArgumentException naming the rate that is out of range
    */
   public static DatagramImpairment of(double lossRate, double duplicateRate, double reorderRate, long seed) {
-    return new DatagramImpairment(lossRate, duplicateRate, reorderRate, seed);
+    return new DatagramImpairment(lossRate, duplicateRate, reorderRate, seed, 0);
+  }
+
+  /** A copy that also holds every received datagram back by {@code millis} (one-way delay). */
+  public DatagramImpairment withInboundDelayMillis(long millis) {
+    return new DatagramImpairment(lossRate, duplicateRate, reorderRate, seed, millis);
   }
 
   /** Random loss only. */
@@ -53,9 +65,12 @@ public final class DatagramImpairment {
   /** The random generator's seed. */
   public long seed() { return seed; }
 
+  /** How long each received datagram is held back, in milliseconds. */
+  public long inboundDelayMillis() { return inboundDelayMillis; }
+
   @Override
   public String toString() {
     return "DatagramImpairment{loss=" + lossRate + ", dup=" + duplicateRate + ", reorder=" + reorderRate
-        + ", seed=" + seed + '}';
+        + ", seed=" + seed + ", inboundDelayMs=" + inboundDelayMillis + '}';
   }
 }

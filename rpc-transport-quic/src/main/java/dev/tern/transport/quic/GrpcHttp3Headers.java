@@ -26,7 +26,9 @@ import java.util.concurrent.TimeUnit;
  */
 final class GrpcHttp3Headers {
   static final String CONTENT_TYPE_GRPC = "application/grpc";
-  private static final Set<String> RESERVED = Set.of("content-type", "te", "grpc-timeout", "grpc-encoding",
+  /** Carries the client's early-data permission (RFC 8470's {@code Early-Data} is for proxies). */
+  static final String EARLY_DATA_ALLOWED = "tern-early-data";
+  private static final Set<String> RESERVED = Set.of(EARLY_DATA_ALLOWED, "content-type", "te", "grpc-timeout", "grpc-encoding",
       "grpc-accept-encoding", "grpc-status", "grpc-message", "grpc-status-details-bin", "priority",
       "connection", "host", "user-agent");
   private static final Base64.Encoder BASE64 = Base64.getEncoder().withoutPadding();
@@ -53,12 +55,16 @@ final class GrpcHttp3Headers {
     if (!Priority.DEFAULT.equals(h.priority())) {
       out.add("priority", h.priority().toString());
     }
+    if (h.earlyDataAllowed()) {
+      out.add(EARLY_DATA_ALLOWED, "?1");
+    }
     putMetadata(out, h.metadata());
     return out;
   }
 
   /**
-   * Reads a request header section back into {@link RequestHeaders}.
+   * Reads a request header section back into {@link RequestHeaders}; {@code earlyData} says the
+   * request arrived in 0-RTT packets (then the client allowed it, whatever the header says).
    *
    * @throws io.grpc.StatusRuntimeException when the section is not a gRPC request
    */
@@ -109,7 +115,7 @@ final class GrpcHttp3Headers {
     if (priority != null) {
       b.priority(parsePriority(priority.toString()));
     }
-    b.earlyDataAllowed(earlyData);
+    b.earlyDataAllowed(earlyData || in.contains(EARLY_DATA_ALLOWED));
     b.metadata(readMetadata(in));
     return b.build();
   }

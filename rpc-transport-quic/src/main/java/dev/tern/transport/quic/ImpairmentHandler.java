@@ -6,6 +6,7 @@ import io.netty.channel.ChannelPromise;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.util.ReferenceCountUtil;
 import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -37,7 +38,19 @@ final class ImpairmentHandler extends ChannelDuplexHandler {
       ctx.fireChannelRead(msg);
       return;
     }
-    DatagramPacket packet = (DatagramPacket) msg;
+    if (spec.inboundDelayMillis() > 0) {
+      ctx.executor().schedule(() -> impairInbound(ctx, (DatagramPacket) msg), spec.inboundDelayMillis(),
+          TimeUnit.MILLISECONDS);
+      return;
+    }
+    impairInbound(ctx, (DatagramPacket) msg);
+  }
+
+  private void impairInbound(ChannelHandlerContext ctx, DatagramPacket packet) {
+    if (!ctx.channel().isActive()) {
+      packet.release();
+      return;
+    }
     double r = random.nextDouble();
     if (r < spec.lossRate()) {
       dropped.incrementAndGet();
@@ -56,6 +69,10 @@ final class ImpairmentHandler extends ChannelDuplexHandler {
       DatagramPacket late = heldInbound;
       heldInbound = null;
       ctx.fireChannelRead(late);
+    }
+    if (spec.inboundDelayMillis() > 0) {
+      // Delayed datagrams arrive one by one, outside a read loop: end the "read batch" for each.
+      ctx.fireChannelReadComplete();
     }
   }
 

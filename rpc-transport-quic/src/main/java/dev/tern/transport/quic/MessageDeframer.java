@@ -1,5 +1,7 @@
 package dev.tern.transport.quic;
 
+import dev.tern.rpc.spi.GrpcMessageFraming;
+import io.grpc.DecompressorRegistry;
 import io.grpc.Status;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -57,32 +59,23 @@ final class MessageDeframer {
    * The next whole message (a heap buffer the caller owns), or null when none is buffered.
    *
    * @throws io.grpc.StatusRuntimeException {@code RESOURCE_EXHAUSTED} for a message above the
-   *     limit, {@code INTERNAL} for a compressed message without an encoding
+   *     limit (checked on the prefix, before the body is buffered), {@code INTERNAL} for bad flags
+   *     or a compressed message without a known encoding
    */
   ByteBuffer next() {
     if (!hasMessage()) {
       return null;
     }
-    int r = cumulation.readerIndex();
-    int flags = cumulation.getUnsignedByte(r);
-    long len = cumulation.getUnsignedInt(r + 1);
+    long len = cumulation.getUnsignedInt(cumulation.readerIndex() + 1);
     if (len > maxMessageBytes) {
       throw Status.RESOURCE_EXHAUSTED.withDescription(
           "message of " + len + " bytes is larger than the limit of " + maxMessageBytes).asRuntimeException();
     }
-    if ((flags & 0xfe) != 0) {
-      throw Status.INTERNAL.withDescription("reserved message flags set: " + flags).asRuntimeException();
-    }
-    byte[] bytes = new byte[(int) len];
-    cumulation.skipBytes(MessageFraming.HEADER_BYTES).readBytes(bytes);
-    if ((flags & 1) == 0) {
-      return ByteBuffer.wrap(bytes);
-    }
-    if (!"gzip".equals(encoding)) {
-      throw Status.INTERNAL.withDescription(
-          "compressed message but grpc-encoding is " + encoding).asRuntimeException();
-    }
-    return MessageFraming.gunzip(bytes, maxMessageBytes);
+    byte[] framed = new byte[MessageFraming.HEADER_BYTES + (int) len];
+    cumulation.readBytes(framed);
+    // Checks the flags and decompresses with the encoding the peer named (gzip and identity).
+    return GrpcMessageFraming.decode(ByteBuffer.wrap(framed), encoding, DecompressorRegistry.getDefaultInstance(),
+        maxMessageBytes);
   }
 
   /** Frees the buffered bytes. Idempotent. */

@@ -5,7 +5,6 @@ import dev.tern.rpc.spi.ClientStreamListener;
 import dev.tern.rpc.spi.RequestHeaders;
 import io.grpc.Metadata;
 import io.grpc.Status;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
@@ -42,7 +41,9 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
   private volatile boolean ready;
 
   QuicClientStream(QuicClientTransport transport, EventLoop loop, RequestHeaders headers,
-      ClientStreamListener listener, int maxInboundMessageBytes) {
+      ClientStreamListener listener, int maxInboundMessageBytes, boolean connectionUp) {
+    // On a connection that is up, a new stream has the peer's whole initial stream window.
+    this.ready = connectionUp;
     this.transport = transport;
     this.loop = loop;
     this.headers = headers;
@@ -64,6 +65,10 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
     Http3.newRequestStreamBootstrap(quic, this).option(ChannelOption.AUTO_READ, false).create()
         .addListener(f -> {
           if (!f.isSuccess()) {
+            if (!finished && transport.waitForStreamSlot(this)) {
+              opening = false;
+              return;
+            }
             fail(Status.UNAVAILABLE.withDescription("cannot open QUIC stream: " + f.cause()).withCause(f.cause()));
             return;
           }
@@ -106,9 +111,8 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
   }
 
   private void writeNow(ByteBuffer message) {
-    ByteBufAllocator alloc = channel.alloc();
     lastWrite = channel.write(new DefaultHttp3DataFrame(
-        MessageFraming.frame(message, headers.messageEncoding(), alloc)));
+        MessageFraming.frame(message, headers.messageEncoding())));
     updateReady();
   }
 
@@ -177,6 +181,9 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
 
   private void updateReady() {
     boolean now = !finished && channel != null && channel.isWritable() && !halfClosed;
+    if (channel == null && !finished && !halfClosed) {
+      return; // not opened yet: keeps the initial answer
+    }
     boolean was = ready;
     ready = now;
     if (now && !was) {
@@ -246,7 +253,13 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
 
   @Override
   void onPeerReset(long code) {
-    close(resetStatus(code, "server"), new Metadata());
+    Status status = resetStatus(code, "server");
+    io.grpc.Deadline deadline = headers.deadline();
+    if (status.getCode() == Status.Code.CANCELLED && deadline != null && deadline.isExpired()) {
+      // The server cancels at the deadline it was sent; the client's own deadline has passed too.
+      status = Status.DEADLINE_EXCEEDED.withDescription("deadline exceeded; " + status.getDescription());
+    }
+    close(status, new Metadata());
   }
 
   @Override

@@ -22,7 +22,6 @@ import io.netty.handler.codec.quic.QuicChannel;
 import io.netty.handler.codec.quic.QuicClientCodecBuilder;
 import io.netty.handler.codec.quic.QuicSslContext;
 import io.netty.handler.codec.quic.QuicStreamLimitChangedEvent;
-import io.netty.handler.codec.quic.QuicStreamType;
 import io.netty.handler.codec.quic.SslEarlyDataReadyEvent;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -46,12 +45,13 @@ final class QuicClientTransport implements ClientTransport {
   private Listener listener;
   private Channel udp;
   private volatile QuicChannel quic;
-  private boolean active;
+  private volatile boolean active;
   private boolean ready;
   private boolean shutdown;
   private boolean closing;
   private Long serverVersions;
   private volatile int version;
+  private boolean earlyDataReady;
   private volatile boolean earlyDataSent;
 
   QuicClientTransport(InetSocketAddress address, String authority, TransportOptions options) {
@@ -96,12 +96,15 @@ final class QuicClientTransport implements ClientTransport {
               ch.pipeline().addLast(new ImpairmentHandler(impairment));
             }
             ch.pipeline().addLast(codec);
+            ch.pipeline().addLast(new UdpErrors());
           }
         })
-        .bind(local).addListener(f -> {
+        // A connected socket hears ICMP port-unreachable, so "nothing listens there" fails at once
+        // instead of after the handshake timeout.
+        .connect(address, local).addListener(f -> {
           if (!f.isSuccess()) {
-            fail(Status.UNAVAILABLE.withDescription("cannot bind a UDP socket on " + local + ": " + f.cause())
-                .withCause(f.cause()));
+            fail(Status.UNAVAILABLE.withDescription("cannot open a UDP socket from " + local + " to " + address
+                + ": " + f.cause()).withCause(f.cause()));
             return;
           }
           udp = ((io.netty.channel.ChannelFuture) f).channel();
@@ -161,8 +164,11 @@ final class QuicClientTransport implements ClientTransport {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
       if (evt instanceof SslEarlyDataReadyEvent) {
-        openPending(true);
-      } else if (evt instanceof QuicStreamLimitChangedEvent) {
+        earlyDataReady = true;
+        // Netty fires this from inside its send path, where writes are not flushed to the wire;
+        // opening the streams in a task of their own lets them leave in 0-RTT packets.
+        ctx.channel().eventLoop().execute(() -> openPending(true));
+      } else if (evt instanceof QuicStreamLimitChangedEvent && (active || earlyDataReady)) {
         openPending(!active);
       }
       ctx.fireUserEventTriggered(evt);
@@ -178,6 +184,17 @@ final class QuicClientTransport implements ClientTransport {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
       fail(Status.UNAVAILABLE.withDescription("QUIC connection to " + address + " failed: " + cause)
           .withCause(cause));
+    }
+  }
+
+  /** Errors of the UDP socket itself: an ICMP port unreachable means nothing listens there. */
+  private final class UdpErrors extends ChannelInboundHandlerAdapter {
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      if (cause instanceof java.net.PortUnreachableException && !ready) {
+        fail(Status.UNAVAILABLE.withDescription("nothing listens on UDP " + address + " (port unreachable)")
+            .withCause(cause));
+      }
     }
   }
 
@@ -236,9 +253,6 @@ final class QuicClientTransport implements ClientTransport {
       if (!s.isPending() || (earlyOnly && !s.headers().earlyDataAllowed())) {
         continue;
       }
-      if (q.peerAllowedStreams(QuicStreamType.BIDIRECTIONAL) <= 0) {
-        return; // QuicStreamLimitChangedEvent brings us back
-      }
       if (earlyOnly) {
         earlyDataSent = true;
       }
@@ -252,7 +266,7 @@ final class QuicClientTransport implements ClientTransport {
     if (loop == null) {
       throw new IllegalStateException("newStream before start");
     }
-    QuicClientStream stream = new QuicClientStream(this, loop, headers, listener, maxInbound);
+    QuicClientStream stream = new QuicClientStream(this, loop, headers, listener, maxInbound, active);
     boolean queued = execute(() -> {
       if (shutdown || closing) {
         stream.fail(Status.UNAVAILABLE.withDescription("QUIC transport to " + address + " is shut down"));
@@ -261,8 +275,8 @@ final class QuicClientTransport implements ClientTransport {
       streams.add(stream);
       if (active) {
         openPending(false);
-      } else if (quic != null && earlyDataSent) {
-        // Early data is flowing: later early-data calls may join it.
+      } else if (earlyDataReady) {
+        // RFC 9001 §4.6.1: a resumed connection may carry these calls in 0-RTT packets.
         openPending(true);
       }
     });
@@ -273,10 +287,30 @@ final class QuicClientTransport implements ClientTransport {
     return stream;
   }
 
+  /**
+   * A stream could not be opened; true if it should wait for a stream slot (the peer's stream limit,
+   * RFC 9000 §4.6, is reached while other calls are open: their end or a MAX_STREAMS frame frees one).
+   */
+  boolean waitForStreamSlot(QuicClientStream stream) {
+    QuicChannel q = quic;
+    if (q == null || !q.isOpen() || closing) {
+      return false;
+    }
+    for (QuicClientStream s : streams) {
+      if (s != stream && !s.isPending()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** A stream has ended; on the loop. */
   void streamClosed(QuicClientStream stream) {
     streams.remove(stream);
     maybeClose();
+    if (!closing && (active || earlyDataReady)) {
+      openPending(!active);
+    }
   }
 
   private void maybeClose() {
@@ -287,6 +321,9 @@ final class QuicClientTransport implements ClientTransport {
 
   /** Runs {@code task} on the loop; once the loop is gone the transport is over and it is dropped. */
   private boolean execute(Runnable task) {
+    if (loop == null) {
+      return false; // never started: nothing to shut down
+    }
     try {
       loop.execute(task);
       return true;

@@ -11,7 +11,9 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http3.DefaultHttp3DataFrame;
+import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http3.DefaultHttp3HeadersFrame;
+import io.netty.handler.codec.http3.DefaultHttp3UnknownFrame;
 import io.netty.handler.codec.http3.Http3HeadersFrame;
 import io.netty.handler.codec.quic.QuicStreamChannel;
 import io.netty.handler.codec.quic.QuicStreamPriority;
@@ -22,6 +24,8 @@ import java.nio.ByteBuffer;
  * opens; hands the call to the transport listener once the request HEADERS arrive.
  */
 final class QuicServerStream extends StreamHandler implements ServerStream {
+  /** RFC 9114 §7.2.8: 0x1f * N + 0x21 is reserved (N = 2: Netty wants a two-byte type). */
+  private static final long RESERVED_FRAME_TYPE = 0x1f * 2 + 0x21;
   private final ServerConnection connection;
   private EventLoop loop;
   private boolean earlyData;
@@ -32,6 +36,7 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
   private boolean closeSent;
   private ChannelFuture lastWrite;
   private volatile boolean ready;
+  private io.netty.util.concurrent.ScheduledFuture<?> probe;
 
   QuicServerStream(ServerConnection connection) {
     this.connection = connection;
@@ -41,9 +46,8 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
   public void handlerAdded(ChannelHandlerContext ctx) {
     channel = (QuicStreamChannel) ctx.channel();
     loop = channel.eventLoop();
-    // The QUIC connection turns active only when the handshake completes: a stream that arrives
-    // before that came in 0-RTT early data (RFC 9001 §4.6.1).
-    earlyData = !channel.parent().isActive();
+    // RFC 9001 §4.6.1: created before the client's first 1-RTT packet, so carried by 0-RTT.
+    earlyData = connection.inEarlyData();
     deframer = new MessageDeframer(channel.alloc(), connection.maxInboundMessageBytes());
   }
 
@@ -76,8 +80,9 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
       channel.updatePriority(new QuicStreamPriority(headers.priority().urgency(), headers.priority().incremental()));
     }
     connection.streamOpened(this);
+    ready = channel.isWritable();
     listener = connection.transportListener().streamCreated(this, headers);
-    updateReady();
+    startCancelProbe();
   }
 
   /** Answers a request that cannot become a call with a trailers-only response. */
@@ -106,6 +111,43 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
       return;
     }
     listener.onHalfClose();
+  }
+
+  private void startCancelProbe() {
+    long period = connection.cancelProbeMillis();
+    if (period > 0 && !closeSent && !finished && probe == null) {
+      probe = loop.scheduleAtFixedRate(this::probeOnce, period, period, java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private void probeOnce() {
+    if (finished) {
+      stopCancelProbe();
+      return;
+    }
+    if (StreamLiveness.available()) {
+      if (StreamLiveness.stoppedByPeer(channel)) {
+        onWriteFailed(new java.nio.channels.ClosedChannelException());
+      }
+      return;
+    }
+    if (closeSent) {
+      return;
+    }
+    // RFC 9114 §7.2.8: a reserved frame type that every HTTP/3 peer ignores.
+    channel.writeAndFlush(new DefaultHttp3UnknownFrame(RESERVED_FRAME_TYPE, Unpooled.EMPTY_BUFFER))
+        .addListener(f -> {
+          if (!f.isSuccess()) {
+            onWriteFailed(f.cause());
+          }
+        });
+  }
+
+  private void stopCancelProbe() {
+    if (probe != null) {
+      probe.cancel(false);
+      probe = null;
+    }
   }
 
   @Override
@@ -152,6 +194,7 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
       return;
     }
     finish();
+    stopCancelProbe();
     ready = false;
     connection.streamClosed(this);
     if (listener != null) {
@@ -181,7 +224,7 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
       if (!headersSent) {
         writeHeadersNow(new Metadata());
       }
-      lastWrite = channel.write(new DefaultHttp3DataFrame(MessageFraming.frame(message, encoding, channel.alloc())));
+      lastWrite = channel.write(new DefaultHttp3DataFrame(MessageFraming.frame(message, encoding)));
       lastWrite.addListener(f -> {
         if (!f.isSuccess()) {
           onWriteFailed(f.cause());
@@ -193,7 +236,7 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
 
   private void onWriteFailed(Throwable cause) {
     // STOP_SENDING from the client (it cancelled) fails our queued writes.
-    end(Status.CANCELLED.withDescription("client stopped the stream: " + cause.getMessage()));
+    end(Status.CANCELLED.withDescription("client stopped the stream (" + cause.getClass().getSimpleName() + ")"));
     resetStream(H3_REQUEST_CANCELLED);
   }
 
@@ -246,6 +289,7 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
       return;
     }
     finish();
+    stopCancelProbe();
     connection.streamClosed(this);
     listener.onComplete();
   }
@@ -276,6 +320,10 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
       throw new IllegalArgumentException("the client does not accept encoding " + encoding);
     }
     this.encoding = encoding;
+  }
+
+  long streamId() {
+    return channel.streamId();
   }
 
   @Override

@@ -121,12 +121,12 @@ final class QuicServerTransport implements ServerTransport {
     if (loop == null) {
       return;
     }
+    // Set here, not on the loop: a stream that arrives after this call must be refused even if the
+    // loop handles its datagram before this task.
+    shutdown = true;
     EventLoops.run(loop, () -> {
-      shutdown = true;
       for (ServerConnection c : new ArrayList<>(connections)) {
-        if (c.idle()) {
-          c.close();
-        }
+        c.drain();
       }
       maybeTerminate();
     });
@@ -137,8 +137,8 @@ final class QuicServerTransport implements ServerTransport {
     if (loop == null) {
       return;
     }
+    shutdown = true;
     EventLoops.run(loop, () -> {
-      shutdown = true;
       for (ServerConnection c : new ArrayList<>(connections)) {
         c.closeNow(status);
       }

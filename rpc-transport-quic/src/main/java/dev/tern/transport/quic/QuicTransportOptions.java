@@ -70,10 +70,39 @@ public final class QuicTransportOptions {
   public static final Key<Boolean> EARLY_DATA = new Key<>("quic.earlyData", true);
 
   /**
+   * How often a server probes a call whose response is not finished, in milliseconds (default
+   * 1000; 0 turns probing off). A cancelling client resets its stream and sends STOP_SENDING, but
+   * Netty reports a reset only when the server reads and STOP_SENDING only when it writes; a call
+   * that has stopped reading (nothing requested) or whose request already ended would never hear of
+   * it. The probe asks quiche for the stream's state; where Netty's internals are out of reach it
+   * writes an empty frame of a reserved HTTP/3 type (RFC 9114 §7.2.8) instead, which peers ignore,
+   * and a failed write tells the server the call was cancelled.
+   */
+  public static final Key<Long> CANCEL_PROBE_MILLIS = new Key<>("quic.cancelProbeMillis", 1000L);
+
+  /**
    * For tests only: impair this side's datagrams (drop, duplicate, reorder) with a seeded random
    * generator; null (the default) sends and receives unimpaired.
    */
   public static final Key<DatagramImpairment> IMPAIRMENT = new Key<>("quic.testImpairment", null);
 
+  /** Every key above, for {@link QuicTransportProvider#QuicTransportProvider(TransportOptions)}. */
+  static final java.util.List<Key<?>> ALL = java.util.List.of(CONGESTION_CONTROL, INITIAL_CONGESTION_WINDOW_PACKETS,
+      HYSTART, INITIAL_MAX_DATA, MAX_IDLE_TIMEOUT_MILLIS, MAX_UDP_PAYLOAD_SIZE, DISCOVER_PMTU, ACTIVE_MIGRATION,
+      MAX_ACK_DELAY_MILLIS, GREASE, EARLY_DATA, CANCEL_PROBE_MILLIS, IMPAIRMENT);
+
   private QuicTransportOptions() {}
+
+  /** {@code options} plus every QUIC key set in {@code defaults} and not in {@code options}. */
+  static TransportOptions withDefaults(TransportOptions options, TransportOptions defaults) {
+    TransportOptions out = options;
+    for (Key<?> key : ALL) {
+      out = copyIfUnset(out, defaults, key);
+    }
+    return out;
+  }
+
+  private static <T> TransportOptions copyIfUnset(TransportOptions to, TransportOptions from, Key<T> key) {
+    return !to.isSet(key) && from.isSet(key) ? to.with(key, from.get(key)) : to;
+  }
 }

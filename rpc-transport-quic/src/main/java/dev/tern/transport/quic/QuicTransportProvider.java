@@ -19,8 +19,21 @@ public final class QuicTransportProvider implements TransportProvider {
   /** The transport's name. */
   public static final String NAME = "quic";
 
+  private final TransportOptions defaults;
+
   /** Creates the provider; cheap: the native library is probed lazily. */
-  public QuicTransportProvider() {}
+  public QuicTransportProvider() {
+    this(TransportOptions.defaults());
+  }
+
+  /**
+   * A provider whose transports use the {@link QuicTransportOptions} keys set in {@code defaults}
+   * unless the options they are created with set them: the way to choose QUIC settings (BBR, say)
+   * for transports that {@code TernChannelBuilder} and {@code TernServerBuilder} create.
+   */
+  public QuicTransportProvider(TransportOptions defaults) {
+    this.defaults = java.util.Objects.requireNonNull(defaults, "defaults");
+  }
 
   @Override
   public String name() {
@@ -50,15 +63,17 @@ public final class QuicTransportProvider implements TransportProvider {
   @Override
   public ClientTransport newClientTransport(SocketAddress address, String authority, TransportOptions options) {
     ensureAvailable();
-    return new QuicClientTransport(inet("address", address), authority,
-        options == null ? TransportOptions.defaults() : options);
+    return new QuicClientTransport(inet("address", address), authority, withDefaults(options));
   }
 
   @Override
   public ServerTransport newServerTransport(SocketAddress bindAddress, TransportOptions options) {
     ensureAvailable();
-    return new QuicServerTransport(inet("bindAddress", bindAddress),
-        options == null ? TransportOptions.defaults() : options);
+    return new QuicServerTransport(inet("bindAddress", bindAddress), withDefaults(options));
+  }
+
+  private TransportOptions withDefaults(TransportOptions options) {
+    return QuicTransportOptions.withDefaults(options == null ? TransportOptions.defaults() : options, defaults);
   }
 
   private void ensureAvailable() {

@@ -6,6 +6,8 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
+import io.netty.handler.codec.http3.DefaultHttp3GoAwayFrame;
+import io.netty.handler.codec.http3.Http3;
 import io.netty.handler.codec.http3.Http3SettingsFrame;
 import io.netty.handler.codec.http3.Http3ServerConnectionHandler;
 import io.netty.handler.codec.quic.QuicChannel;
@@ -14,13 +16,18 @@ import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 /** The server's state for one QUIC connection; confined to the connection's event loop. */
 final class ServerConnection {
   private final QuicServerTransport transport;
   private final QuicChannel channel;
   private final Set<QuicServerStream> streams = new LinkedHashSet<>();
+  /** How long a drained connection waits for the client to close it before the server does. */
+  static final long CLOSE_GRACE_MILLIS = 5_000;
   private volatile int version;
+  private long maxStreamId = -1;
+  private boolean goAwaySent;
   private volatile boolean earlyData;
 
   ServerConnection(QuicServerTransport transport, QuicChannel channel) {
@@ -42,6 +49,14 @@ final class ServerConnection {
     channel.pipeline().addLast(new Http3ServerConnectionHandler(requestStreams, new ControlFrames(), null,
         LocalSettings.frame(transport.versionBits(), transport.options()), true, LocalSettings.VALIDATOR));
     channel.pipeline().addLast(new ConnectionEvents());
+    // The close future, not channelInactive: a connection closed before its handshake completed
+    // never was active and never hears channelInactive.
+    channel.closeFuture().addListener(f -> closed());
+    // Netty reads a server connection's streams only after a read is requested, and autoRead asks
+    // for one only when the connection turns active, at the end of the handshake. Asking now lets
+    // quiche hand over streams that arrived in 0-RTT packets at once (RFC 9001 §4.6.1) instead of a
+    // round trip later, which is the point of 0-RTT.
+    channel.read();
   }
 
   QuicChannel channel() { return channel; }
@@ -50,7 +65,17 @@ final class ServerConnection {
 
   boolean earlyData() { return earlyData; }
 
+  /**
+   * Whether the handshake is still open: a server connection turns active when the client's
+   * Finished arrives, so a stream read before that came in 0-RTT packets.
+   */
+  boolean inEarlyData() {
+    return !channel.isActive();
+  }
+
   int maxInboundMessageBytes() { return transport.maxInboundMessageBytes(); }
+
+  long cancelProbeMillis() { return transport.options().get(QuicTransportOptions.CANCEL_PROBE_MILLIS); }
 
   ServerTransportListener transportListener() { return transport.listener(); }
 
@@ -60,18 +85,38 @@ final class ServerConnection {
     if (s.receivedAsEarlyData()) {
       earlyData = true;
     }
+    maxStreamId = Math.max(maxStreamId, s.streamId());
     streams.add(s);
   }
 
   void streamClosed(QuicServerStream s) {
     streams.remove(s);
     if (streams.isEmpty() && transport.isShutdown()) {
-      close();
+      drain();
     }
   }
 
-  boolean idle() {
-    return streams.isEmpty();
+  /**
+   * Graceful end: GOAWAY (RFC 9114 §5.2) tells the client to open no more streams here; once its
+   * calls are done the client closes the connection itself, after every response byte has been
+   * acknowledged, which a server close would not wait for. A client that does not close is closed
+   * after {@link #CLOSE_GRACE_MILLIS}.
+   */
+  void drain() {
+    if (!channel.isOpen()) {
+      return;
+    }
+    if (!goAwaySent) {
+      goAwaySent = true;
+      QuicStreamChannel control = Http3.getLocalControlStream(channel);
+      if (control != null) {
+        // The first client-initiated bidirectional stream not processed (RFC 9000 §2.1: ids 4n).
+        control.writeAndFlush(new DefaultHttp3GoAwayFrame(maxStreamId < 0 ? 0 : maxStreamId + 4));
+      }
+    }
+    if (streams.isEmpty()) {
+      channel.eventLoop().schedule(this::close, CLOSE_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+    }
   }
 
   /** Closes the connection (H3_NO_ERROR); open streams end with UNAVAILABLE. */
@@ -90,6 +135,14 @@ final class ServerConnection {
     close();
   }
 
+  private void closed() {
+    for (QuicServerStream s : new ArrayList<>(streams)) {
+      s.end(Status.UNAVAILABLE.withDescription("QUIC connection closed"));
+    }
+    streams.clear();
+    transport.connectionClosed(this);
+  }
+
   private final class ControlFrames extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -105,16 +158,6 @@ final class ServerConnection {
   }
 
   private final class ConnectionEvents extends ChannelInboundHandlerAdapter {
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-      for (QuicServerStream s : new ArrayList<>(streams)) {
-        s.end(Status.UNAVAILABLE.withDescription("QUIC connection closed"));
-      }
-      streams.clear();
-      transport.connectionClosed(ServerConnection.this);
-      ctx.fireChannelInactive();
-    }
-
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
       // A connection-level error (an HTTP/3 protocol violation): Netty closes the connection.

@@ -66,6 +66,7 @@ abstract class StreamHandler extends ChannelDuplexHandler {
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
     if (evt instanceof ChannelInputShutdownEvent) {
       inputDone = true;
+      onFinReceived();
       deliver();
     }
     ReferenceCountUtil.release(evt);
@@ -91,9 +92,18 @@ abstract class StreamHandler extends ChannelDuplexHandler {
     }
   }
 
+  /**
+   * The stream channel closed. Netty closes a bidirectional stream as soon as it has both sent and
+   * received a FIN (RFC 9000 §3.2 "Data Read" and §3.1 "Data Recvd"), which on a client that
+   * half-closed its request happens right after the response's last bytes are read, while messages
+   * may still wait in the deframer for the application's request-n. Those bytes are complete: once
+   * the FIN has been seen, the close ends nothing, and the buffered messages, then the end of input
+   * (the trailers on a client), are delivered as they are requested. Only a close before the FIN
+   * loses data and fails the call.
+   */
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
-    if (!finished) {
+    if (!finished && !inputDone) {
       onFailure(Status.UNAVAILABLE.withDescription("QUIC stream closed before the call ended"));
     }
     ctx.fireChannelInactive();
@@ -177,6 +187,9 @@ abstract class StreamHandler extends ChannelDuplexHandler {
     }
     return Status.INTERNAL.withDescription(what);
   }
+
+  /** The peer's FIN arrived (its messages may not all be delivered yet). */
+  void onFinReceived() {}
 
   abstract void onHeadersFrame(Http3HeadersFrame frame);
 

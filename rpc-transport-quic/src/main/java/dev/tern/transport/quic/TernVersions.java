@@ -1,7 +1,7 @@
 package dev.tern.transport.quic;
 
 import io.grpc.Status;
-import java.util.Arrays;
+import dev.tern.rpc.ProtocolVersions;
 
 /**
  * The Tern protocol versions a side speaks, carried in one HTTP/3 SETTINGS parameter.
@@ -61,9 +61,8 @@ final class TernVersions {
     return common == 0 ? 0 : 64 - Long.numberOfLeadingZeros(common);
   }
 
-  /** The status a client reports when the sets do not meet. */
+  /** The status a client reports when the sets do not meet (the call layer's wording). */
   static Status noCommonVersion(long clientBits, long serverBits) {
-    return Status.FAILED_PRECONDITION.withDescription("QUIC: no Tern protocol version in common: client speaks "
-        + Arrays.toString(fromBits(clientBits)) + ", server speaks " + Arrays.toString(fromBits(serverBits)));
+    return ProtocolVersions.noCommonVersion(fromBits(clientBits), fromBits(serverBits));
   }
 }

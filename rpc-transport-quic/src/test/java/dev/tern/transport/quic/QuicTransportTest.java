@@ -126,7 +126,7 @@ class QuicTransportTest {
     Harness.Call call = Harness.call(client, RequestHeaders.builder("test.Echo/Stream").build());
     Status status = events.shutdown.get(10, TimeUnit.SECONDS);
     assertThat(status.getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
-    assertThat(status.getDescription()).contains("client speaks [1]").contains("server speaks [3, 2]");
+    assertThat(status.getDescription()).contains("client speaks [1]").contains("server speaks [3,2]");
     assertThat(call.status.get(10, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
     assertThat(events.ready).isNotDone();
   }
@@ -148,6 +148,29 @@ class QuicTransportTest {
     assertThat(serverSide).isNotNull();
     assertThat(serverSide.getCode()).isEqualTo(Status.Code.CANCELLED);
     assertThat(server.headers.poll().priority()).isEqualTo(Priority.of(1, true));
+  }
+
+  @Test
+  void connectionStatisticsCountLossUnderImpairment() throws Exception {
+    Harness.EchoServer server = server(Harness.serverOptions()
+        .with(QuicTransportOptions.IMPAIRMENT, DatagramImpairment.loss(0.05, 42))
+        .with(QuicTransportOptions.CONGESTION_CONTROL, QuicTransportOptions.CongestionControl.BBR));
+    Harness.TransportEvents events = new Harness.TransportEvents();
+    ClientTransport client = client(server.port(), Harness.clientOptions()
+        .with(QuicTransportOptions.CONGESTION_CONTROL, QuicTransportOptions.CongestionControl.BBR), events);
+    Harness.Call call = Harness.call(client, RequestHeaders.builder("test.Echo/Bulk").build());
+    call.stream.request(Integer.MAX_VALUE);
+    byte[] chunk = new byte[16 * 1024];
+    for (int i = 0; i < 64; i++) {
+      call.stream.writeMessage(java.nio.ByteBuffer.wrap(chunk));
+    }
+    call.stream.halfClose();
+    assertThat(call.status.get(20, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.OK);
+    assertThat(call.messages).hasSize(64);
+    ConnectionInfo info = client.connectionInfo();
+    assertThat(info.packetsLost()).as("packets lost, " + info).isPositive();
+    assertThat(info.packetsRetransmitted()).as("packets retransmitted, " + info).isPositive();
+    assertThat(info.bytesReceived()).isGreaterThan(64L * 16 * 1024);
   }
 
   @Test

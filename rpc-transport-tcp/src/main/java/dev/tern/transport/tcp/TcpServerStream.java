@@ -6,11 +6,13 @@ import dev.tern.rpc.spi.ServerStreamListener;
 import io.grpc.Attributes;
 import io.grpc.Context;
 import io.grpc.Contexts;
+import io.grpc.Deadline;
 import io.grpc.Grpc;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.Status;
 import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One call's server stream over a grpc-java {@link ServerCall}. Calls into grpc-java are made under
@@ -18,12 +20,16 @@ import java.nio.ByteBuffer;
  * under it.
  */
 final class TcpServerStream extends ServerCall.Listener<ByteBuffer> implements ServerStream {
+  /** A client reset this close to the call's deadline is taken as the deadline passing. */
+  private static final long DEADLINE_SLACK_MILLIS = 250;
+
   private final ServerCall<ByteBuffer, ByteBuffer> call;
   private final Context context;
   private final TcpServerTransport owner;
   private ServerStreamListener listener;
   private boolean headersSent;
   private boolean closed;
+  private final ReadyGate ready = new ReadyGate();
   private volatile Status cancelStatus;
 
   TcpServerStream(ServerCall<ByteBuffer, ByteBuffer> call, Context context, TcpServerTransport owner) {
@@ -54,6 +60,7 @@ final class TcpServerStream extends ServerCall.Listener<ByteBuffer> implements S
       headersSent = true;
       call.sendHeaders(new Metadata()); // grpc-java wants headers before the first message
     }
+    ready.wrote(message.remaining());
     call.sendMessage(message);
   }
 
@@ -95,7 +102,7 @@ final class TcpServerStream extends ServerCall.Listener<ByteBuffer> implements S
 
   @Override
   public synchronized boolean isReady() {
-    return !closed && call.isReady();
+    return !closed && (call.isReady() || ready.beforeAllocation());
   }
 
   @Override
@@ -141,6 +148,9 @@ final class TcpServerStream extends ServerCall.Listener<ByteBuffer> implements S
 
   @Override
   public void onReady() {
+    synchronized (this) {
+      ready.allocated();
+    }
     listener.onReady();
   }
 
@@ -164,6 +174,13 @@ final class TcpServerStream extends ServerCall.Listener<ByteBuffer> implements S
     }
     if (cancel == null) {
       cancel = Status.CANCELLED.withDescription("the client cancelled the call or the connection was lost");
+    }
+    Deadline deadline = context.getDeadline();
+    if (cancel.getCode() == Status.Code.CANCELLED && deadline != null
+        && deadline.timeRemaining(TimeUnit.MILLISECONDS) < DEADLINE_SLACK_MILLIS) {
+      // HTTP/2 resets carry no reason. The server's copy of the deadline started when the headers
+      // arrived, so the client's reset for that same deadline lands a little before it expires here.
+      cancel = Status.DEADLINE_EXCEEDED.withDescription("the call's deadline passed");
     }
     listener.onCancel(cancel);
   }

@@ -10,7 +10,11 @@ package dev.tern.transport.udp.congestion;
  */
 public interface CongestionController {
 
-  /** A packet of {@code bytes} that counts toward bytes in flight (RFC 9002 §2) was sent. */
+  /**
+   * A packet of {@code bytes} that counts toward bytes in flight (RFC 9002 §2) was sent.
+   *
+   * @param bytesInFlight bytes in flight including this packet
+   */
   void onPacketSent(long nowNs, long packetNumber, int bytes, long bytesInFlight);
 
   /**
@@ -33,6 +37,21 @@ public interface CongestionController {
   /** RFC 9002 §7.6: the losses span more than the persistent-congestion duration. */
   void onPersistentCongestion(long nowNs);
 
+  /**
+   * The sender had nothing to send although the window and the pacer allowed more (RFC 9002 §7.8,
+   * draft-cheng-iccrg-delivery-rate-estimation §3.3.4). A window-based controller stops growing its
+   * window while the flight does not fill it; a model-based one marks its next rate samples as
+   * application-limited so they cannot lower its bandwidth estimate. Connections call it when a
+   * send opportunity finds no data.
+   */
+  default void onApplicationLimited(long nowNs, long bytesInFlight) {}
+
+  /**
+   * The path's maximum datagram size changed (DPLPMTUD, RFC 8899); later window arithmetic uses
+   * {@code bytes} as the segment size (RFC 9002 §7.2 states windows in multiples of it).
+   */
+  default void onMaxDatagramSizeChanged(int bytes) {}
+
   /** Whether {@code bytes} more may be sent with {@code bytesInFlight} outstanding. */
   default boolean canSend(long bytesInFlight, int bytes) {
     return bytesInFlight + bytes <= congestionWindowBytes();
@@ -40,6 +59,17 @@ public interface CongestionController {
 
   /** The congestion window, in bytes. */
   long congestionWindowBytes();
+
+  /**
+   * How much of the window data of background urgency (less urgent than RFC 9218's default) may
+   * fill. A controller whose window deliberately exceeds its path model (BBR keeps 1.25 BDP)
+   * answers the model's estimate here, so bulk transfers never hold more than the pipe plus its
+   * send quanta in flight and the rest of the window, which would only sit in the bottleneck
+   * queue, stays free for urgent data. The default is the whole window.
+   */
+  default long backgroundWindowBytes() {
+    return congestionWindowBytes();
+  }
 
   /**
    * The rate the pacer should send at, in bytes per second, given the RTT estimate; a

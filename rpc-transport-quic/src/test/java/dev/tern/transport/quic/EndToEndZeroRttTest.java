@@ -1,0 +1,93 @@
+package dev.tern.transport.quic;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tern.rpc.TernChannelBuilder;
+import dev.tern.rpc.TernChannels;
+import dev.tern.rpc.TernServerBuilder;
+import dev.tern.rpc.TernServerCalls;
+import dev.tern.rpc.spi.TransportOptions;
+import io.grpc.CallOptions;
+import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import io.grpc.Server;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.ServerCalls;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Through the public API: a channel that resumes a TLS session sends its first idempotent call in 0-RTT. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class EndToEndZeroRttTest {
+  private static final MethodDescriptor.Marshaller<String> UTF8 = new MethodDescriptor.Marshaller<>() {
+    @Override
+    public InputStream stream(String value) {
+      return new ByteArrayInputStream(value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public String parse(InputStream in) {
+      try {
+        return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  };
+
+  /** Idempotent, so the call layer lets it go out as early data. */
+  private static final MethodDescriptor<String, String> EARLY = MethodDescriptor.<String, String>newBuilder()
+      .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("test.Early/Connection")
+      .setRequestMarshaller(UTF8).setResponseMarshaller(UTF8).setIdempotent(true).build();
+
+  @Test
+  void aResumedChannelsFirstCallArrivesAsEarlyData() throws Exception {
+    ServerServiceDefinition service = ServerServiceDefinition.builder("test.Early")
+        .addMethod(EARLY, ServerCalls.asyncUnaryCall((request, response) -> {
+          response.onNext("earlyData=" + TernServerCalls.connectionInfo().earlyDataAccepted());
+          response.onCompleted();
+        }))
+        .build();
+    // 20 ms one-way delay into the server: on bare loopback a handshake can finish before the call
+    // layer even opens the call's stream, and there would be nothing to send early.
+    QuicTransportProvider delayed = new QuicTransportProvider(TransportOptions.defaults()
+        .with(QuicTransportOptions.IMPAIRMENT, DatagramImpairment.of(0, 0, 0, 1).withInboundDelayMillis(20)));
+    Server server = TernServerBuilder.create().addTransportProvider(delayed)
+        .listen("quic", new InetSocketAddress("127.0.0.1", 0)).addService(service)
+        .tls(TestCertificates.server()).build().start();
+    try {
+      InetSocketAddress address = (InetSocketAddress) server.getListenSockets().get(0);
+      ManagedChannel cold = channel(address);
+      assertThat(call(cold)).isEqualTo("earlyData=false");
+      assertThat(TernChannels.selectedTransport(cold)).isEqualTo("quic");
+      cold.shutdown();
+      assertThat(cold.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+
+      ManagedChannel warm = channel(address);
+      assertThat(call(warm)).as("first call of a channel that resumes").isEqualTo("earlyData=true");
+      warm.shutdownNow();
+      assertThat(warm.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    } finally {
+      server.shutdownNow();
+      assertThat(server.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    }
+  }
+
+  private static ManagedChannel channel(InetSocketAddress address) {
+    return TernChannelBuilder.forAddress(address).addTransportProvider(new QuicTransportProvider())
+        .transports("quic").overrideAuthority("localhost:" + address.getPort())
+        .tls(TestCertificates.client()).build();
+  }
+
+  private static String call(ManagedChannel channel) {
+    return ClientCalls.blockingUnaryCall(channel, EARLY, CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), "hi");
+  }
+}

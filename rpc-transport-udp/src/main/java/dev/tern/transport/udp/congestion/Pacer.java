@@ -1,0 +1,158 @@
+package dev.tern.transport.udp.congestion;
+
+/**
+ * Spreads data packets over time at the congestion controller's rate (RFC 9002 §7.7). A token
+ * bucket whose depth is {@code max(2 datagrams, 1 ms at the rate)}: real timers fire with about
+ * 1 ms precision, so a sender woken late may catch up by one such quantum, never by more. A
+ * flight that starts after the pacer sat idle (the first one, or one after a pause of more than
+ * {@link #IDLE_NS}) holds at most one datagram of credit, not a burst: there is no late timer to
+ * catch up on, and the initial window then occupies a full RTT/2 at the slow-start rate.
+ *
+ * <p>Only data (ack-eliciting) packets are paced: a connection sends ACK-only packets at once and
+ * does not report them here (or passes {@code paced = false}). Tokens are counted in bytes x 10^9
+ * so rates are exact in integer arithmetic; nothing allocates.
+ */
+public final class Pacer {
+  private static final long NS_PER_S = 1_000_000_000L;
+  /** The timer precision the burst allowance covers. */
+  public static final long QUANTUM_NS = 1_000_000L;
+  /**
+   * A pause in paced sending longer than this (or than the time to fill the bucket plus one
+   * quantum, at low rates) starts the next flight with one datagram.
+   */
+  public static final long IDLE_NS = 2 * QUANTUM_NS;
+  /**
+   * The highest rate taken, 100 GB/s: a near-zero RTT (loopback) makes cwnd/srtt enormous, and the
+   * token arithmetic (bytes x 10^9) must not overflow.
+   */
+  public static final long MAX_RATE_BYTES_PER_SECOND = 100_000_000_000L;
+
+  private int maxDatagramSize;
+  private long rateBytesPerSecond;
+  /** Tokens in bytes x 10^9 (byte-nanoseconds at 1 byte/s); negative after a forced send. */
+  private long tokens;
+  private long lastRefillNs;
+  private long lastSendNs;
+  private long capTokens;
+  private boolean started;
+
+  /** A pacer for datagrams of up to {@code maxDatagramSize} bytes at {@code rateBytesPerSecond}. */
+  public Pacer(int maxDatagramSize, long rateBytesPerSecond) {
+    this.maxDatagramSize = WindowPacing.checkDatagramSize(maxDatagramSize);
+    setRate(rateBytesPerSecond);
+  }
+
+  /** Sets the rate; call after each ACK (or use {@link #update}). */
+  public void setRate(long rateBytesPerSecond) {
+    if (rateBytesPerSecond <= 0) {
+      throw new IllegalArgumentException(
+          "rateBytesPerSecond must be positive, was " + rateBytesPerSecond);
+    }
+    this.rateBytesPerSecond = Math.min(rateBytesPerSecond, MAX_RATE_BYTES_PER_SECOND);
+  }
+
+  /** Takes the rate from {@code controller} for the current RTT estimate. */
+  public void update(CongestionController controller, CongestionController.RttView rtt) {
+    setRate(controller.pacingRateBytesPerSecond(rtt));
+  }
+
+  /** The datagram size changed (DPLPMTUD). */
+  public void setMaxDatagramSize(int bytes) {
+    this.maxDatagramSize = WindowPacing.checkDatagramSize(bytes);
+  }
+
+  /** The current rate, bytes per second. */
+  public long rateBytesPerSecond() {
+    return rateBytesPerSecond;
+  }
+
+  /** The most that may leave back to back: {@code max(2 datagrams, 1 ms at the rate)}, bytes. */
+  public long burstBytes() {
+    long perQuantum = rateBytesPerSecond / (NS_PER_S / QUANTUM_NS);
+    return Math.max(2L * maxDatagramSize, perQuantum);
+  }
+
+  /**
+   * The earliest time a paced packet of {@code bytes} may leave: {@code nowNs} if it may leave
+   * now, otherwise a later time (the connection arms a timer for it).
+   */
+  public long nextSendTimeNs(long nowNs, int bytes) {
+    refill(nowNs);
+    // A packet larger than the bucket (a PMTU probe after a pause) may go once it is full.
+    long need = Math.min((long) bytes * NS_PER_S, capTokens) - tokens;
+    if (need <= 0) {
+      return nowNs;
+    }
+    // Round up so the packet is never released a nanosecond early.
+    return nowNs + (need + rateBytesPerSecond - 1) / rateBytesPerSecond;
+  }
+
+  /** Whether a paced packet of {@code bytes} may leave at {@code nowNs}. */
+  public boolean canSend(long nowNs, int bytes) {
+    return nextSendTimeNs(nowNs, bytes) <= nowNs;
+  }
+
+  /** A data packet of {@code bytes} was sent; it spends tokens. */
+  public void onPacketSent(long nowNs, int bytes) {
+    onPacketSent(nowNs, bytes, true);
+  }
+
+  /**
+   * A packet of {@code bytes} was sent; {@code paced} is false for ACK-only packets, which the
+   * connection sends without waiting and which spend no tokens.
+   */
+  public void onPacketSent(long nowNs, int bytes, boolean paced) {
+    if (!paced) {
+      return;
+    }
+    refill(nowNs);
+    tokens -= (long) bytes * NS_PER_S;
+    lastSendNs = nowNs;
+  }
+
+  /**
+   * How long a pause must be to count as idle: longer than filling the bucket plus a quantum, so a
+   * sender whose timer merely fired late (its interval above a millisecond) still catches up.
+   */
+  private long idleThresholdNs() {
+    long fillNs = burstBytes() * NS_PER_S / rateBytesPerSecond;
+    return Math.max(IDLE_NS, fillNs + QUANTUM_NS);
+  }
+
+  private void refill(long nowNs) {
+    long cap = burstBytes() * NS_PER_S;
+    if (!started) {
+      started = true;
+      lastRefillNs = nowNs;
+      lastSendNs = nowNs;
+      tokens = (long) maxDatagramSize * NS_PER_S;
+      capTokens = tokens;
+      return;
+    }
+    long elapsed = nowNs - lastRefillNs;
+    if (elapsed <= 0) {
+      return;
+    }
+    lastRefillNs = nowNs;
+    // A new flight after a pause holds at most one datagram of credit: one now, the rest at the
+    // rate.
+    if (nowNs - lastSendNs > idleThresholdNs()) {
+      cap = Math.min(cap, (long) maxDatagramSize * NS_PER_S);
+    }
+    capTokens = cap;
+    // Avoid overflow: once the elapsed time alone would fill the bucket, it is full.
+    long room = cap - tokens;
+    if (room <= 0) {
+      tokens = Math.min(tokens, cap);
+      return;
+    }
+    if (elapsed >= room / rateBytesPerSecond + 1) {
+      tokens = cap;
+    } else {
+      tokens += elapsed * rateBytesPerSecond;
+      if (tokens > cap) {
+        tokens = cap;
+      }
+    }
+  }
+}

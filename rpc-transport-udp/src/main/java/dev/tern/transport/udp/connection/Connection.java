@@ -1,0 +1,470 @@
+package dev.tern.transport.udp.connection;
+
+import dev.tern.transport.udp.congestion.CongestionController;
+import dev.tern.transport.udp.congestion.CongestionControllers;
+import dev.tern.transport.udp.congestion.Pacer;
+import dev.tern.transport.udp.path.IdlePolicy;
+import dev.tern.transport.udp.path.MtuDiscovery;
+import dev.tern.transport.udp.frame.FrameReader;
+import dev.tern.transport.udp.frame.TransportError;
+import dev.tern.transport.udp.packet.ConnectionId;
+import dev.tern.transport.udp.packet.PacketHeader;
+import dev.tern.transport.udp.packet.PacketProtection;
+import dev.tern.transport.udp.packet.PacketType;
+import dev.tern.transport.udp.packet.PlaintextProtection;
+import dev.tern.transport.udp.recovery.AckTracker;
+import dev.tern.transport.udp.recovery.LossDetector;
+import dev.tern.transport.udp.recovery.RttEstimator;
+import dev.tern.transport.udp.recovery.SentPacketLog;
+import dev.tern.transport.udp.stream.PriorityScheduler;
+import dev.tern.transport.udp.stream.RoundRobinScheduler;
+import dev.tern.transport.udp.stream.SendScheduler;
+import dev.tern.transport.udp.stream.Stream;
+import dev.tern.transport.udp.stream.StreamFrameWriter;
+import dev.tern.transport.udp.stream.StreamSet;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Random;
+
+/**
+ * A sans-IO connection of Tern's UDP protocol (docs/protocol.md): a state machine fed datagrams
+ * and the time, producing datagrams and its next deadline. No sockets, threads or clocks inside.
+ *
+ * <p>Driver contract: after {@link #onDatagram} or {@link #onTimeout}, call
+ * {@link #pollDatagram} until it returns 0, then wait until {@link #nextTimeoutNs()} or the next
+ * datagram. Send each datagram to the path {@link #currentPathId()} names. Not thread-safe: one
+ * thread owns a connection.
+ */
+public final class Connection {
+  final boolean isClient;
+  final ConnectionConfig config;
+  final ListenerRelay listener = new ListenerRelay();
+  final Random random;
+  ConnectionState state = ConnectionState.HANDSHAKING;
+  int version;
+  final int attemptedVersion;
+  final ConnectionId localCid;
+  ConnectionId peerCid;
+  final ConnectionId originalDcid;
+  boolean peerCidLearned;
+  boolean versionNegotiated;
+
+  final PacketProtection protection = new PlaintextProtection();
+  final PacketHeader header = new PacketHeader();
+  final FrameReader reader = new FrameReader();
+  final SentPacketLog log = new SentPacketLog();
+  final RttEstimator rtt = new RttEstimator();
+  final CongestionController cc;
+  final Pacer pacer;
+  final MtuDiscovery mtu;
+  final IdlePolicy idle;
+  boolean pingPending;
+  final PathMtuController pathMtu;
+  final LossDetector loss;
+  final AckTracker acks;
+  final StreamSet streams;
+  final StreamFrameWriter streamWriter;
+  final Handshake handshake = new Handshake();
+  final ConnectionStats stats = new ConnectionStats();
+  final FrameDispatcher dispatcher;
+  final PacketBuilder builder;
+
+  long nowNs;
+  long idleTimeoutNs;
+  long closeDeadlineNs = Long.MAX_VALUE;
+  int probesPending;
+  boolean handshakeDonePending;
+  boolean handshakeConfirmed;
+  boolean handshakeDoneAcked;
+  boolean peerEstablished;
+  boolean retransmitQueued;
+  boolean addressValidated;
+  long amplificationReceivedBytes;
+  long amplificationSentBytes;
+  long currentPathId;
+  boolean pathChallengePending;
+  long pathChallengeData;
+  boolean pathChallengeOutstanding;
+  boolean pathResponsePending;
+  long pathResponseData;
+  boolean peerWantsTimestamps;
+
+  boolean closeToSend;
+  boolean closeApplication;
+  TransportError closeError;
+  long closeCode;
+  long closeFrameType;
+  byte[] closeReason = new byte[0];
+
+  private Connection(boolean isClient, ConnectionConfig config, ConnectionListener listener,
+      Random random, SendScheduler scheduler, ConnectionId localCid, ConnectionId peerCid,
+      ConnectionId originalDcid, int version) {
+    this.isClient = isClient;
+    this.config = config;
+    this.listener.set(listener);
+    this.random = random;
+    this.localCid = localCid;
+    this.peerCid = peerCid;
+    this.originalDcid = originalDcid;
+    this.version = version;
+    this.attemptedVersion = version;
+    this.cc = CongestionControllers.create(config.congestionControl, config.maxDatagramBytes,
+        random.nextLong());
+    this.pacer = new Pacer(config.maxDatagramBytes, cc.pacingRateBytesPerSecond(rtt));
+    this.mtu = new MtuDiscovery(config.maxDatagramBytes, config.maxProbedDatagramBytes,
+        MtuDiscovery.RAISE_INTERVAL_NS);
+    this.pathMtu = new PathMtuController(cc, mtu, pacer);
+    this.dispatcher = new FrameDispatcher(this);
+    this.loss = new LossDetector(log, rtt, pathMtu, dispatcher);
+    this.acks = new AckTracker(config.maxAckDelayMs * 1_000_000L);
+    this.streams = new StreamSet(isClient, config.limits, scheduler, this.listener);
+    this.streamWriter = new StreamFrameWriter(streams);
+    this.builder = new PacketBuilder(this);
+    this.idleTimeoutNs = config.idleTimeoutMs * 1_000_000L;
+    this.idle = new IdlePolicy(config.keepAliveMs * 1_000_000L, idleTimeoutNs, 0);
+  }
+
+  /** Brings the idle policy up to date (negotiated timeout, open streams). */
+  private IdlePolicy idlePolicy() {
+    idle.setIdleTimeoutNs(idleTimeoutNs);
+    idle.setOpenStreams(streams.size());
+    return idle;
+  }
+
+  /**
+   * Keeps the connection alive with pings while idle even without open streams (so that the
+   * next call finds the NAT binding and the connection still there), or stops doing so.
+   */
+  public void setKeepConnected(boolean keep) {
+    idle.setKeepConnected(keep);
+  }
+
+  /**
+   * A client connection; its first {@link #pollDatagram} produces the INITIAL.
+   *
+   * @param random the source of connection IDs and path challenges (seeded in simulations)
+   */
+  public static Connection client(ConnectionConfig config, ConnectionListener listener,
+      Random random) {
+    return client(config, listener, random, scheduler(config));
+  }
+
+  private static SendScheduler scheduler(ConnectionConfig config) {
+    return config.priorityScheduling ? new PriorityScheduler() : new RoundRobinScheduler();
+  }
+
+  /** A client connection with the given send scheduler. */
+  public static Connection client(ConnectionConfig config, ConnectionListener listener,
+      Random random, SendScheduler scheduler) {
+    ConnectionId local = ConnectionId.random(random);
+    ConnectionId initialDcid = ConnectionId.random(random);
+    Connection c = new Connection(true, config, listener, random, scheduler, local, initialDcid,
+        initialDcid, config.versions[0]);
+    c.handshake.setLocalMessage(c.localParameters(TransportParameters.CLIENT_HELLO));
+    c.loss.setArmWithoutInFlight(true); // RFC 9002 §6.2.2.1
+    c.addressValidated = true;
+    return c;
+  }
+
+  /**
+   * A server connection for a client's INITIAL. The caller (the endpoint) has checked that the
+   * datagram parses as an INITIAL of a version in {@code config}; it then passes the same
+   * datagram to {@link #onDatagram}.
+   *
+   * @param clientDcid the INITIAL's destination connection ID
+   * @param clientScid the INITIAL's source connection ID
+   */
+  public static Connection server(ConnectionConfig config, ConnectionListener listener,
+      Random random, ConnectionId clientDcid, ConnectionId clientScid, int version) {
+    return server(config, listener, random, clientDcid, clientScid, version, scheduler(config));
+  }
+
+  /** A server connection with the given send scheduler. */
+  public static Connection server(ConnectionConfig config, ConnectionListener listener,
+      Random random, ConnectionId clientDcid, ConnectionId clientScid, int version,
+      SendScheduler scheduler) {
+    ConnectionId local = ConnectionId.forServer(random, config.configRotation, config.serverId);
+    Connection c = new Connection(false, config, listener, random, scheduler, local, clientScid,
+        clientDcid, version);
+    c.peerCidLearned = true;
+    return c;
+  }
+
+  TransportParameters localParameters(int type) {
+    TransportParameters p = new TransportParameters();
+    p.messageType = type;
+    p.initialSourceConnectionId = localCid;
+    p.maxIdleTimeoutMs = config.idleTimeoutMs;
+    p.maxUdpPayloadSize = config.maxProbedDatagramBytes;
+    p.initialMaxData = config.limits.connectionWindowBytes;
+    p.initialMaxStreamData = config.limits.streamWindowBytes;
+    p.initialMaxStreams = config.limits.maxStreams;
+    p.maxAckDelayMs = config.maxAckDelayMs;
+    p.rpcVersions = config.rpcVersions.clone();
+    p.wantsReceiveTimestamps = config.wantReceiveTimestamps;
+    p.chosenVersion = version;
+    p.attemptedVersion = isClient ? attemptedVersion : version;
+    return p;
+  }
+
+  // ---- datagrams in -------------------------------------------------------------------------
+
+  /** Processes a datagram from the current path (see {@link #onDatagram(ByteBuffer, long, long)}). */
+  public void onDatagram(ByteBuffer datagram, long nowNs) {
+    onDatagram(datagram, nowNs, currentPathId);
+  }
+
+  /**
+   * Processes a received datagram (borrowed: not kept after return; its position is advanced to
+   * its limit). Malformed or corrupt packets are dropped and counted, never thrown.
+   *
+   * @param pathId an opaque number the driver gives each remote address; a new highest-numbered
+   *     packet from a new path moves the connection to it (docs/protocol.md §8)
+   */
+  public void onDatagram(ByteBuffer datagram, long nowNs, long pathId) {
+    this.nowNs = nowNs;
+    if (state == ConnectionState.CLOSED) {
+      datagram.position(datagram.limit());
+      return;
+    }
+    stats.bytesReceived += datagram.remaining();
+    PacketReceiver.receive(this, datagram, pathId);
+    streams.deliverNotifications();
+  }
+
+  // ---- datagrams out ------------------------------------------------------------------------
+
+  /**
+   * Writes the next datagram to send into {@code out} at its position (at most
+   * {@code min(out.remaining(), maxDatagramBytes)} bytes), advancing the position.
+   *
+   * @return the datagram's size, or 0 if nothing is to be sent now
+   */
+  public int pollDatagram(ByteBuffer out, long nowNs) {
+    this.nowNs = nowNs;
+    return builder.poll(out);
+  }
+
+  /** The next time {@link #onTimeout} should run, {@code Long.MAX_VALUE} if none. */
+  public long nextTimeoutNs() {
+    switch (state) {
+      case CLOSED:
+        return Long.MAX_VALUE;
+      case CLOSING:
+      case DRAINING:
+        return closeDeadlineNs;
+      default:
+        break;
+    }
+    long t = loss.timerNs();
+    // RFC 9000 §10.1 idle timeout and the keep-alive ping.
+    t = Math.min(t, idlePolicy().nextTimeoutNs(rtt.ptoNs(0)));
+    if (builder.canSendAnything()) {
+      t = Math.min(t, acks.ackDeadlineNs());
+      long pace = builder.nextPacedSendNs();
+      t = Math.min(t, pace);
+    }
+    return t;
+  }
+
+  /** Runs the timers due at {@code nowNs}: loss detection, probes, idle timeout, closing. */
+  public void onTimeout(long nowNs) {
+    this.nowNs = nowNs;
+    if (state == ConnectionState.CLOSED) {
+      return;
+    }
+    if (state == ConnectionState.CLOSING || state == ConnectionState.DRAINING) {
+      if (nowNs >= closeDeadlineNs) {
+        state = ConnectionState.CLOSED;
+      }
+      return;
+    }
+    IdlePolicy.Action idleAction = idlePolicy().onTimeout(nowNs, rtt.ptoNs(0));
+    if (idleAction == IdlePolicy.Action.SEND_PING && state == ConnectionState.ESTABLISHED) {
+      pingPending = true;
+    }
+    if (idleAction == IdlePolicy.Action.CLOSE) {
+      // RFC 9000 §10.1: an idle connection is closed silently.
+      state = ConnectionState.CLOSED;
+      closeError = TransportError.IDLE_TIMEOUT;
+      listener.onClosed(this, TransportError.IDLE_TIMEOUT, TransportError.IDLE_TIMEOUT.code(),
+          "idle timeout", false);
+      return;
+    }
+    if (nowNs >= loss.timerNs()) {
+      int probes = loss.onTimeout(nowNs);
+      if (probes > 0) {
+        stats.ptoCount++;
+        probesPending = probes;
+        mtu.onProbeTimeout(nowNs, loss.ptoCount());
+        pathMtu.checkSize();
+      }
+    }
+  }
+
+  // ---- streams (the transport glue's API) --------------------------------------------------
+
+  /** Opens a stream, or returns null if the handshake is not complete or the peer's limit is hit. */
+  public Stream openStream() {
+    if (state != ConnectionState.ESTABLISHED) {
+      return null;
+    }
+    return streams.open();
+  }
+
+  /** The open stream with {@code id}, or null. */
+  public Stream stream(long id) {
+    return streams.get(id);
+  }
+
+  /** Writes bytes to a stream's send buffer; returns how many were taken (borrowing {@code src}). */
+  public int write(Stream stream, ByteBuffer src) {
+    return streams.write(stream, src);
+  }
+
+  /** Ends a stream's sending half. */
+  public void finish(Stream stream) {
+    streams.finish(stream);
+  }
+
+  /** Resets a stream's sending half (its unsent data is dropped at once; the peer is told). */
+  public void resetStream(Stream stream, long applicationErrorCode) {
+    streams.reset(stream, applicationErrorCode);
+  }
+
+  /** Asks the peer to stop sending on a stream. */
+  public void stopSending(Stream stream, long applicationErrorCode) {
+    streams.stopSending(stream, applicationErrorCode);
+  }
+
+  /** Reads in-order bytes of a stream into {@code dst}; returns how many. */
+  public int read(Stream stream, ByteBuffer dst) {
+    return streams.read(stream, dst);
+  }
+
+  // ---- closing -------------------------------------------------------------------------------
+
+  /** Closes the connection with an application error code (APPLICATION_CLOSE). */
+  public void close(long applicationErrorCode, String reason) {
+    startClosing(TransportError.APPLICATION_ERROR, applicationErrorCode, 0, reason, true);
+  }
+
+  void closeWithError(TransportError error, long frameType, String reason) {
+    startClosing(error, error.code(), frameType, reason, false);
+  }
+
+  private void startClosing(TransportError error, long code, long frameType, String reason,
+      boolean application) {
+    if (state == ConnectionState.CLOSING || state == ConnectionState.DRAINING
+        || state == ConnectionState.CLOSED) {
+      return;
+    }
+    closeError = error;
+    closeCode = code;
+    closeFrameType = frameType;
+    closeApplication = application;
+    closeReason = reason == null ? new byte[0] : reason.getBytes(StandardCharsets.UTF_8);
+    closeToSend = true;
+    state = ConnectionState.CLOSING;
+    closeDeadlineNs = nowNs + 3 * rtt.ptoNs(0); // RFC 9000 §10.2
+    listener.onClosed(this, error, code, reason == null ? "" : reason, false);
+  }
+
+  void onPeerClose(TransportError error, long code, String reason) {
+    if (state == ConnectionState.CLOSING || state == ConnectionState.DRAINING
+        || state == ConnectionState.CLOSED) {
+      return;
+    }
+    closeError = error;
+    closeCode = code;
+    state = ConnectionState.DRAINING;
+    closeDeadlineNs = nowNs + 3 * rtt.ptoNs(0); // RFC 9000 §10.2.2
+    listener.onClosed(this, error, code, reason, true);
+  }
+
+  /**
+   * Sets the listener (e.g. once the glue has wrapped a server connection the endpoint created);
+   * null stops notifications.
+   */
+  public void setListener(ConnectionListener l) {
+    listener.set(l);
+  }
+
+  // ---- inspection ----------------------------------------------------------------------------
+
+  /** The state. */
+  public ConnectionState state() {
+    return state;
+  }
+
+  /** The negotiated wire version. */
+  public int version() {
+    return version;
+  }
+
+  /** The Tern RPC protocol versions the peer stated, or an empty array before the handshake. */
+  public long[] peerRpcVersions() {
+    TransportParameters p = handshake.peer();
+    return p == null ? new long[0] : p.rpcVersions.clone();
+  }
+
+  /** The connection ID this side issued (the peer's destination ID). */
+  public ConnectionId localConnectionId() {
+    return localCid;
+  }
+
+  /** The path the connection currently sends on. */
+  public long currentPathId() {
+    return currentPathId;
+  }
+
+  /** The counters. */
+  public ConnectionStats stats() {
+    stats.packetsLost = loss.packetsLost();
+    return stats;
+  }
+
+  /** The RTT estimator. */
+  public CongestionController.RttView rtt() {
+    return rtt;
+  }
+
+  /** The datagram size in use now (PMTU discovery moves it), bytes of UDP payload. */
+  public int maxDatagramBytes() {
+    return mtu.maxDatagramSize();
+  }
+
+  /** PMTU discovery's state, for reports and tests. */
+  public MtuDiscovery mtuDiscovery() {
+    return mtu;
+  }
+
+  /** The congestion controller. */
+  public CongestionController congestionController() {
+    return cc;
+  }
+
+  /** Why the connection closed (null while open). */
+  public TransportError closeError() {
+    return closeError;
+  }
+
+  /**
+   * Whether nothing is outstanding: no stream, nothing queued, no packet awaiting acknowledgement
+   * (used by tests to prove no state leaks).
+   */
+  public boolean isQuiescent() {
+    return streams.isIdle() && loss.ackElicitingInFlight() == 0 && !streamWriter.hasControlFrames()
+        && !handshake.pending() && !handshakeDonePending;
+  }
+
+  /** Live streams. */
+  public int streamCount() {
+    return streams.size();
+  }
+
+  @Override
+  public String toString() {
+    return (isClient ? "client" : "server") + "[" + localCid + " " + state + "]";
+  }
+}

@@ -1,0 +1,212 @@
+package dev.tern.transport.udp.connection;
+
+import dev.tern.transport.udp.congestion.CongestionControl;
+import dev.tern.transport.udp.congestion.CongestionControllers;
+import dev.tern.transport.udp.packet.Versions;
+import dev.tern.transport.udp.stream.StreamLimits;
+
+/**
+ * A connection's settings (docs/protocol.md §7 for the transport parameters they become).
+ * Immutable; build one with {@link #builder()}.
+ */
+public final class ConnectionConfig {
+  /** Wire versions this side speaks, most preferred first. */
+  final int[] versions;
+  /** Tern RPC protocol versions this side speaks. */
+  final long[] rpcVersions;
+  final StreamLimits limits;
+  final long idleTimeoutMs;
+  final long maxAckDelayMs;
+  final int maxDatagramBytes;
+  final CongestionControl congestionControl;
+  final boolean priorityScheduling;
+  final int maxProbedDatagramBytes;
+  final long keepAliveMs;
+  final boolean wantReceiveTimestamps;
+  final int serverId;
+  final int configRotation;
+
+  private ConnectionConfig(Builder b) {
+    this.versions = b.versions.clone();
+    this.rpcVersions = b.rpcVersions.clone();
+    this.limits = b.limits;
+    this.idleTimeoutMs = b.idleTimeoutMs;
+    this.maxAckDelayMs = b.maxAckDelayMs;
+    this.maxDatagramBytes = b.maxDatagramBytes;
+    this.congestionControl = b.congestionControl;
+    this.priorityScheduling = b.priorityScheduling;
+    this.maxProbedDatagramBytes = Math.max(b.maxProbedDatagramBytes, b.maxDatagramBytes);
+    this.keepAliveMs = b.keepAliveMs;
+    this.wantReceiveTimestamps = b.wantReceiveTimestamps;
+    this.serverId = b.serverId;
+    this.configRotation = b.configRotation;
+  }
+
+  /** A builder with the defaults of docs/protocol.md. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The default configuration. */
+  public static ConnectionConfig defaults() {
+    return builder().build();
+  }
+
+  /** The wire versions, most preferred first (a copy). */
+  public int[] versions() {
+    return versions.clone();
+  }
+
+  /** The stream limits. */
+  public StreamLimits limits() {
+    return limits;
+  }
+
+  /** The datagram size used, bytes. */
+  public int maxDatagramBytes() {
+    return maxDatagramBytes;
+  }
+
+  /** Builds {@link ConnectionConfig}s; every setter checks its argument. */
+  public static final class Builder {
+    private int[] versions = {Versions.V1};
+    private long[] rpcVersions = {1};
+    private StreamLimits limits = StreamLimits.defaults();
+    private long idleTimeoutMs = 30_000;
+    private long maxAckDelayMs = 25;
+    private int maxDatagramBytes = 1350;
+    private CongestionControl congestionControl = CongestionControllers.defaultAlgorithm();
+    private boolean priorityScheduling = true;
+    private int maxProbedDatagramBytes = 1472;
+    private long keepAliveMs = 15_000;
+    private boolean wantReceiveTimestamps;
+    private int serverId;
+    private int configRotation;
+
+    private Builder() {}
+
+    /** Wire versions, most preferred first; at least one, none zero. */
+    public Builder versions(int... v) {
+      if (v == null || v.length == 0) {
+        throw new IllegalArgumentException("versions must not be empty");
+      }
+      for (int x : v) {
+        if (x == Versions.NEGOTIATION) {
+          throw new IllegalArgumentException("version 0 is reserved for negotiation");
+        }
+      }
+      this.versions = v.clone();
+      return this;
+    }
+
+    /** Tern RPC protocol versions this side speaks (sent in tern_rpc_versions). */
+    public Builder rpcVersions(long... v) {
+      if (v == null) {
+        throw new IllegalArgumentException("rpcVersions must not be null");
+      }
+      this.rpcVersions = v.clone();
+      return this;
+    }
+
+    /** Flow-control windows, stream limit and send buffer. */
+    public Builder limits(StreamLimits l) {
+      if (l == null) {
+        throw new IllegalArgumentException("limits must not be null");
+      }
+      this.limits = l;
+      return this;
+    }
+
+    /** Idle timeout in ms; 0 disables it. */
+    public Builder idleTimeoutMs(long ms) {
+      if (ms < 0) {
+        throw new IllegalArgumentException("idleTimeoutMs must be >= 0: " + ms);
+      }
+      this.idleTimeoutMs = ms;
+      return this;
+    }
+
+    /** Our max_ack_delay in ms (1..16383). */
+    public Builder maxAckDelayMs(long ms) {
+      if (ms < 1 || ms >= 1 << 14) {
+        throw new IllegalArgumentException("maxAckDelayMs must be in 1..16383: " + ms);
+      }
+      this.maxAckDelayMs = ms;
+      return this;
+    }
+
+    /** Datagram size in bytes (1200..1500). */
+    public Builder maxDatagramBytes(int bytes) {
+      if (bytes < 1200 || bytes > 1500) {
+        throw new IllegalArgumentException("maxDatagramBytes must be in 1200..1500: " + bytes);
+      }
+      this.maxDatagramBytes = bytes;
+      return this;
+    }
+
+    /**
+     * Whether stream data is sent by priority (urgency, then incremental round robin or FIFO,
+     * with a connection-credit reserve for urgent calls); if not, streams take plain turns.
+     */
+    public Builder priorityScheduling(boolean enabled) {
+      this.priorityScheduling = enabled;
+      return this;
+    }
+
+    /**
+     * The largest datagram PMTU discovery (RFC 8899) may probe for, bytes of UDP payload: 1472
+     * (IPv4 over a 1500-byte MTU) by default; at or below {@link #maxDatagramBytes} no probing.
+     */
+    public Builder maxProbedDatagramBytes(int bytes) {
+      if (bytes < 1200 || bytes > 1500) {
+        throw new IllegalArgumentException("maxProbedDatagramBytes must be in 1200..1500: " + bytes);
+      }
+      this.maxProbedDatagramBytes = bytes;
+      return this;
+    }
+
+    /**
+     * Keep-alive: a PING after this long without traffic while streams are open or the
+     * application asked to stay connected (FIELD-NOTES: NAT bindings time out after 15-30 s);
+     * 0 disables it. Default 15 s; never more than half the idle timeout in force.
+     */
+    public Builder keepAliveMs(long ms) {
+      if (ms < 0) {
+        throw new IllegalArgumentException("keepAliveMs must be >= 0: " + ms);
+      }
+      this.keepAliveMs = ms;
+      return this;
+    }
+
+    /** The congestion controller. */
+    public Builder congestionControl(CongestionControl cc) {
+      if (cc == null) {
+        throw new IllegalArgumentException("congestionControl must not be null");
+      }
+      this.congestionControl = cc;
+      return this;
+    }
+
+    /** Whether to ask the peer for ACK_RECEIVE_TIMESTAMPS. */
+    public Builder wantReceiveTimestamps(boolean want) {
+      this.wantReceiveTimestamps = want;
+      return this;
+    }
+
+    /** A server's id (0..65535) and config rotation (0..6) for its connection IDs. */
+    public Builder serverId(int id, int rotation) {
+      if (id < 0 || id > 0xffff || rotation < 0 || rotation > 6) {
+        throw new IllegalArgumentException("serverId 0..65535 and rotation 0..6: " + id + ", "
+            + rotation);
+      }
+      this.serverId = id;
+      this.configRotation = rotation;
+      return this;
+    }
+
+    /** The configuration. */
+    public ConnectionConfig build() {
+      return new ConnectionConfig(this);
+    }
+  }
+}

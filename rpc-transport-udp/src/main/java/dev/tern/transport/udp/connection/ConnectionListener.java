@@ -1,0 +1,22 @@
+package dev.tern.transport.udp.connection;
+
+import dev.tern.transport.udp.frame.TransportError;
+import dev.tern.transport.udp.stream.StreamListener;
+
+/** What the transport glue hears about a connection and its streams. */
+public interface ConnectionListener extends StreamListener {
+  /** The handshake completed: streams may be opened and written. */
+  default void onHandshakeComplete(Connection connection) {}
+
+  /**
+   * The connection closed.
+   *
+   * @param error the transport error ({@link TransportError#APPLICATION_ERROR} for an application
+   *     close, {@link TransportError#IDLE_TIMEOUT} for an idle timeout)
+   * @param code the wire error code
+   * @param reason the reason phrase, possibly empty
+   * @param byPeer whether the peer closed it
+   */
+  default void onClosed(Connection connection, TransportError error, long code, String reason,
+      boolean byPeer) {}
+}

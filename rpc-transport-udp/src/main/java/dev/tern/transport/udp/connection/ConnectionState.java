@@ -1,0 +1,15 @@
+package dev.tern.transport.udp.connection;
+
+/** The life of a connection (RFC 9000 §10). */
+public enum ConnectionState {
+  /** The handshake is under way. */
+  HANDSHAKING,
+  /** The handshake completed: 1-RTT packets flow. */
+  ESTABLISHED,
+  /** We closed it and repeat CONNECTION_CLOSE to what arrives, for three PTOs. */
+  CLOSING,
+  /** The peer closed it: we stay silent for three PTOs. */
+  DRAINING,
+  /** Gone: nothing is sent or accepted. */
+  CLOSED
+}

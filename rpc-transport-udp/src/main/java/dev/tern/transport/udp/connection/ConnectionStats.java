@@ -1,0 +1,39 @@
+package dev.tern.transport.udp.connection;
+
+/** A connection's counters (plain fields, updated on its thread; read them there too). */
+public final class ConnectionStats {
+  /** Datagrams produced by {@code pollDatagram}. */
+  public long packetsSent;
+  /** Bytes of those datagrams. */
+  public long bytesSent;
+  /** Packets accepted (authentic, not duplicate). */
+  public long packetsReceived;
+  /** Bytes of datagrams handed to {@code onDatagram}. */
+  public long bytesReceived;
+  /** Ack-eliciting packets declared lost. */
+  public long packetsLost;
+  /** Packets that carried retransmitted stream data. */
+  public long packetsRetransmitted;
+  /** Packets dropped because their header or frames did not parse. */
+  public long malformedDropped;
+  /** Packets dropped because protection failed (corruption; later: forgery). */
+  public long corruptDropped;
+  /** Packets dropped as duplicates. */
+  public long duplicatesDropped;
+  /** Packets dropped for naming an unknown connection or an unusable state. */
+  public long unroutableDropped;
+  /** Probe timeouts. */
+  public long ptoCount;
+  /** ACK frames received that carried receive timestamps. */
+  public long timestampedAcksReceived;
+  /** Path changes followed. */
+  public long pathChanges;
+
+  @Override
+  public String toString() {
+    return "sent=" + packetsSent + "/" + bytesSent + "B recv=" + packetsReceived + "/"
+        + bytesReceived + "B lost=" + packetsLost + " retx=" + packetsRetransmitted
+        + " malformed=" + malformedDropped + " corrupt=" + corruptDropped + " dup="
+        + duplicatesDropped + " pto=" + ptoCount;
+  }
+}

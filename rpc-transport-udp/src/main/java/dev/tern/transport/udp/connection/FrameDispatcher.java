@@ -1,0 +1,251 @@
+package dev.tern.transport.udp.connection;
+
+import dev.tern.transport.udp.frame.AckFrame;
+import dev.tern.transport.udp.frame.ConnectionCloseFrame;
+import dev.tern.transport.udp.frame.CryptoFrame;
+import dev.tern.transport.udp.frame.DataBlockedFrame;
+import dev.tern.transport.udp.frame.FrameHandler;
+import dev.tern.transport.udp.frame.FrameType;
+import dev.tern.transport.udp.frame.MaxDataFrame;
+import dev.tern.transport.udp.frame.MaxStreamDataFrame;
+import dev.tern.transport.udp.frame.MaxStreamsFrame;
+import dev.tern.transport.udp.frame.NewConnectionIdFrame;
+import dev.tern.transport.udp.frame.PathChallengeFrame;
+import dev.tern.transport.udp.frame.PathResponseFrame;
+import dev.tern.transport.udp.frame.ResetStreamFrame;
+import dev.tern.transport.udp.frame.StopSendingFrame;
+import dev.tern.transport.udp.frame.StreamDataBlockedFrame;
+import dev.tern.transport.udp.frame.StreamFrame;
+import dev.tern.transport.udp.frame.TransportError;
+import dev.tern.transport.udp.packet.Versions;
+import dev.tern.transport.udp.recovery.SentFrameSink;
+import dev.tern.transport.udp.recovery.SentFrameType;
+
+/**
+ * Applies received frames to a {@link Connection} and the fate of sent frames that recovery
+ * reports. A frame that breaks the protocol records the error here; the receive path then
+ * closes the connection with it.
+ */
+final class FrameDispatcher implements FrameHandler, SentFrameSink {
+  private final Connection c;
+  TransportError error;
+  long errorFrameType;
+  String errorReason;
+
+  FrameDispatcher(Connection c) {
+    this.c = c;
+  }
+
+  void begin() {
+    error = null;
+  }
+
+  private void fail(TransportError e, int frameType, String reason) {
+    if (error == null) {
+      error = e;
+      errorFrameType = frameType;
+      errorReason = reason;
+    }
+  }
+
+  @Override
+  public boolean stopped() {
+    return error != null || c.state == ConnectionState.DRAINING
+        || c.state == ConnectionState.CLOSED;
+  }
+
+  @Override
+  public void onPing() {}
+
+  @Override
+  public void onAck(AckFrame f) {
+    if (f.hasTimestamps) {
+      c.stats.timestampedAcksReceived++;
+    }
+    if (!c.loss.onAck(f, c.nowNs)) {
+      fail(TransportError.PROTOCOL_VIOLATION, FrameType.ACK, "ACK of a packet never sent");
+    }
+  }
+
+  private boolean established(int frameType) {
+    if (c.handshake.peer() == null) {
+      fail(TransportError.PROTOCOL_VIOLATION, frameType, "frame before the handshake message");
+      return false;
+    }
+    return true;
+  }
+
+  @Override
+  public void onStream(StreamFrame f) {
+    if (established(FrameType.STREAM)) {
+      TransportError e = c.streams.onStreamFrame(f);
+      if (e != null) {
+        fail(e, FrameType.STREAM, "stream " + f.streamId);
+      }
+    }
+  }
+
+  @Override
+  public void onCrypto(CryptoFrame f) {
+    boolean first = c.handshake.peer() == null;
+    String e = c.handshake.onCrypto(f, c.isClient ? TransportParameters.SERVER_HELLO
+        : TransportParameters.CLIENT_HELLO);
+    if (e != null) {
+      fail(TransportError.TRANSPORT_PARAMETER_ERROR, FrameType.CRYPTO, e);
+    } else if (first) {
+      onPeerParameters();
+    }
+  }
+
+  private void onPeerParameters() {
+    TransportParameters p = c.handshake.peer();
+    if (c.isClient && !p.initialSourceConnectionId.equals(c.peerCid)) {
+      // RFC 9000 §7.3: the parameter must match the header's source connection ID.
+      fail(TransportError.TRANSPORT_PARAMETER_ERROR, FrameType.CRYPTO,
+          "initial_source_connection_id does not match the packet");
+      return;
+    }
+    if (!c.isClient) {
+      if (p.chosenVersion != c.version) {
+        fail(TransportError.VERSION_NEGOTIATION_ERROR, FrameType.CRYPTO, "version mismatch");
+        return;
+      }
+      // docs/protocol.md §3: a client that gave up a version we speak was downgraded.
+      if (p.attemptedVersion != p.chosenVersion
+          && Versions.contains(c.config.versions, p.attemptedVersion)) {
+        fail(TransportError.VERSION_NEGOTIATION_ERROR, FrameType.CRYPTO, "version downgrade");
+        return;
+      }
+    }
+    c.streams.setPeerLimits(p.initialMaxData, p.initialMaxStreamData, p.initialMaxStreams);
+    if (p.maxIdleTimeoutMs > 0) {
+      long peerIdle = p.maxIdleTimeoutMs * 1_000_000L;
+      c.idleTimeoutNs = c.idleTimeoutNs == 0 ? peerIdle : Math.min(c.idleTimeoutNs, peerIdle);
+    }
+    c.peerWantsTimestamps = p.wantsReceiveTimestamps;
+    if (c.isClient) {
+      c.handshake.onPeerHasIt();
+    } else {
+      c.handshake.setLocalMessage(c.localParameters(TransportParameters.SERVER_HELLO));
+      c.handshakeDonePending = true;
+      c.handshakeConfirmed = true;
+    }
+    c.loss.setPeerMaxAckDelay(p.maxAckDelayMs * 1_000_000L, c.handshakeConfirmed);
+    c.state = ConnectionState.ESTABLISHED;
+    c.listener.onHandshakeComplete(c);
+  }
+
+  @Override
+  public void onResetStream(ResetStreamFrame f) {
+    if (established(FrameType.RESET_STREAM)) {
+      TransportError e = c.streams.onResetStream(f);
+      if (e != null) {
+        fail(e, FrameType.RESET_STREAM, "stream " + f.streamId);
+      }
+    }
+  }
+
+  @Override
+  public void onStopSending(StopSendingFrame f) {
+    if (established(FrameType.STOP_SENDING)) {
+      TransportError e = c.streams.onStopSending(f.streamId, f.applicationErrorCode);
+      if (e != null) {
+        fail(e, FrameType.STOP_SENDING, "stream " + f.streamId);
+      }
+    }
+  }
+
+  @Override
+  public void onMaxData(MaxDataFrame f) {
+    c.streams.onMaxData(f.maximumData);
+  }
+
+  @Override
+  public void onMaxStreamData(MaxStreamDataFrame f) {
+    if (established(FrameType.MAX_STREAM_DATA)) {
+      TransportError e = c.streams.onMaxStreamData(f.streamId, f.maximumStreamData);
+      if (e != null) {
+        fail(e, FrameType.MAX_STREAM_DATA, "stream " + f.streamId);
+      }
+    }
+  }
+
+  @Override
+  public void onMaxStreams(MaxStreamsFrame f) {
+    c.streams.onMaxStreams(f.maximumStreams);
+  }
+
+  @Override
+  public void onDataBlocked(DataBlockedFrame f) {}
+
+  @Override
+  public void onStreamDataBlocked(StreamDataBlockedFrame f) {}
+
+  @Override
+  public void onNewConnectionId(NewConnectionIdFrame f) {
+    // Version 1 endpoints keep their first connection ID; spare IDs are accepted and unused.
+  }
+
+  @Override
+  public void onPathChallenge(PathChallengeFrame f) {
+    c.pathResponsePending = true;
+    c.pathResponseData = f.data;
+  }
+
+  @Override
+  public void onPathResponse(PathResponseFrame f) {
+    if (c.pathChallengeOutstanding && f.data == c.pathChallengeData) {
+      c.pathChallengeOutstanding = false;
+    }
+  }
+
+  @Override
+  public void onConnectionClose(ConnectionCloseFrame f) {
+    TransportError e = f.application ? TransportError.APPLICATION_ERROR
+        : TransportError.of(f.errorCode);
+    c.onPeerClose(e, f.errorCode, f.reason());
+  }
+
+  @Override
+  public void onHandshakeDone() {
+    if (!c.isClient) {
+      fail(TransportError.PROTOCOL_VIOLATION, FrameType.HANDSHAKE_DONE, "HANDSHAKE_DONE from client");
+      return;
+    }
+    if (!c.handshakeConfirmed) {
+      c.handshakeConfirmed = true;
+      c.loss.setArmWithoutInFlight(false);
+      TransportParameters p = c.handshake.peer();
+      c.loss.setPeerMaxAckDelay(p == null ? 25_000_000L : p.maxAckDelayMs * 1_000_000L, true);
+    }
+  }
+
+  // ---- SentFrameSink --------------------------------------------------------------------------
+
+  @Override
+  public void onFrameAcked(byte type, long a, long b, int length) {
+    if (c.streamWriter.onAcked(type, a, b, length, c.listener)) {
+      return;
+    }
+    if (type == SentFrameType.CRYPTO) {
+      c.handshake.onPeerHasIt();
+    } else if (type == SentFrameType.HANDSHAKE_DONE) {
+      c.handshakeDoneAcked = true;
+    }
+  }
+
+  @Override
+  public void onFrameLost(byte type, long a, long b, int length) {
+    if (type == SentFrameType.STREAM || type == SentFrameType.STREAM_FIN) {
+      c.retransmitQueued = true;
+    }
+    if (c.streamWriter.onLost(type, a, b, length)) {
+      return;
+    }
+    if (type == SentFrameType.CRYPTO) {
+      c.handshake.onLost();
+    } else if (type == SentFrameType.HANDSHAKE_DONE && !c.handshakeDoneAcked) {
+      c.handshakeDonePending = true;
+    }
+  }
+}

@@ -1,0 +1,91 @@
+package dev.tern.transport.udp.connection;
+
+import dev.tern.transport.udp.frame.CryptoFrame;
+import dev.tern.transport.udp.recovery.SentFrameType;
+import dev.tern.transport.udp.recovery.SentPacketLog;
+import java.nio.ByteBuffer;
+
+/**
+ * The plaintext handshake of version 1 (docs/protocol.md §4, §7): one handshake message each way
+ * in a single CRYPTO frame at offset 0, re-sent until the peer's answer (or acknowledgement)
+ * shows it arrived. The authenticated handshake replaces this class, not its callers.
+ */
+final class Handshake {
+  private byte[] localMessage;
+  private boolean pending;
+  private boolean acked;
+  private TransportParameters peer;
+
+  /** Sets our message (encoded once) and queues it. */
+  void setLocalMessage(TransportParameters params) {
+    ByteBuffer b = ByteBuffer.allocate(TransportParameters.MAX_MESSAGE_BYTES);
+    params.encode(b);
+    b.flip();
+    localMessage = new byte[b.remaining()];
+    b.get(localMessage);
+    pending = true;
+    acked = false;
+  }
+
+  /** Whether our message waits to be (re)sent. */
+  boolean pending() {
+    return pending && localMessage != null && !acked;
+  }
+
+  /** Stops (re)sending: the peer has shown it has our message. */
+  void onPeerHasIt() {
+    pending = false;
+    acked = true;
+  }
+
+  /** Re-queues our message after a loss or for a probe, unless the peer has it. */
+  void onLost() {
+    if (!acked && localMessage != null) {
+      pending = true;
+    }
+  }
+
+  /** Bytes a CRYPTO frame with our message needs. */
+  int frameBytes() {
+    return CryptoFrame.headerLength(0, localMessage.length) + localMessage.length;
+  }
+
+  /** Writes our message as a CRYPTO frame and records it. */
+  void write(ByteBuffer out, SentPacketLog log) {
+    CryptoFrame.encodeHeader(out, 0, localMessage.length);
+    out.put(localMessage);
+    log.addFrame(SentFrameType.CRYPTO, 0, 0, localMessage.length);
+    pending = false;
+  }
+
+  /** The peer's parameters once received, else null. */
+  TransportParameters peer() {
+    return peer;
+  }
+
+  /**
+   * Takes a CRYPTO frame.
+   *
+   * @return null if fine (including a duplicate), else the error text
+   */
+  String onCrypto(CryptoFrame f, int expectedType) {
+    if (peer != null) {
+      return null; // a retransmission of what we already have
+    }
+    if (f.offset != 0 || f.length > TransportParameters.MAX_MESSAGE_BYTES) {
+      return "handshake message must be one CRYPTO frame at offset 0 within 1100 bytes";
+    }
+    ByteBuffer view = f.source.duplicate();
+    view.limit(f.dataOffset + f.length).position(f.dataOffset);
+    TransportParameters p = new TransportParameters();
+    String err = p.decode(view);
+    if (err != null) {
+      return err;
+    }
+    if (p.messageType != expectedType) {
+      return "unexpected handshake message type " + p.messageType;
+    }
+    peer = p;
+    return null;
+  }
+}

@@ -1,0 +1,314 @@
+package dev.tern.transport.udp.connection;
+
+import dev.tern.transport.udp.frame.ConnectionCloseFrame;
+import dev.tern.transport.udp.frame.PathChallengeFrame;
+import dev.tern.transport.udp.frame.PathResponseFrame;
+import dev.tern.transport.udp.frame.SimpleFrames;
+import dev.tern.transport.udp.packet.PacketNumber;
+import dev.tern.transport.udp.packet.PacketWriter;
+import dev.tern.transport.udp.recovery.SentFrameType;
+import java.nio.ByteBuffer;
+
+/**
+ * The send path of a {@link Connection}: decides whether a packet may leave now (congestion
+ * window, pacer, probes, the 3x anti-amplification limit) and fills it: ACK first, then path
+ * frames, handshake, control frames and stream data in the scheduler's order. Everything it
+ * writes is recorded in the sent-packet log so that loss re-queues exactly those frames.
+ */
+final class PacketBuilder {
+  /** RFC 9000 §14.1: datagrams carrying an INITIAL are at least this large. */
+  static final int MIN_INITIAL_DATAGRAM = 1200;
+  /** 10 GB/s: far above any real path, low enough for the pacer's arithmetic. */
+  static final long MAX_PACING_RATE_BYTES_PER_SECOND = 10_000_000_000L;
+  /** RFC 9218 §4.1: the default urgency; data less urgent than this is background data. */
+  static final int BACKGROUND_ABOVE_URGENCY = 3;
+
+  private final Connection c;
+
+  PacketBuilder(Connection c) {
+    this.c = c;
+  }
+
+  /** Whether the connection may send anything at all (state and anti-amplification). */
+  boolean canSendAnything() {
+    return (c.state == ConnectionState.HANDSHAKING || c.state == ConnectionState.ESTABLISHED)
+        && amplificationBudget() >= c.maxDatagramBytes();
+  }
+
+  private long amplificationBudget() {
+    // RFC 9000 §8.1: at most three times what the unvalidated address sent us.
+    return c.addressValidated ? Long.MAX_VALUE
+        : 3 * c.amplificationReceivedBytes - c.amplificationSentBytes;
+  }
+
+  private boolean hasAckElicitingContent() {
+    return c.handshake.pending() || c.handshakeDonePending || c.pathChallengePending
+        || (c.pingPending && c.state == ConnectionState.ESTABLISHED)
+        || (c.state == ConnectionState.ESTABLISHED
+            && (c.streamWriter.hasControlFrames() || c.streamWriter.hasStreamData()));
+  }
+
+  private boolean windowOpen() {
+    long inFlight = c.loss.bytesInFlight();
+    if (!c.cc.canSend(inFlight, c.maxDatagramBytes()) || !c.log.hasRoom()) {
+      return false;
+    }
+    // Background data fills only the controller's background window: the rest of the window
+    // is room for urgent data, so an urgent call does not find it taken by bulk packets that
+    // would only have queued at the bottleneck ahead of it.
+    return !onlyBackgroundData()
+        || inFlight + c.maxDatagramBytes() <= c.cc.backgroundWindowBytes();
+  }
+
+  /** Whether all that waits to be sent is stream data less urgent than RFC 9218's default. */
+  private boolean onlyBackgroundData() {
+    return c.state == ConnectionState.ESTABLISHED && !c.handshake.pending()
+        && !c.handshakeDonePending && !c.pathChallengePending && !c.pingPending
+        && !c.streamWriter.hasControlFrames()
+        && c.streamWriter.nextUrgency() > BACKGROUND_ABOVE_URGENCY;
+  }
+
+  /** When the pacer lets the next data packet go, or {@code Long.MAX_VALUE} if none waits. */
+  long nextPacedSendNs() {
+    if (c.probesPending > 0) {
+      return c.nowNs;
+    }
+    int mtuProbe = mtuProbeSize();
+    if (mtuProbe > 0) {
+      return c.pacer.nextSendTimeNs(c.nowNs, mtuProbe);
+    }
+    if (!hasAckElicitingContent() || !windowOpen()) {
+      return Long.MAX_VALUE;
+    }
+    updatePacingRate();
+    return c.pacer.nextSendTimeNs(c.nowNs, c.maxDatagramBytes());
+  }
+
+  /**
+   * Feeds the controller's rate to the pacer, capped: on a link with no delay the bandwidth
+   * estimate is unbounded, and the pacer's byte-nanosecond arithmetic must not overflow.
+   */
+  private void updatePacingRate() {
+    long rate = c.cc.pacingRateBytesPerSecond(c.rtt);
+    c.pacer.setRate(Math.max(1, Math.min(rate, MAX_PACING_RATE_BYTES_PER_SECOND)));
+  }
+
+  int poll(ByteBuffer out) {
+    if (c.state == ConnectionState.CLOSED || c.state == ConnectionState.DRAINING) {
+      return 0;
+    }
+    int start = out.position();
+    int max = Math.min(out.remaining(), c.maxDatagramBytes());
+    if (c.state == ConnectionState.CLOSING) {
+      return c.closeToSend ? writeClose(out, start, max) : 0;
+    }
+    if (amplificationBudget() < max) {
+      return 0;
+    }
+    boolean probe = c.probesPending > 0;
+    int mtuProbe = mtuProbeSize();
+    if (!probe && mtuProbe > 0 && out.remaining() >= mtuProbe
+        && amplificationBudget() >= mtuProbe && c.pacer.canSend(c.nowNs, mtuProbe)) {
+      return writeMtuProbe(out, start, mtuProbe);
+    }
+    boolean hasData = hasAckElicitingContent();
+    if (hasData) {
+      updatePacingRate();
+    }
+    // A due PMTU probe goes before further data, or data would spend every token it waits for.
+    boolean dataAllowed = probe
+        || (mtuProbe == 0 && windowOpen() && c.pacer.canSend(c.nowNs, max));
+    boolean ackDue = c.acks.ackDue(c.nowNs);
+    if (!ackDue && !probe && !c.pathResponsePending && !(hasData && dataAllowed)) {
+      if (!hasData && windowOpen()) {
+        c.cc.onApplicationLimited(c.nowNs, c.loss.bytesInFlight());
+      }
+      return 0;
+    }
+    return writePacket(out, start, max, probe, dataAllowed);
+  }
+
+  /**
+   * The size of the PMTU probe due now (RFC 8899), or 0: only once the handshake is done, only in
+   * 1-RTT packets, and only when the window has room for it.
+   */
+  private int mtuProbeSize() {
+    if (c.state != ConnectionState.ESTABLISHED || useInitial()) {
+      return 0;
+    }
+    int size = c.mtu.probeSize(c.nowNs);
+    if (size == 0 || !c.cc.canSend(c.loss.bytesInFlight(), size) || !c.log.hasRoom()) {
+      return 0;
+    }
+    return size;
+  }
+
+  /** RFC 8899 §4.1: a probe is a PING padded to the size under test; it carries nothing else. */
+  private int writeMtuProbe(ByteBuffer out, int start, int size) {
+    long pn = c.log.beginPacket();
+    int pnLength = PacketNumber.encodedLength(pn, c.loss.largestAckedPn());
+    PacketWriter.writeShortHeader(out, c.peerCid, pn, pnLength);
+    int payloadStart = out.position();
+    SimpleFrames.encodePing(out);
+    c.log.addFrame(SentFrameType.PING, 0, 0, 0);
+    int pad = start + size - c.protection.overheadBytes() - out.position();
+    if (pad > 0) {
+      SimpleFrames.encodePadding(out, pad);
+    }
+    c.protection.seal(out, start, payloadStart, pn);
+    int sent = out.position() - start;
+    c.loss.onPacketSent(c.nowNs, sent, true, true);
+    c.pacer.onPacketSent(c.nowNs, sent, true);
+    c.mtu.onProbeSent(pn, c.nowNs);
+    c.idle.onAckElicitingSent(c.nowNs);
+    c.stats.packetsSent++;
+    c.stats.bytesSent += sent;
+    return sent;
+  }
+
+  private boolean useInitial() {
+    // The client uses INITIAL until it has the server's parameters; the server until the client
+    // shows (with a 1-RTT packet) that it has them.
+    return c.isClient ? c.state == ConnectionState.HANDSHAKING : !c.peerEstablished;
+  }
+
+  private int writePacket(ByteBuffer out, int start, int max, boolean probe,
+      boolean dataAllowed) {
+    boolean initial = useInitial();
+    long pn = c.log.beginPacket();
+    int pnLength = PacketNumber.encodedLength(pn, c.loss.largestAckedPn());
+    int lengthOffset = -1;
+    if (initial) {
+      lengthOffset = PacketWriter.writeInitialHeader(out, c.version, c.peerCid, c.localCid, pn,
+          pnLength);
+    } else {
+      PacketWriter.writeShortHeader(out, c.peerCid, pn, pnLength);
+    }
+    int payloadStart = out.position();
+    int limit = start + max - c.protection.overheadBytes();
+    if (c.acks.hasUnacked()) {
+      long largest = c.acks.writeAck(out, c.nowNs, Math.min(limit - out.position(), 400),
+          c.peerWantsTimestamps && c.state == ConnectionState.ESTABLISHED);
+      if (largest >= 0) {
+        c.log.addFrame(SentFrameType.ACK, largest, 0, 0);
+      }
+    }
+    boolean eliciting = false;
+    if (c.pathResponsePending && limit - out.position() >= PathResponseFrame.encodedLength()) {
+      PathResponseFrame.encode(out, c.pathResponseData);
+      c.pathResponsePending = false;
+      eliciting = true;
+    }
+    if (dataAllowed) {
+      eliciting |= writeData(out, limit);
+      if (probe && !eliciting) {
+        // RFC 9002 §6.2.4: no new data, so the probes repeat the oldest data in flight: one
+        // packet's frames per probe still due, so two probes carry the two oldest packets rather
+        // than the oldest twice (a lost two-packet request then needs one PTO, not two).
+        c.loss.repeatOldest(c.probesPending);
+        eliciting = writeData(out, limit);
+      }
+      if (probe && !eliciting && limit - out.position() >= 1) {
+        SimpleFrames.encodePing(out);
+        c.log.addFrame(SentFrameType.PING, 0, 0, 0);
+        eliciting = true;
+      }
+    }
+    if (out.position() == payloadStart) {
+      out.position(start);
+      return 0; // nothing fitted or nothing to say
+    }
+    boolean padded = false;
+    if (initial && (c.isClient || eliciting)) {
+      int datagramMin = Math.min(MIN_INITIAL_DATAGRAM, max);
+      int pad = datagramMin - (out.position() - start) - c.protection.overheadBytes();
+      if (pad > 0) {
+        SimpleFrames.encodePadding(out, pad);
+        padded = true;
+      }
+    }
+    if (initial) {
+      PacketWriter.patchLength(out, lengthOffset, out.position(), c.protection.overheadBytes());
+    }
+    c.protection.seal(out, start, payloadStart, pn);
+    int size = out.position() - start;
+    c.loss.onPacketSent(c.nowNs, size, eliciting, eliciting || padded);
+    if (eliciting) {
+      c.idle.onAckElicitingSent(c.nowNs);
+      c.pacer.onPacketSent(c.nowNs, size, true);
+      if (probe) {
+        c.probesPending--;
+      }
+    }
+    if (!c.addressValidated) {
+      c.amplificationSentBytes += size;
+    }
+    c.stats.packetsSent++;
+    c.stats.bytesSent += size;
+    if (c.retransmitQueued && c.streamWriter.lastCallRetransmitted()) {
+      c.stats.packetsRetransmitted++;
+    }
+    return size;
+  }
+
+  private boolean writeData(ByteBuffer out, int limit) {
+    boolean eliciting = false;
+    if (c.pathChallengePending && limit - out.position() >= PathChallengeFrame.encodedLength()) {
+      PathChallengeFrame.encode(out, c.pathChallengeData);
+      c.pathChallengePending = false;
+      c.pathChallengeOutstanding = true;
+      eliciting = true;
+    }
+    if (c.handshake.pending() && limit - out.position() >= c.handshake.frameBytes()) {
+      c.handshake.write(out, c.log);
+      eliciting = true;
+    }
+    if (c.handshakeDonePending && limit - out.position() >= 1) {
+      SimpleFrames.encodeHandshakeDone(out);
+      c.log.addFrame(SentFrameType.HANDSHAKE_DONE, 0, 0, 0);
+      c.handshakeDonePending = false;
+      eliciting = true;
+    }
+    if (c.state == ConnectionState.ESTABLISHED) {
+      if (c.pingPending && limit - out.position() >= 1) {
+        // Keep-alive (IdlePolicy): any ack-eliciting frame would do; a PING is the smallest.
+        SimpleFrames.encodePing(out);
+        c.log.addFrame(SentFrameType.PING, 0, 0, 0);
+        c.pingPending = false;
+        eliciting = true;
+      }
+      eliciting |= c.streamWriter.writeControlFrames(out, limit, c.log);
+      eliciting |= c.streamWriter.writeStreamFrames(out, limit, c.log);
+    }
+    return eliciting;
+  }
+
+  private int writeClose(ByteBuffer out, int start, int max) {
+    boolean initial = useInitial();
+    long pn = c.log.beginPacket();
+    int pnLength = PacketNumber.encodedLength(pn, c.loss.largestAckedPn());
+    int lengthOffset = -1;
+    if (initial) {
+      lengthOffset = PacketWriter.writeInitialHeader(out, c.version, c.peerCid, c.localCid, pn,
+          pnLength);
+    } else {
+      PacketWriter.writeShortHeader(out, c.peerCid, pn, pnLength);
+    }
+    int payloadStart = out.position();
+    if (c.closeApplication) {
+      ConnectionCloseFrame.encodeApplication(out, c.closeCode, c.closeReason);
+    } else {
+      ConnectionCloseFrame.encodeTransport(out, c.closeError, c.closeFrameType, c.closeReason);
+    }
+    if (initial) {
+      PacketWriter.patchLength(out, lengthOffset, out.position(), c.protection.overheadBytes());
+    }
+    c.protection.seal(out, start, payloadStart, pn);
+    int size = out.position() - start;
+    c.loss.onPacketSent(c.nowNs, size, false, false);
+    c.closeToSend = false;
+    c.stats.packetsSent++;
+    c.stats.bytesSent += size;
+    return size;
+  }
+}

@@ -1,0 +1,168 @@
+package dev.tern.transport.udp.connection;
+
+import dev.tern.transport.udp.frame.FrameReader;
+import dev.tern.transport.udp.frame.TransportError;
+import dev.tern.transport.udp.packet.ConnectionId;
+import dev.tern.transport.udp.packet.PacketHeader;
+import dev.tern.transport.udp.packet.PacketNumber;
+import dev.tern.transport.udp.packet.PacketType;
+import dev.tern.transport.udp.packet.Versions;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+
+/**
+ * The receive path of a {@link Connection}: splits a datagram into packets, routes, opens and
+ * de-duplicates each, hands the frames to the {@link FrameDispatcher} and records the packet for
+ * acknowledgement. Drops what does not parse, counting it; nothing here throws on bad input.
+ */
+final class PacketReceiver {
+  private static final int MAX_VN_VERSIONS = 64;
+
+  private PacketReceiver() {}
+
+  static void receive(Connection c, ByteBuffer buf, long pathId) {
+    int offset = buf.position();
+    int limit = buf.limit();
+    if (!c.addressValidated) {
+      c.amplificationReceivedBytes += limit - offset;
+    }
+    PacketHeader h = c.header;
+    while (offset < limit && c.state != ConnectionState.CLOSED) {
+      if (!h.parse(buf, offset, ConnectionId.V1_LENGTH)) {
+        c.stats.malformedDropped++;
+        break;
+      }
+      if (h.type == PacketType.VERSION_NEGOTIATION) {
+        onVersionNegotiation(c, buf, h);
+        break;
+      }
+      offset = h.packetEnd;
+      if (!routable(c, buf, h)) {
+        c.stats.unroutableDropped++;
+        continue;
+      }
+      long pn = PacketNumber.decode(c.acks.largestReceived(), h.truncatedPn, 8 * h.pnLength);
+      int payloadEnd = c.protection.open(buf, h.packetStart, h.payloadOffset(), h.packetEnd, pn);
+      if (payloadEnd < 0) {
+        c.stats.corruptDropped++;
+        continue;
+      }
+      if (c.acks.isDuplicate(pn)) {
+        c.stats.duplicatesDropped++;
+        continue;
+      }
+      if (c.state == ConnectionState.CLOSING) {
+        c.closeToSend = true; // RFC 9000 §10.2.1: answer with the close again
+        continue;
+      }
+      if (c.state == ConnectionState.DRAINING) {
+        continue;
+      }
+      if (!processPacket(c, buf, h, pn, payloadEnd, pathId)) {
+        break;
+      }
+    }
+    buf.position(limit);
+  }
+
+  private static boolean routable(Connection c, ByteBuffer buf, PacketHeader h) {
+    if (h.type == PacketType.ONE_RTT) {
+      // A client cannot read 1-RTT packets before it has the server's parameters.
+      return c.localCid.matches(buf, h.dcidOffset, h.dcidLength)
+          && (!c.isClient || c.state != ConnectionState.HANDSHAKING);
+    }
+    if (h.type != PacketType.INITIAL || h.version != c.version) {
+      return false;
+    }
+    return c.localCid.matches(buf, h.dcidOffset, h.dcidLength)
+        || (!c.isClient && c.originalDcid.matches(buf, h.dcidOffset, h.dcidLength));
+  }
+
+  private static boolean processPacket(Connection c, ByteBuffer buf, PacketHeader h, long pn,
+      int payloadEnd, long pathId) {
+    if (c.isClient && h.type == PacketType.INITIAL && !c.peerCidLearned) {
+      c.peerCid = ConnectionId.read(buf, h.scidOffset, h.scidLength);
+      c.peerCidLearned = true;
+    }
+    if (!c.addressValidated && c.localCid.matches(buf, h.dcidOffset, h.dcidLength)) {
+      // RFC 9000 §8.1: the peer used the ID we gave it, so it received our packet.
+      c.addressValidated = true;
+    }
+    if (!c.isClient && h.type == PacketType.ONE_RTT) {
+      c.peerEstablished = true;
+    }
+    int savedLimit = buf.limit();
+    buf.limit(payloadEnd).position(h.payloadOffset());
+    c.dispatcher.begin();
+    int result = c.reader.read(buf, c.dispatcher);
+    buf.limit(savedLimit);
+    if (result != FrameReader.OK) {
+      c.stats.malformedDropped++;
+      c.closeWithError(TransportError.FRAME_ENCODING_ERROR, result,
+          "malformed frame of type 0x" + Integer.toHexString(result));
+      return false;
+    }
+    if (c.dispatcher.error != null) {
+      c.closeWithError(c.dispatcher.error, c.dispatcher.errorFrameType, c.dispatcher.errorReason);
+      return false;
+    }
+    long largestBefore = c.acks.largestReceived();
+    c.acks.onPacketReceived(pn, c.reader.lastWasAckEliciting(), c.nowNs);
+    c.stats.packetsReceived++;
+    c.idle.onPacketReceived(c.nowNs);
+    if (pn > largestBefore && pathId != c.currentPathId) {
+      // RFC 9000 §9.3: follow the peer's new address at once, validate it in the background.
+      c.currentPathId = pathId;
+      c.stats.pathChanges++;
+      c.pathChallengePending = true;
+      c.pathChallengeData = c.random.nextLong();
+    }
+    return c.state != ConnectionState.CLOSED;
+  }
+
+  private static void onVersionNegotiation(Connection c, ByteBuffer buf, PacketHeader h) {
+    // docs/protocol.md §3: only a client still waiting for its first answer acts on it.
+    if (!c.isClient || c.peerCidLearned || c.versionNegotiated
+        || c.state != ConnectionState.HANDSHAKING
+        || !c.localCid.matches(buf, h.dcidOffset, h.dcidLength)
+        || !c.originalDcid.matches(buf, h.scidOffset, h.scidLength)) {
+      c.stats.unroutableDropped++;
+      return;
+    }
+    int n = Math.min((h.packetEnd - h.pnOffset) / 4, MAX_VN_VERSIONS);
+    if (n == 0) {
+      c.stats.malformedDropped++;
+      return;
+    }
+    int[] theirs = new int[n];
+    for (int i = 0; i < n; i++) {
+      theirs[i] = buf.getInt(h.pnOffset + 4 * i);
+      if (theirs[i] == c.version) {
+        c.stats.unroutableDropped++;
+        return; // RFC 9000 §6.2: ignore a VN listing the version we used
+      }
+    }
+    int chosen = Versions.highestCommon(c.config.versions, theirs, n);
+    if (chosen == 0) {
+      c.state = ConnectionState.CLOSED;
+      c.closeError = TransportError.VERSION_NEGOTIATION_ERROR;
+      c.listener.onClosed(c, TransportError.VERSION_NEGOTIATION_ERROR,
+          TransportError.VERSION_NEGOTIATION_ERROR.code(),
+          "no common version: ours " + hex(c.config.versions) + ", server's "
+              + hex(Arrays.copyOf(theirs, n)), false);
+      return;
+    }
+    c.versionNegotiated = true;
+    c.version = chosen;
+    c.loss.discardAll();
+    c.handshake.setLocalMessage(c.localParameters(TransportParameters.CLIENT_HELLO));
+  }
+
+  private static String hex(int[] versions) {
+    StringBuilder sb = new StringBuilder("[");
+    for (int i = 0; i < versions.length; i++) {
+      sb.append(i == 0 ? "" : ", ").append(String.format("0x%08x", versions[i]));
+    }
+    return sb.append(']').toString();
+  }
+}

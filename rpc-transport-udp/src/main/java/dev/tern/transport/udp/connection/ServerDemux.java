@@ -1,0 +1,134 @@
+package dev.tern.transport.udp.connection;
+
+import dev.tern.transport.udp.packet.ConnectionId;
+import dev.tern.transport.udp.packet.PacketHeader;
+import dev.tern.transport.udp.packet.PacketType;
+import dev.tern.transport.udp.packet.PacketWriter;
+import dev.tern.transport.udp.packet.PlaintextProtection;
+import dev.tern.transport.udp.packet.Versions;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.function.Function;
+
+/**
+ * The server side of an endpoint, sans-IO: routes datagrams to connections by destination
+ * connection ID (never by address), creates a connection for a client's INITIAL, and answers an
+ * INITIAL of an unknown version with Version Negotiation (docs/protocol.md §3), statelessly.
+ * Datagrams that fit nothing are dropped and counted.
+ */
+public final class ServerDemux {
+  private final ConnectionConfig config;
+  private final Random random;
+  private final Function<Connection, ConnectionListener> listeners;
+  private final CidMap byCid = new CidMap();
+  private final List<Connection> connections = new ArrayList<>();
+  private final PacketHeader header = new PacketHeader();
+  private final PlaintextProtection initialProtection = new PlaintextProtection();
+  private final int maxConnections;
+  private long dropped;
+  private long versionNegotiationsSent;
+
+  /**
+   * A demultiplexer.
+   *
+   * @param listeners gives each new connection its listener
+   * @param maxConnections connections beyond this are refused (their INITIALs dropped)
+   */
+  public ServerDemux(ConnectionConfig config, Random random,
+      Function<Connection, ConnectionListener> listeners, int maxConnections) {
+    if (maxConnections < 1) {
+      throw new IllegalArgumentException("maxConnections must be >= 1: " + maxConnections);
+    }
+    this.config = config;
+    this.random = random;
+    this.listeners = listeners;
+    this.maxConnections = maxConnections;
+  }
+
+  /**
+   * Routes one datagram.
+   *
+   * @param reply receives a stateless reply (Version Negotiation) if one is due; its position is
+   *     advanced by the reply's size
+   * @return the connection that took the datagram, or null (dropped, or answered in
+   *     {@code reply})
+   */
+  public Connection onDatagram(ByteBuffer datagram, long nowNs, long pathId, ByteBuffer reply) {
+    int start = datagram.position();
+    if (!header.parse(datagram, start, ConnectionId.V1_LENGTH)) {
+      dropped++;
+      return null;
+    }
+    Connection c = lookup(datagram, header.dcidOffset, header.dcidLength);
+    if (c == null && header.type == PacketType.INITIAL && datagram.remaining() >= 1200) {
+      if (!Versions.contains(config.versions, header.version)) {
+        PacketWriter.writeVersionNegotiation(reply, random.nextInt(), datagram,
+            header.dcidOffset, header.dcidLength, header.scidOffset, header.scidLength,
+            config.versions);
+        versionNegotiationsSent++;
+        return null;
+      }
+      // No state for a packet that does not open (corrupt or forged).
+      if (connections.size() >= maxConnections || header.dcidLength < 8
+          || initialProtection.open(datagram, header.packetStart, header.payloadOffset(),
+              header.packetEnd, header.truncatedPn) < 0) {
+        dropped++;
+        return null;
+      }
+      ConnectionId dcid = ConnectionId.read(datagram, header.dcidOffset, header.dcidLength);
+      ConnectionId scid = ConnectionId.read(datagram, header.scidOffset, header.scidLength);
+      c = Connection.server(config, null, random, dcid, scid, header.version);
+      c.setListener(listeners.apply(c));
+      byCid.put(dcid.routingKey(), c);
+      byCid.put(c.localConnectionId().routingKey(), c);
+      connections.add(c);
+    }
+    if (c == null) {
+      dropped++;
+      return null;
+    }
+    c.onDatagram(datagram, nowNs, pathId);
+    return c;
+  }
+
+  private Connection lookup(ByteBuffer b, int offset, int length) {
+    if (length < 8) {
+      return null;
+    }
+    long key = 0;
+    for (int i = 0; i < 8; i++) {
+      key = (key << 8) | (b.get(offset + i) & 0xff);
+    }
+    return byCid.get(key);
+  }
+
+  /** Forgets closed connections; returns how many remain. */
+  public int reapClosed() {
+    connections.removeIf(c -> {
+      if (c.state() == ConnectionState.CLOSED) {
+        byCid.remove(c.localConnectionId().routingKey());
+        byCid.remove(c.originalDcid.routingKey());
+        return true;
+      }
+      return false;
+    });
+    return connections.size();
+  }
+
+  /** The live connections (a live view; do not modify). */
+  public List<Connection> connections() {
+    return connections;
+  }
+
+  /** Datagrams dropped because they named no connection or could not be parsed. */
+  public long dropped() {
+    return dropped;
+  }
+
+  /** Version Negotiation packets sent. */
+  public long versionNegotiationsSent() {
+    return versionNegotiationsSent;
+  }
+}

@@ -1,0 +1,208 @@
+package dev.tern.transport.udp.connection;
+
+import dev.tern.transport.udp.packet.ConnectionId;
+import dev.tern.transport.udp.packet.VarInt;
+import java.nio.ByteBuffer;
+
+/**
+ * The handshake message of version 1 (docs/protocol.md §7): a message type and transport
+ * parameters. Encoded and decoded once per connection, so allocation here is not on a hot path.
+ */
+public final class TransportParameters {
+  /** ClientHello message type. */
+  public static final int CLIENT_HELLO = 1;
+  /** ServerHello message type. */
+  public static final int SERVER_HELLO = 2;
+  /** Longest handshake message. */
+  public static final int MAX_MESSAGE_BYTES = 1100;
+
+  static final int MAX_IDLE_TIMEOUT = 0x01;
+  static final int MAX_UDP_PAYLOAD_SIZE = 0x03;
+  static final int INITIAL_MAX_DATA = 0x04;
+  static final int INITIAL_MAX_STREAM_DATA = 0x05;
+  static final int INITIAL_MAX_STREAMS = 0x08;
+  static final int ACK_DELAY_EXPONENT = 0x0a;
+  static final int MAX_ACK_DELAY = 0x0b;
+  static final int INITIAL_SOURCE_CONNECTION_ID = 0x0f;
+  static final int VERSION_INFORMATION = 0x11;
+  static final int TERN_RPC_VERSIONS = 0x20;
+  static final int RECEIVE_TIMESTAMPS = 0x21;
+
+  /** Message type: {@link #CLIENT_HELLO} or {@link #SERVER_HELLO}. */
+  public int messageType;
+  /** max_idle_timeout, ms. */
+  public long maxIdleTimeoutMs = 30_000;
+  /** max_udp_payload_size. */
+  public long maxUdpPayloadSize = 1350;
+  /** initial_max_data. */
+  public long initialMaxData = 4 << 20;
+  /** initial_max_stream_data. */
+  public long initialMaxStreamData = 1 << 20;
+  /** initial_max_streams. */
+  public long initialMaxStreams = 100;
+  /** max_ack_delay, ms. */
+  public long maxAckDelayMs = 25;
+  /** initial_source_connection_id; required. */
+  public ConnectionId initialSourceConnectionId;
+  /** version_information: the chosen version (0 if absent). */
+  public int chosenVersion;
+  /** version_information: the version the client attempted first. */
+  public int attemptedVersion;
+  /** tern_rpc_versions. */
+  public long[] rpcVersions = new long[0];
+  /** receive_timestamps. */
+  public boolean wantsReceiveTimestamps;
+
+  /** Writes the message. */
+  public void encode(ByteBuffer out) {
+    out.put((byte) messageType);
+    putBytesParam(out, INITIAL_SOURCE_CONNECTION_ID, initialSourceConnectionId);
+    if (rpcVersions.length > 0) {
+      int len = VarInt.size(rpcVersions.length);
+      for (long v : rpcVersions) {
+        len += VarInt.size(v);
+      }
+      VarInt.write(out, TERN_RPC_VERSIONS);
+      VarInt.write(out, len);
+      VarInt.write(out, rpcVersions.length);
+      for (long v : rpcVersions) {
+        VarInt.write(out, v);
+      }
+    }
+    putVarParam(out, INITIAL_MAX_DATA, initialMaxData);
+    putVarParam(out, MAX_IDLE_TIMEOUT, maxIdleTimeoutMs);
+    putVarParam(out, MAX_UDP_PAYLOAD_SIZE, maxUdpPayloadSize);
+    putVarParam(out, INITIAL_MAX_STREAM_DATA, initialMaxStreamData);
+    putVarParam(out, INITIAL_MAX_STREAMS, initialMaxStreams);
+    putVarParam(out, MAX_ACK_DELAY, maxAckDelayMs);
+    if (wantsReceiveTimestamps) {
+      putVarParam(out, RECEIVE_TIMESTAMPS, 1);
+    }
+    if (chosenVersion != 0) {
+      VarInt.write(out, VERSION_INFORMATION);
+      VarInt.write(out, 8);
+      out.putInt(chosenVersion);
+      out.putInt(attemptedVersion);
+    }
+  }
+
+  private static void putVarParam(ByteBuffer out, int id, long value) {
+    VarInt.write(out, id);
+    VarInt.write(out, VarInt.size(value));
+    VarInt.write(out, value);
+  }
+
+  private static void putBytesParam(ByteBuffer out, int id, ConnectionId cid) {
+    VarInt.write(out, id);
+    VarInt.write(out, cid.length());
+    cid.write(out);
+  }
+
+  /**
+   * Parses a message occupying the buffer from its position to its limit.
+   *
+   * @return null if valid, else a description of what is wrong (a TRANSPORT_PARAMETER_ERROR)
+   */
+  public String decode(ByteBuffer in) {
+    if (!in.hasRemaining()) {
+      return "empty handshake message";
+    }
+    messageType = in.get() & 0xff;
+    if (messageType != CLIENT_HELLO && messageType != SERVER_HELLO) {
+      return "unknown handshake message type " + messageType;
+    }
+    long seen = 0; // bit per known id below 64
+    while (in.hasRemaining()) {
+      long id = VarInt.read(in);
+      long len = VarInt.read(in);
+      if (id < 0 || len < 0 || len > in.remaining()) {
+        return "truncated transport parameter";
+      }
+      int end = in.position() + (int) len;
+      if (id < 64) {
+        if ((seen & (1L << id)) != 0) {
+          return "duplicate transport parameter 0x" + Long.toHexString(id);
+        }
+        seen |= 1L << id;
+      }
+      String err = decodeOne((int) Math.min(id, Integer.MAX_VALUE), in, end);
+      if (err != null) {
+        return err;
+      }
+      in.position(end);
+    }
+    if (initialSourceConnectionId == null) {
+      return "missing initial_source_connection_id";
+    }
+    if (maxUdpPayloadSize < 1200) {
+      return "max_udp_payload_size below 1200: " + maxUdpPayloadSize;
+    }
+    if (maxAckDelayMs >= 1 << 14) {
+      return "max_ack_delay too large: " + maxAckDelayMs;
+    }
+    return null;
+  }
+
+  private String decodeOne(int id, ByteBuffer in, int end) {
+    switch (id) {
+      case INITIAL_SOURCE_CONNECTION_ID:
+        if (end - in.position() > ConnectionId.MAX_LENGTH) {
+          return "connection ID too long";
+        }
+        initialSourceConnectionId = ConnectionId.read(in, in.position(), end - in.position());
+        return null;
+      case TERN_RPC_VERSIONS: {
+        long n = VarInt.read(in);
+        if (n < 0 || n > end - in.position()) {
+          return "bad tern_rpc_versions";
+        }
+        long[] v = new long[(int) n];
+        for (int i = 0; i < n; i++) {
+          v[i] = VarInt.read(in);
+          if (v[i] < 0 || in.position() > end) {
+            return "bad tern_rpc_versions";
+          }
+        }
+        rpcVersions = v;
+        return null;
+      }
+      case VERSION_INFORMATION:
+        if (end - in.position() != 8) {
+          return "bad version_information";
+        }
+        chosenVersion = in.getInt();
+        attemptedVersion = in.getInt();
+        return null;
+      case MAX_IDLE_TIMEOUT:
+      case MAX_UDP_PAYLOAD_SIZE:
+      case INITIAL_MAX_DATA:
+      case INITIAL_MAX_STREAM_DATA:
+      case INITIAL_MAX_STREAMS:
+      case MAX_ACK_DELAY:
+      case ACK_DELAY_EXPONENT:
+      case RECEIVE_TIMESTAMPS: {
+        long v = VarInt.read(in);
+        if (v < 0 || in.position() != end) {
+          return "bad value for transport parameter 0x" + Integer.toHexString(id);
+        }
+        setVar(id, v);
+        return null;
+      }
+      default:
+        return null; // unknown parameters are ignored
+    }
+  }
+
+  private void setVar(int id, long v) {
+    switch (id) {
+      case MAX_IDLE_TIMEOUT: maxIdleTimeoutMs = v; break;
+      case MAX_UDP_PAYLOAD_SIZE: maxUdpPayloadSize = v; break;
+      case INITIAL_MAX_DATA: initialMaxData = v; break;
+      case INITIAL_MAX_STREAM_DATA: initialMaxStreamData = v; break;
+      case INITIAL_MAX_STREAMS: initialMaxStreams = v; break;
+      case MAX_ACK_DELAY: maxAckDelayMs = v; break;
+      case RECEIVE_TIMESTAMPS: wantsReceiveTimestamps = v != 0; break;
+      default: break; // ack_delay_exponent is fixed at 3 in version 1
+    }
+  }
+}

@@ -1,0 +1,54 @@
+package dev.tern.transport.udp.frame;
+
+/** The transport error codes of CONNECTION_CLOSE (docs/protocol.md §6; RFC 9000 §20.1). */
+public enum TransportError {
+  /** Graceful close. */
+  NO_ERROR(0x0),
+  /** An implementation error. */
+  INTERNAL_ERROR(0x1),
+  /** The server refuses the connection. */
+  CONNECTION_REFUSED(0x2),
+  /** More data than advertised. */
+  FLOW_CONTROL_ERROR(0x3),
+  /** A stream beyond MAX_STREAMS. */
+  STREAM_LIMIT_ERROR(0x4),
+  /** A frame for a stream in a state that forbids it. */
+  STREAM_STATE_ERROR(0x5),
+  /** A final size that changes or is exceeded. */
+  FINAL_SIZE_ERROR(0x6),
+  /** A frame that does not parse or an unknown type. */
+  FRAME_ENCODING_ERROR(0x7),
+  /** Transport parameters that do not parse or are invalid. */
+  TRANSPORT_PARAMETER_ERROR(0x8),
+  /** Any other violation of the protocol. */
+  PROTOCOL_VIOLATION(0xa),
+  /** Handshake data beyond the buffer. */
+  CRYPTO_BUFFER_EXCEEDED(0xd),
+  /** No version in common. */
+  VERSION_NEGOTIATION_ERROR(0x11),
+  /** The application closed the connection (APPLICATION_CLOSE). */
+  APPLICATION_ERROR(0xc),
+  /** Local only: the idle timeout expired; never sent. */
+  IDLE_TIMEOUT(0x100);
+
+  private final long code;
+
+  TransportError(long code) {
+    this.code = code;
+  }
+
+  /** The wire code. */
+  public long code() {
+    return code;
+  }
+
+  /** The enum constant for a wire code; unknown codes map to {@link #INTERNAL_ERROR}. */
+  public static TransportError of(long code) {
+    for (TransportError e : values()) {
+      if (e.code == code) {
+        return e;
+      }
+    }
+    return INTERNAL_ERROR;
+  }
+}

@@ -1,0 +1,131 @@
+package dev.tern.transport.udp.path;
+
+/**
+ * Keep-alive and idle timeout as a sans-IO policy. While the connection has open streams or the
+ * application asked to stay connected, a PING goes out after {@code keepAliveIntervalNs} without
+ * traffic (FIELD-NOTES: NAT bindings for UDP time out after 15-30 s idle, so 15 s by default);
+ * otherwise the connection is left to go quiet. After {@code idleTimeoutNs} without receiving
+ * anything the connection closes silently (RFC 9000 §10.1), the timeout being at least three
+ * probe timeouts so a slow path is not mistaken for a dead one. The keep-alive interval is capped
+ * at half the idle timeout in force (the peer may negotiate a shorter one), so a ping always goes
+ * out before the connection would time out.
+ */
+public final class IdlePolicy {
+  /** Default keep-alive interval: 15 s. */
+  public static final long DEFAULT_KEEP_ALIVE_NS = 15_000_000_000L;
+  /** Default idle timeout: 60 s. */
+  public static final long DEFAULT_IDLE_TIMEOUT_NS = 60_000_000_000L;
+
+  /** What {@link #onTimeout} asks the connection to do. */
+  public enum Action {
+    /** Nothing is due. */
+    NONE,
+    /** Send an ack-eliciting PING to keep the path's NAT bindings alive. */
+    SEND_PING,
+    /** The idle timeout expired: discard the connection silently (RFC 9000 §10.1). */
+    CLOSE
+  }
+
+  private final long keepAliveIntervalNs;
+  private long idleTimeoutNs;
+  private long lastReceiveNs;
+  private long lastActivityNs;
+  private boolean ackElicitingSentSinceReceive;
+  private int openStreams;
+  private boolean keepConnected;
+
+  /**
+   * A policy pinging after {@code keepAliveIntervalNs} of quiet (0 disables keep-alive) and closing
+   * after {@code idleTimeoutNs} without receiving (0: never); the connection starts at
+   * {@code nowNs}.
+   */
+  public IdlePolicy(long keepAliveIntervalNs, long idleTimeoutNs, long nowNs) {
+    if (keepAliveIntervalNs < 0) {
+      throw new IllegalArgumentException(
+          "keepAliveIntervalNs must not be negative, was " + keepAliveIntervalNs);
+    }
+    if (idleTimeoutNs < 0) {
+      throw new IllegalArgumentException("idleTimeoutNs must not be negative, was " + idleTimeoutNs);
+    }
+    this.keepAliveIntervalNs = keepAliveIntervalNs;
+    this.idleTimeoutNs = idleTimeoutNs;
+    this.lastReceiveNs = nowNs;
+    this.lastActivityNs = nowNs;
+  }
+
+  /**
+   * The idle timeout in force after negotiation (RFC 9000 §10.1: the smaller of both sides'
+   * non-zero values), 0 for none.
+   */
+  public void setIdleTimeoutNs(long ns) {
+    if (ns < 0) {
+      throw new IllegalArgumentException("ns must not be negative, was " + ns);
+    }
+    idleTimeoutNs = ns;
+  }
+
+  /** A packet was received and processed: the idle timer restarts (RFC 9000 §10.1). */
+  public void onPacketReceived(long nowNs) {
+    lastReceiveNs = nowNs;
+    lastActivityNs = nowNs;
+    ackElicitingSentSinceReceive = false;
+  }
+
+  /**
+   * An ack-eliciting packet was sent. RFC 9000 §10.1: the first one after a receipt also restarts
+   * the idle timer; any send counts as activity for the keep-alive.
+   */
+  public void onAckElicitingSent(long nowNs) {
+    if (!ackElicitingSentSinceReceive) {
+      ackElicitingSentSinceReceive = true;
+      lastReceiveNs = Math.max(lastReceiveNs, nowNs);
+    }
+    lastActivityNs = nowNs;
+  }
+
+  /** How many streams are open; keep-alive runs while there are any. */
+  public void setOpenStreams(int count) {
+    if (count < 0) {
+      throw new IllegalArgumentException("count must not be negative, was " + count);
+    }
+    openStreams = count;
+  }
+
+  /** Whether the application wants the connection kept up with no streams open. */
+  public void setKeepConnected(boolean keep) {
+    keepConnected = keep;
+  }
+
+  private long keepAliveNs() {
+    return idleTimeoutNs > 0 ? Math.min(keepAliveIntervalNs, idleTimeoutNs / 2) : keepAliveIntervalNs;
+  }
+
+  private boolean keepAliveActive() {
+    return keepAliveIntervalNs > 0 && (openStreams > 0 || keepConnected);
+  }
+
+  /** The idle timeout in force: at least three probe timeouts (RFC 9000 §10.1). */
+  public long effectiveIdleTimeoutNs(long ptoNs) {
+    return idleTimeoutNs == 0 ? Long.MAX_VALUE / 4 : Math.max(idleTimeoutNs, 3 * ptoNs);
+  }
+
+  /** The next time {@link #onTimeout} has something to do. */
+  public long nextTimeoutNs(long ptoNs) {
+    long close = lastReceiveNs + effectiveIdleTimeoutNs(ptoNs);
+    if (!keepAliveActive()) {
+      return close;
+    }
+    return Math.min(close, lastActivityNs + keepAliveNs());
+  }
+
+  /** The timer fired (or the connection checks): what is due now. */
+  public Action onTimeout(long nowNs, long ptoNs) {
+    if (nowNs - lastReceiveNs >= effectiveIdleTimeoutNs(ptoNs)) {
+      return Action.CLOSE;
+    }
+    if (keepAliveActive() && nowNs - lastActivityNs >= keepAliveNs()) {
+      return Action.SEND_PING;
+    }
+    return Action.NONE;
+  }
+}

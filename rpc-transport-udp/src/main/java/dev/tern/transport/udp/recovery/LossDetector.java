@@ -1,0 +1,299 @@
+package dev.tern.transport.udp.recovery;
+
+import dev.tern.transport.udp.congestion.CongestionController;
+import dev.tern.transport.udp.frame.AckFrame;
+
+/**
+ * Loss detection and the probe timer of RFC 9002 §6 and Appendix A (RFC 8985's time-based
+ * detection): ACK-driven detection by packet threshold 3 and time threshold 9/8 RTT, the probe
+ * timeout with exponential backoff, and persistent congestion (§7.6). It tells the congestion
+ * controller what happened and the {@link SentFrameSink} which frames to re-queue; it never
+ * sends anything itself. All times are virtual ({@code nowNs}); nothing allocates.
+ */
+public final class LossDetector {
+  /** RFC 9002 §6.1.1: the packet reordering threshold. */
+  public static final int PACKET_THRESHOLD = 3;
+  /** RFC 9002 §7.6: persistent congestion spans 3 PTOs. */
+  public static final int PERSISTENT_CONGESTION_THRESHOLD = 3;
+  /** Probes sent when the probe timer fires (RFC 9002 §6.2.4: tail-loss probes). */
+  public static final int PROBES_PER_PTO = 2;
+
+  private static final SentFrameSink NO_SINK = new SentFrameSink() {
+    @Override
+    public void onFrameAcked(byte type, long a, long b, int length) {}
+
+    @Override
+    public void onFrameLost(byte type, long a, long b, int length) {}
+  };
+
+  private final SentPacketLog log;
+  private final RttEstimator rtt;
+  private final CongestionController cc;
+  private final SentFrameSink sink;
+
+  private long largestAckedPn = -1;
+  private long bytesInFlight;
+  private int ackElicitingInFlight;
+  private long lastAckElicitingSentNs;
+  private long lossTimeNs; // 0 = none
+  private int ptoCount;
+  private long maxAckDelayNs;
+  private boolean handshakeConfirmed;
+  private boolean armWithoutInFlight;
+
+  private long packetsLost;
+  private long ptoFired;
+  private long persistentCongestionEvents;
+
+  /** A detector over {@code log}, reporting to {@code cc} and {@code sink}. */
+  public LossDetector(SentPacketLog log, RttEstimator rtt, CongestionController cc,
+      SentFrameSink sink) {
+    this.log = log;
+    this.rtt = rtt;
+    this.cc = cc;
+    this.sink = sink;
+  }
+
+  /** The peer's max_ack_delay (transport parameter) and whether the handshake is confirmed. */
+  public void setPeerMaxAckDelay(long maxAckDelayNs, boolean handshakeConfirmed) {
+    this.maxAckDelayNs = maxAckDelayNs;
+    this.handshakeConfirmed = handshakeConfirmed;
+  }
+
+  /**
+   * RFC 9002 §6.2.2.1: a client keeps the probe timer armed before the handshake is confirmed even
+   * with nothing in flight, so that a lost server flight cannot deadlock the handshake.
+   */
+  public void setArmWithoutInFlight(boolean arm) {
+    armWithoutInFlight = arm;
+  }
+
+  /**
+   * Records that the packet begun in the log was sent (it ends it in the log) and tells the
+   * congestion controller.
+   */
+  public void onPacketSent(long nowNs, int bytes, boolean ackEliciting, boolean inFlight) {
+    long pn = log.nextPacketNumber();
+    log.endPacket(nowNs, bytes, ackEliciting, inFlight);
+    if (!ackEliciting && !inFlight) {
+      // ACK-only packets are never acknowledged by themselves (RFC 9000 §13.2.1): tracking them
+      // would only fill the log. Their ACK frames need no retransmission.
+      log.close(pn, true, NO_SINK);
+      return;
+    }
+    if (inFlight) {
+      bytesInFlight += bytes;
+      cc.onPacketSent(nowNs, pn, bytes, bytesInFlight);
+    }
+    if (ackEliciting) {
+      ackElicitingInFlight++;
+      lastAckElicitingSentNs = nowNs;
+    }
+  }
+
+  /**
+   * Processes an ACK frame (RFC 9002 §A.7).
+   *
+   * @return false if it acknowledges a packet never sent (a PROTOCOL_VIOLATION)
+   */
+  public boolean onAck(AckFrame ack, long nowNs) {
+    long largest = ack.largestAcknowledged();
+    if (largest >= log.nextPacketNumber()) {
+      return false;
+    }
+    largestAckedPn = Math.max(largestAckedPn, largest);
+    // RFC 9002 §5.1: sample only when the largest acknowledged is newly acknowledged and
+    // ack-eliciting.
+    if (log.isOpen(largest) && log.isAckEliciting(largest)) {
+      long ackDelay = ack.ackDelayNs();
+      if (handshakeConfirmed) {
+        ackDelay = Math.min(ackDelay, maxAckDelayNs); // RFC 9002 §5.3
+      }
+      rtt.onSample(nowNs - log.sentTimeNs(largest), ackDelay);
+    }
+    boolean newlyAcked = false;
+    long first = log.firstPacketNumber();
+    for (int r = 0; r < ack.rangeCount; r++) {
+      long hi = Math.min(ack.largest[r], log.nextPacketNumber() - 1);
+      for (long pn = Math.max(ack.smallest[r], first); pn <= hi; pn++) {
+        if (log.isOpen(pn)) {
+          newlyAcked = true;
+          long sent = log.sentTimeNs(pn);
+          int size = log.sizeBytes(pn);
+          boolean inFlight = log.isInFlight(pn);
+          removeFromFlight(pn, inFlight, size);
+          log.close(pn, true, sink);
+          if (inFlight) {
+            cc.onPacketAcked(nowNs, pn, size, sent, rtt, bytesInFlight);
+          }
+        }
+      }
+    }
+    if (!newlyAcked) {
+      return true;
+    }
+    detectLost(nowNs);
+    ptoCount = 0; // RFC 9002 §6.2.1: reset on an acknowledgement
+    cc.onAckProcessed(nowNs, bytesInFlight);
+    return true;
+  }
+
+  private void removeFromFlight(long pn, boolean inFlight, int size) {
+    if (inFlight) {
+      bytesInFlight -= size;
+    }
+    if (log.isAckEliciting(pn)) {
+      ackElicitingInFlight--;
+    }
+  }
+
+  /** RFC 9002 §6.1 / §A.10: declares lost what the thresholds say, arms the loss timer. */
+  private void detectLost(long nowNs) {
+    long lossDelay = rtt.lossDelayNs();
+    long lostSendTime = nowNs - lossDelay;
+    lossTimeNs = 0;
+    long runStartNs = -1;
+    long runPrevPn = -2;
+    boolean persistent = false;
+    long pcDuration = PERSISTENT_CONGESTION_THRESHOLD * rtt.ptoNs(maxAckDelayNs);
+    for (long pn = log.firstPacketNumber(); pn < largestAckedPn; pn++) {
+      if (!log.isOpen(pn)) {
+        continue;
+      }
+      long sent = log.sentTimeNs(pn);
+      // RFC 9002 §6.1.1 packet threshold and §6.1.2 time threshold.
+      if (sent <= lostSendTime || largestAckedPn >= pn + PACKET_THRESHOLD) {
+        int size = log.sizeBytes(pn);
+        boolean inFlight = log.isInFlight(pn);
+        boolean eliciting = log.isAckEliciting(pn);
+        removeFromFlight(pn, inFlight, size);
+        log.close(pn, false, sink);
+        if (eliciting) {
+          packetsLost++;
+        }
+        if (inFlight) {
+          cc.onPacketLost(nowNs, pn, size, sent, bytesInFlight);
+        }
+        if (eliciting) {
+          // RFC 9002 §7.6.2: consecutive lost ack-eliciting packets spanning the duration.
+          if (pn != runPrevPn + 1) {
+            runStartNs = sent;
+          }
+          runPrevPn = pn;
+          if (rtt.hasSample() && sent - runStartNs > pcDuration) {
+            persistent = true;
+          }
+        }
+      } else {
+        long t = sent + lossDelay;
+        lossTimeNs = lossTimeNs == 0 ? t : Math.min(lossTimeNs, t);
+      }
+    }
+    if (persistent) {
+      persistentCongestionEvents++;
+      cc.onPersistentCongestion(nowNs);
+    }
+  }
+
+  /** When the loss-detection timer fires (RFC 9002 §A.8), or {@code Long.MAX_VALUE} if unarmed. */
+  public long timerNs() {
+    if (lossTimeNs != 0) {
+      return lossTimeNs;
+    }
+    if (ackElicitingInFlight == 0 && !armWithoutInFlight) {
+      return Long.MAX_VALUE;
+    }
+    long pto = rtt.ptoNs(handshakeConfirmed ? maxAckDelayNs : 0) << Math.min(ptoCount, 20);
+    long base = ackElicitingInFlight == 0 ? Math.max(lastAckElicitingSentNs, 0)
+        : lastAckElicitingSentNs;
+    return base + pto;
+  }
+
+  /**
+   * Runs the loss-detection timer (RFC 9002 §A.9).
+   *
+   * @return how many probe packets the sender must now send (0 when the timer only declared
+   *     losses)
+   */
+  public int onTimeout(long nowNs) {
+    if (lossTimeNs != 0 && nowNs >= lossTimeNs) {
+      detectLost(nowNs);
+      return 0;
+    }
+    if (nowNs < timerNs()) {
+      return 0;
+    }
+    ptoCount++;
+    ptoFired++;
+    return PROBES_PER_PTO;
+  }
+
+  /**
+   * Re-queues the frames of the oldest {@code count} ack-eliciting packets still in flight, as
+   * the content of probes when there is no new data (RFC 9002 §6.2.4).
+   *
+   * @return how many packets were repeated
+   */
+  public int repeatOldest(int count) {
+    int repeated = 0;
+    for (long pn = log.firstPacketNumber(); pn < log.nextPacketNumber() && repeated < count;
+        pn++) {
+      if (log.isOpen(pn) && log.isAckEliciting(pn)) {
+        log.repeat(pn, sink);
+        repeated++;
+      }
+    }
+    return repeated;
+  }
+
+  /**
+   * Forgets every packet in flight without telling the congestion controller (their frames are
+   * reported lost to the sink): a client restarting after Version Negotiation does this, like
+   * QUIC discarding a packet-number space (RFC 9002 §6.4).
+   */
+  public void discardAll() {
+    for (long pn = log.firstPacketNumber(); pn < log.nextPacketNumber(); pn++) {
+      if (log.isOpen(pn)) {
+        removeFromFlight(pn, log.isInFlight(pn), log.sizeBytes(pn));
+        log.close(pn, false, sink);
+      }
+    }
+    lossTimeNs = 0;
+    ptoCount = 0;
+  }
+
+  /** The largest packet number the peer acknowledged, -1 if none. */
+  public long largestAckedPn() {
+    return largestAckedPn;
+  }
+
+  /** Bytes in flight (RFC 9002 §2). */
+  public long bytesInFlight() {
+    return bytesInFlight;
+  }
+
+  /** Ack-eliciting packets in flight. */
+  public int ackElicitingInFlight() {
+    return ackElicitingInFlight;
+  }
+
+  /** Consecutive probe timeouts without an acknowledgement. */
+  public int ptoCount() {
+    return ptoCount;
+  }
+
+  /** Packets declared lost so far. */
+  public long packetsLost() {
+    return packetsLost;
+  }
+
+  /** Probe timeouts so far. */
+  public long ptoFired() {
+    return ptoFired;
+  }
+
+  /** Persistent congestion events so far. */
+  public long persistentCongestionEvents() {
+    return persistentCongestionEvents;
+  }
+}

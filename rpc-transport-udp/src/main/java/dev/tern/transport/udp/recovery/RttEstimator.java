@@ -1,0 +1,85 @@
+package dev.tern.transport.udp.recovery;
+
+import dev.tern.transport.udp.congestion.CongestionController;
+
+/** The RTT estimator of RFC 9002 §5. Mutable, owned by one connection. */
+public final class RttEstimator implements CongestionController.RttView {
+  /** RFC 9002 §6.2.2: the initial RTT before any sample, 333 ms. */
+  public static final long INITIAL_RTT_NS = 333_000_000L;
+  /** RFC 9002 §6.1.2: timer granularity, 1 ms. */
+  public static final long GRANULARITY_NS = 1_000_000L;
+
+  private long latestRttNs = 0;
+  private long smoothedRttNs = INITIAL_RTT_NS;
+  private long rttVarNs = INITIAL_RTT_NS / 2;
+  private long minRttNs = Long.MAX_VALUE;
+  private boolean hasSample;
+
+  /**
+   * Adds a sample (RFC 9002 §5.3).
+   *
+   * @param rawRttNs time from sending the largest newly acknowledged packet to receiving the ACK
+   * @param ackDelayNs the peer's reported ACK delay, already capped by the caller at max_ack_delay
+   *     once the handshake is confirmed
+   */
+  public void onSample(long rawRttNs, long ackDelayNs) {
+    if (rawRttNs <= 0) {
+      rawRttNs = 1;
+    }
+    latestRttNs = rawRttNs;
+    // RFC 9002 §5.2: min_rtt ignores ACK delay.
+    minRttNs = Math.min(minRttNs, rawRttNs);
+    if (!hasSample) {
+      hasSample = true;
+      smoothedRttNs = rawRttNs;
+      rttVarNs = rawRttNs / 2;
+      return;
+    }
+    // RFC 9002 §5.3: subtract the ACK delay unless that would go below min_rtt.
+    long adjusted = rawRttNs;
+    if (rawRttNs >= minRttNs + ackDelayNs) {
+      adjusted = rawRttNs - ackDelayNs;
+    }
+    rttVarNs = (3 * rttVarNs + Math.abs(smoothedRttNs - adjusted)) / 4;
+    smoothedRttNs = (7 * smoothedRttNs + adjusted) / 8;
+  }
+
+  /** Whether at least one sample was taken. */
+  public boolean hasSample() {
+    return hasSample;
+  }
+
+  @Override
+  public long smoothedRttNs() {
+    return smoothedRttNs;
+  }
+
+  @Override
+  public long latestRttNs() {
+    return hasSample ? latestRttNs : smoothedRttNs;
+  }
+
+  @Override
+  public long minRttNs() {
+    return minRttNs;
+  }
+
+  @Override
+  public long rttVarNs() {
+    return rttVarNs;
+  }
+
+  /**
+   * The probe timeout without backoff (RFC 9002 §6.2.1): smoothed RTT + max(4 rttvar,
+   * granularity) + the peer's max ACK delay.
+   */
+  public long ptoNs(long maxAckDelayNs) {
+    return smoothedRttNs + Math.max(4 * rttVarNs, GRANULARITY_NS) + maxAckDelayNs;
+  }
+
+  /** RFC 9002 §6.1.2: the time threshold, 9/8 x max(smoothed, latest), at least 1 ms. */
+  public long lossDelayNs() {
+    long base = Math.max(smoothedRttNs, latestRttNs());
+    return Math.max(base + base / 8, GRANULARITY_NS);
+  }
+}

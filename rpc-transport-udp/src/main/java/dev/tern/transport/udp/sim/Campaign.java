@@ -1,0 +1,150 @@
+package dev.tern.transport.udp.sim;
+
+import dev.tern.transport.udp.connection.ConnectionConfig;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.Consumer;
+
+/**
+ * Many seeded runs across profiles, in parallel. Run {@code i} uses seed {@code baseSeed + i},
+ * profile {@code profiles[i % n]} and, unless fixed, a scenario chosen from the seed, so any run
+ * is reproduced by its (profile, scenario, seed).
+ */
+public final class Campaign {
+  /** The scenarios a campaign mixes when none is fixed. */
+  static final Scenario[] MIX = {Scenario.UNARY, Scenario.CONCURRENT, Scenario.MIXED,
+      Scenario.FEED};
+
+  /** How long a run may take against its ideal. */
+  public static final double TIME_BOUND_RATIO = 3.0;
+
+  private Campaign() {}
+
+  /** The scenario of run {@code seed} when none is fixed. */
+  static Scenario scenarioFor(long seed) {
+    return MIX[(int) Math.floorMod(seed * 0x9E3779B97F4A7C15L >>> 40, (long) MIX.length)];
+  }
+
+  /** Aggregated figures of a campaign. */
+  public static final class Summary {
+    /** Every result, in run order. */
+    public final List<RunResult> results = new ArrayList<>();
+    /** Wall-clock time, ns. */
+    public long wallNs;
+
+    /** Runs that failed (wrong or missing bytes, errors, state left behind). */
+    public List<RunResult> failures() {
+      List<RunResult> f = new ArrayList<>();
+      for (RunResult r : results) {
+        if (!r.ok()) {
+          f.add(r);
+        }
+      }
+      return f;
+    }
+
+    /** Correct runs slower than {@link #TIME_BOUND_RATIO} x ideal. */
+    public List<RunResult> overTimeBound() {
+      List<RunResult> f = new ArrayList<>();
+      for (RunResult r : results) {
+        if (r.ok() && r.ratio() > TIME_BOUND_RATIO) {
+          f.add(r);
+        }
+      }
+      return f;
+    }
+
+    /** A table: per profile, runs, failures, over-bound runs, ratio p50/p99, completion p50/p99. */
+    public String table() {
+      Map<String, List<RunResult>> byProfile = new TreeMap<>();
+      for (RunResult r : results) {
+        byProfile.computeIfAbsent(r.profile, k -> new ArrayList<>()).add(r);
+      }
+      StringBuilder sb = new StringBuilder(String.format("%-14s %6s %5s %6s %9s %9s %11s %11s%n",
+          "profile", "runs", "fail", ">3x", "ratio-p50", "ratio-p99", "done-p50ms", "done-p99ms"));
+      for (Map.Entry<String, List<RunResult>> e : byProfile.entrySet()) {
+        sb.append(row(e.getKey(), e.getValue()));
+      }
+      sb.append(row("ALL", results));
+      return sb.toString();
+    }
+
+    private static String row(String name, List<RunResult> rs) {
+      double[] ratio = new double[rs.size()];
+      double[] done = new double[rs.size()];
+      int fail = 0;
+      int over = 0;
+      for (int i = 0; i < rs.size(); i++) {
+        RunResult r = rs.get(i);
+        ratio[i] = r.ratio();
+        done[i] = r.completionNs < 0 ? Double.POSITIVE_INFINITY : r.completionNs / 1e6;
+        fail += r.ok() ? 0 : 1;
+        over += r.ok() && r.ratio() > TIME_BOUND_RATIO ? 1 : 0;
+      }
+      return String.format("%-14s %6d %5d %6d %9.2f %9.2f %11.1f %11.1f%n", name, rs.size(), fail,
+          over, pct(ratio, 50), pct(ratio, 99), pct(done, 50), pct(done, 99));
+    }
+  }
+
+  /** The {@code p}-th percentile (nearest rank) of {@code v}; sorts a copy. */
+  public static double pct(double[] v, double p) {
+    if (v.length == 0) {
+      return Double.NaN;
+    }
+    double[] s = v.clone();
+    Arrays.sort(s);
+    int idx = (int) Math.ceil(p / 100.0 * s.length) - 1;
+    return s[Math.max(0, Math.min(s.length - 1, idx))];
+  }
+
+  /**
+   * Runs {@code runs} runs.
+   *
+   * @param scenario a fixed scenario, or null to mix by seed
+   * @param progress receives each result as it completes (from worker threads)
+   */
+  public static Summary run(List<String> profiles, Scenario scenario, int runs, long baseSeed,
+      int threads, ConnectionConfig config, Consumer<RunResult> progress) throws Exception {
+    long t0 = System.nanoTime();
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<RunResult>> futures = new ArrayList<>();
+      for (int i = 0; i < runs; i++) {
+        long seed = baseSeed + i;
+        String profile = profiles.get(i % profiles.size());
+        Scenario sc = scenario != null ? scenario : scenarioFor(seed);
+        futures.add(pool.submit(() -> {
+          RunResult r;
+          try {
+            r = SimRun.run(profile, sc, seed, config, -1);
+          } catch (RuntimeException e) {
+            r = new RunResult();
+            r.seed = seed;
+            r.profile = profile;
+            r.scenario = sc;
+            r.idealNs = 1;
+            r.failure = "exception " + e;
+          }
+          if (progress != null) {
+            progress.accept(r);
+          }
+          return r;
+        }));
+      }
+      Summary s = new Summary();
+      for (Future<RunResult> f : futures) {
+        s.results.add(f.get());
+      }
+      s.wallNs = System.nanoTime() - t0;
+      return s;
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+}

@@ -1,0 +1,56 @@
+package dev.tern.transport.udp.sim;
+
+/** The outcome of one simulated run. */
+public final class RunResult {
+  /** The run's seed (reproduces it). */
+  public long seed;
+  /** The link profile. */
+  public String profile;
+  /** The scenario. */
+  public Scenario scenario;
+  /** Null if every byte arrived once, in order, and both ends ended empty; else why not. */
+  public String failure;
+  /** Virtual time at which the last call completed, ns (-1 if not all did). */
+  public long completionNs = -1;
+  /** The link's ideal for this workload, ns. */
+  public long idealNs;
+  /** Completion time of each call, ns from its start (-1 if not completed). */
+  public long[] callLatencyNs = new long[0];
+  /** Response bytes delivered. */
+  public long responseBytes;
+  /** Packets retransmitting stream data, both ends. */
+  public long retransmittedPackets;
+  /** Packets declared lost, both ends. */
+  public long lostPackets;
+  /** Packets the link dropped, both directions. */
+  public long linkDrops;
+  /** Probe timeouts, both ends. */
+  public long ptos;
+  /** Corrupt packets the receivers dropped. */
+  public long corruptDropped;
+
+  /** Whether the run delivered everything correctly (the time bound is separate). */
+  public boolean ok() {
+    return failure == null;
+  }
+
+  /** Completion over ideal. */
+  public double ratio() {
+    return completionNs < 0 ? Double.POSITIVE_INFINITY : (double) completionNs / idealNs;
+  }
+
+  /** Goodput of the responses, bits per second. */
+  public double goodputBitsPerSecond() {
+    return completionNs <= 0 ? 0 : responseBytes * 8e9 / completionNs;
+  }
+
+  /** One line describing the run. */
+  public String line() {
+    return String.format("seed=%d profile=%s scenario=%s %s completion=%.1fms ideal=%.1fms "
+        + "ratio=%.2f goodput=%.0fkbit/s retx=%d lost=%d pto=%d linkDrops=%d corruptDropped=%d",
+        seed, profile, scenario.name().toLowerCase(java.util.Locale.ROOT),
+        failure == null ? "OK" : "FAIL(" + failure + ")", completionNs / 1e6, idealNs / 1e6,
+        ratio(), goodputBitsPerSecond() / 1e3, retransmittedPackets, lostPackets, ptos,
+        linkDrops, corruptDropped);
+  }
+}

@@ -1,0 +1,101 @@
+package dev.tern.transport.udp.sim;
+
+import dev.tern.netlab.link.Link;
+import dev.tern.netlab.link.LinkProfile;
+import dev.tern.transport.udp.connection.ConnectionConfig;
+import dev.tern.transport.udp.connection.ConnectionStats;
+import java.util.List;
+import java.util.Random;
+
+/** Runs one seeded scenario over one link profile and checks its outcome. */
+public final class SimRun {
+  /** Virtual time allowed for all calls to complete. */
+  public static final long CALL_LIMIT_NS = 600_000_000_000L;
+  /** Extra virtual time allowed for both ends to become quiescent after the calls. */
+  public static final long QUIESCE_LIMIT_NS = 120_000_000_000L;
+
+  private SimRun() {}
+
+  /** The ideal: a handshake round trip, then all bytes at the link's rate, or the latest call. */
+  static long ideal(LinkProfile p, List<Call> calls) {
+    long handshake = p.idealRoundTripNs(1200, 1200);
+    long req = 0;
+    long resp = 0;
+    long latest = 0;
+    for (Call c : calls) {
+      req += c.requestBytes;
+      resp += c.responseBytes;
+      latest = Math.max(latest, c.startNs + p.idealRoundTripNs(c.requestBytes, c.responseBytes));
+    }
+    long all = handshake + p.idealRoundTripNs((int) Math.min(req, Integer.MAX_VALUE),
+        (int) Math.min(resp, Integer.MAX_VALUE));
+    return Math.max(Math.max(all, handshake + latest), 1_000_000L);
+  }
+
+  /** Runs {@code scenario} on {@code profileName} with {@code seed}. */
+  public static RunResult run(String profileName, Scenario scenario, long seed,
+      ConnectionConfig config, long rebindAtNs) {
+    return run(profileName, scenario, scenario.calls(new Random(seed)), seed, config,
+        rebindAtNs);
+  }
+
+  /** Runs the given calls on {@code profileName} with {@code seed}. */
+  public static RunResult runCalls(String profileName, List<Call> calls, long seed,
+      ConnectionConfig config) {
+    return run(profileName, Scenario.MIXED, calls, seed, config, -1);
+  }
+
+  private static RunResult run(String profileName, Scenario scenario, List<Call> calls,
+      long seed, ConnectionConfig config, long rebindAtNs) {
+    LinkProfile profile = SimProfiles.get(profileName);
+    LinkChannel up = new LinkChannel(new Link(profile.clientToServer(), seed * 31 + 1, 0));
+    LinkChannel down = new LinkChannel(new Link(profile.serverToClient(), seed * 31 + 2, 0));
+    Simulation sim = new Simulation(seed, up, down, config, config, calls);
+    if (rebindAtNs >= 0) {
+      sim.rebindAt(rebindAtNs);
+    }
+    RunResult res = new RunResult();
+    res.seed = seed;
+    res.profile = profileName;
+    res.scenario = scenario;
+    res.idealNs = ideal(profile, calls);
+    boolean done = sim.runUntil(sim::allCallsDone, CALL_LIMIT_NS);
+    res.callLatencyNs = new long[calls.size()];
+    long last = -1;
+    for (int i = 0; i < calls.size(); i++) {
+      Call c = calls.get(i);
+      res.callLatencyNs[i] = c.doneNs() < 0 ? -1 : c.doneNs() - c.startNs;
+      last = Math.max(last, c.doneNs());
+      res.responseBytes += c.responseBytesRead();
+    }
+    if (!done) {
+      res.failure = sim.fatal() != null ? sim.fatal()
+          : "calls incomplete at " + sim.nowNs() / 1e6 + " ms";
+    } else {
+      res.completionNs = last;
+      boolean quiet = sim.runUntil(sim::quiescent, sim.nowNs() + QUIESCE_LIMIT_NS);
+      if (sim.fatal() != null) {
+        res.failure = sim.fatal();
+      } else if (!quiet) {
+        res.failure = "state left after completion: client streams=" + sim.client().streamCount()
+            + " server streams=" + (sim.server() == null ? 0 : sim.server().streamCount());
+      } else {
+        sim.closeAndDrain(sim.nowNs() + QUIESCE_LIMIT_NS);
+      }
+    }
+    ConnectionStats cs = sim.client().stats();
+    res.retransmittedPackets = cs.packetsRetransmitted;
+    res.lostPackets = cs.packetsLost;
+    res.ptos = cs.ptoCount;
+    res.corruptDropped = cs.corruptDropped;
+    if (sim.server() != null) {
+      ConnectionStats ss = sim.server().stats();
+      res.retransmittedPackets += ss.packetsRetransmitted;
+      res.lostPackets += ss.packetsLost;
+      res.ptos += ss.ptoCount;
+      res.corruptDropped += ss.corruptDropped;
+    }
+    res.linkDrops = up.link().droppedPackets() + down.link().droppedPackets();
+    return res;
+  }
+}

@@ -1,0 +1,286 @@
+package dev.tern.transport.udp.sim;
+
+import dev.tern.transport.udp.connection.Connection;
+import dev.tern.transport.udp.connection.ConnectionConfig;
+import dev.tern.transport.udp.connection.ConnectionState;
+import dev.tern.transport.udp.connection.ServerDemux;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.PriorityQueue;
+import java.util.Random;
+
+/**
+ * The deterministic simulator: one client and one server endpoint, joined by a {@link Channel}
+ * per direction, run in virtual time by an event loop. Every random choice derives from the
+ * seed, so a run reproduces exactly from it.
+ *
+ * <p>Address rebinding: from {@link #rebindAtNs} the client's datagrams come from a new path
+ * and the server's datagrams to the old path are lost (the NAT mapping is gone), so the server
+ * must follow the client by connection ID.
+ */
+public final class Simulation {
+  private static final long NO_REBIND = Long.MAX_VALUE;
+
+  private final long seed;
+  private final Channel up;
+  private final Channel down;
+  final Connection client;
+  final ClientApp clientApp;
+  final ServerDemux demux;
+  ServerApp serverApp;
+  Connection server;
+  private final PriorityQueue<Event> events = new PriorityQueue<>();
+  private final ByteBuffer out = ByteBuffer.allocate(2048);
+  private final ByteBuffer reply = ByteBuffer.allocate(2048);
+  private final long[] deliverAt = new long[2];
+  private final boolean[] corrupt = new boolean[2];
+  private final Random corruptRandom;
+  private long nowNs;
+  private long eventSeq;
+  private long clientPath;
+  long rebindAtNs = NO_REBIND;
+  private DeliveryObserver observer;
+  private boolean stopOnFatal = true;
+  long spins;
+  long datagramsUp;
+  long datagramsDown;
+
+  private static final class Event implements Comparable<Event> {
+    final long atNs;
+    final long seq;
+    final boolean toServer;
+    final long pathId;
+    final byte[] data;
+
+    Event(long atNs, long seq, boolean toServer, long pathId, byte[] data) {
+      this.atNs = atNs;
+      this.seq = seq;
+      this.toServer = toServer;
+      this.pathId = pathId;
+      this.data = data;
+    }
+
+    @Override
+    public int compareTo(Event o) {
+      int c = Long.compare(atNs, o.atNs);
+      return c != 0 ? c : Long.compare(seq, o.seq);
+    }
+  }
+
+  /** A simulation of {@code calls} between endpoints configured by the two configs. */
+  public Simulation(long seed, Channel up, Channel down, ConnectionConfig clientConfig,
+      ConnectionConfig serverConfig, List<Call> calls) {
+    this.seed = seed;
+    this.up = up;
+    this.down = down;
+    this.corruptRandom = new Random(seed ^ 0x5DEECE66DL);
+    this.clientApp = new ClientApp(seed, calls);
+    this.client = Connection.client(clientConfig, clientApp, new Random(seed));
+    clientApp.attach(client);
+    this.demux = new ServerDemux(serverConfig, new Random(~seed), c -> {
+      ServerApp app = new ServerApp(seed, c);
+      if (server == null) {
+        server = c;
+        serverApp = app;
+      }
+      return app;
+    }, 16);
+  }
+
+  /** Sees every datagram the client receives, right after the client processed it. */
+  @FunctionalInterface
+  public interface DeliveryObserver {
+    /** {@code datagram} (a copy) reached the client at {@code nowNs} and was processed. */
+    void delivered(long nowNs, byte[] datagram);
+  }
+
+  /** Sets the observer of datagrams delivered to the client. */
+  public void observeClientDeliveries(DeliveryObserver o) {
+    this.observer = o;
+  }
+
+  /** Whether {@link #runUntil} stops at an application's fatal error (default: yes). */
+  public void stopOnFatal(boolean stop) {
+    this.stopOnFatal = stop;
+  }
+
+  /** Makes the client's address change at {@code atNs}. */
+  public void rebindAt(long atNs) {
+    this.rebindAtNs = atNs;
+  }
+
+  /** The current virtual time. */
+  public long nowNs() {
+    return nowNs;
+  }
+
+  /** The client connection. */
+  public Connection client() {
+    return client;
+  }
+
+  /** The server connection, once created. */
+  public Connection server() {
+    return server;
+  }
+
+  /** The client application's fatal error, or the server's, or null. */
+  public String fatal() {
+    if (clientApp.fatal != null) {
+      return clientApp.fatal;
+    }
+    return serverApp == null ? null : serverApp.fatal;
+  }
+
+  /** Whether every call completed. */
+  public boolean allCallsDone() {
+    return clientApp.allDone();
+  }
+
+  /**
+   * Runs until {@code stop} holds, nothing is left to happen, or {@code limitNs}.
+   *
+   * @return whether {@code stop} held
+   */
+  public boolean runUntil(java.util.function.BooleanSupplier stop, long limitNs) {
+    long lastProgressNs = -1;
+    int stuck = 0;
+    while (!stop.getAsBoolean()) {
+      if (stopOnFatal && fatal() != null) {
+        return false;
+      }
+      long next = nextEventNs();
+      if (next == Long.MAX_VALUE || next > limitNs) {
+        nowNs = Math.max(nowNs, Math.min(next, limitNs));
+        return stop.getAsBoolean();
+      }
+      if (next <= nowNs) {
+        // A timer at or before now that produced nothing: step on rather than spin.
+        if (lastProgressNs == nowNs && ++stuck > 1000) {
+          spins++;
+          next = nowNs + 1_000;
+          stuck = 0;
+        }
+      } else {
+        stuck = 0;
+      }
+      nowNs = Math.max(nowNs, next);
+      lastProgressNs = nowNs;
+      step();
+    }
+    return true;
+  }
+
+  private long nextEventNs() {
+    long t = events.isEmpty() ? Long.MAX_VALUE : events.peek().atNs;
+    t = Math.min(t, client.nextTimeoutNs());
+    long start = clientApp.nextStartNs();
+    if (start > nowNs) {
+      t = Math.min(t, start);
+    }
+    if (rebindAtNs != NO_REBIND && clientPath == 0) {
+      t = Math.min(t, rebindAtNs);
+    }
+    for (Connection c : demux.connections()) {
+      t = Math.min(t, c.nextTimeoutNs());
+    }
+    return t;
+  }
+
+  private void step() {
+    if (rebindAtNs != NO_REBIND && nowNs >= rebindAtNs && clientPath == 0) {
+      clientPath = 1;
+    }
+    while (!events.isEmpty() && events.peek().atNs <= nowNs) {
+      deliver(events.poll());
+    }
+    if (client.nextTimeoutNs() <= nowNs) {
+      client.onTimeout(nowNs);
+    }
+    for (Connection c : demux.connections()) {
+      if (c.nextTimeoutNs() <= nowNs) {
+        c.onTimeout(nowNs);
+      }
+    }
+    clientApp.setNow(nowNs);
+    clientApp.pump();
+    if (serverApp != null) {
+      serverApp.pump();
+    }
+    flush();
+  }
+
+  private void deliver(Event e) {
+    ByteBuffer b = ByteBuffer.wrap(e.data);
+    if (e.toServer) {
+      reply.clear();
+      demux.onDatagram(b, nowNs, e.pathId, reply);
+      if (reply.position() > 0) {
+        reply.flip();
+        send(reply, false, e.pathId);
+      }
+    } else {
+      clientApp.setNow(nowNs);
+      client.onDatagram(b, nowNs, 0);
+      if (observer != null) {
+        observer.delivered(nowNs, e.data);
+      }
+    }
+  }
+
+  private void flush() {
+    boolean any = true;
+    while (any) {
+      any = false;
+      out.clear();
+      if (client.pollDatagram(out, nowNs) > 0) {
+        out.flip();
+        send(out, true, clientPath);
+        any = true;
+      }
+      for (Connection c : demux.connections()) {
+        out.clear();
+        if (c.pollDatagram(out, nowNs) > 0) {
+          out.flip();
+          if (c.currentPathId() == clientPath) {
+            send(out, false, clientPath);
+          } else {
+            datagramsDown++; // to an address the client no longer has: lost
+          }
+          any = true;
+        }
+      }
+    }
+  }
+
+  private void send(ByteBuffer datagram, boolean toServer, long pathId) {
+    Channel ch = toServer ? up : down;
+    if (toServer) {
+      datagramsUp++;
+    } else {
+      datagramsDown++;
+    }
+    int copies = ch.transmit(nowNs, datagram, deliverAt, corrupt);
+    for (int i = 0; i < copies; i++) {
+      byte[] data = new byte[datagram.remaining()];
+      datagram.duplicate().get(data);
+      if (corrupt[i]) {
+        int bit = corruptRandom.nextInt(data.length * 8);
+        data[bit >>> 3] ^= (byte) (1 << (bit & 7));
+      }
+      events.add(new Event(Math.max(deliverAt[i], nowNs), eventSeq++, toServer, pathId, data));
+    }
+  }
+
+  /** Whether both ends have nothing outstanding (no stream, nothing unacknowledged). */
+  public boolean quiescent() {
+    return client.isQuiescent() && (server == null || server.isQuiescent());
+  }
+
+  /** Closes the client gracefully and runs until both ends are closed or draining ends. */
+  public void closeAndDrain(long limitNs) {
+    client.close(0, "done");
+    runUntil(() -> client.state() == ConnectionState.CLOSED
+        && (server == null || server.state() == ConnectionState.CLOSED), limitNs);
+  }
+}

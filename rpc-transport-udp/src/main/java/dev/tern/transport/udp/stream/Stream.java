@@ -1,0 +1,75 @@
+package dev.tern.transport.udp.stream;
+
+/**
+ * A bidirectional stream: one RPC (docs/protocol.md §6). Holds both halves and the scheduling
+ * attributes a {@link SendScheduler} may use.
+ */
+public final class Stream {
+  private final long id;
+  private final SendStream send;
+  private final ReceiveStream receive;
+  private int urgency = 3;
+  private boolean incremental;
+  /** Set and read only by {@link SendScheduler} implementations. */
+  boolean scheduled;
+  /** The urgency level a {@link SendScheduler} filed the stream under. */
+  int scheduledUrgency;
+  /** The scheduler that last queued the stream, told when its priority changes. */
+  SendScheduler scheduler;
+  boolean controlQueued;
+  boolean notifyQueued;
+  long countedConsumed;
+
+  Stream(long id, int sendBufferBytes, long peerInitialMaxStreamData, int receiveWindowBytes) {
+    this.id = id;
+    this.send = new SendStream(sendBufferBytes, peerInitialMaxStreamData);
+    this.receive = new ReceiveStream(receiveWindowBytes);
+  }
+
+  /** The stream ID (RFC 9000 §2.1). */
+  public long id() {
+    return id;
+  }
+
+  /** The sending half. */
+  public SendStream send() {
+    return send;
+  }
+
+  /** The receiving half. */
+  public ReceiveStream receive() {
+    return receive;
+  }
+
+  /** Urgency 0 (most urgent) to 7, in the spirit of RFC 9218; default 3. */
+  public int urgency() {
+    return urgency;
+  }
+
+  /** Whether the stream's data may be interleaved with others of the same urgency. */
+  public boolean incremental() {
+    return incremental;
+  }
+
+  /** Sets the priority; schedulers read it when choosing the next stream. */
+  public void setPriority(int urgency, boolean incremental) {
+    if (urgency < 0 || urgency > 7) {
+      throw new IllegalArgumentException("urgency must be 0..7: " + urgency);
+    }
+    this.urgency = urgency;
+    this.incremental = incremental;
+    if (scheduled && scheduler != null) {
+      scheduler.onPriorityChanged(this);
+    }
+  }
+
+  /** Whether both halves are finished and the stream's state can be dropped. */
+  public boolean isTerminal() {
+    return send.isTerminal() && receive.isTerminal();
+  }
+
+  @Override
+  public String toString() {
+    return "Stream[" + id + "]";
+  }
+}

@@ -1,0 +1,121 @@
+package dev.tern.transport.udp.connection;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tern.transport.udp.congestion.CongestionControl;
+import dev.tern.transport.udp.stream.Stream;
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The steady-state send and ACK paths allocate nothing: after a warm-up, a stream of data flowing
+ * client to server (packets built, sent, received, reassembled, read; ACKs built and processed;
+ * flow-control credit sent) leaves the thread's allocated-bytes counter where it was.
+ */
+@Timeout(120)
+class SteadyStateAllocationTest {
+  private static final long STEP_NS = 200_000L;
+
+  /** The application side: reads everything it is told about into one reused buffer. */
+  private static final class Reader implements ConnectionListener {
+    final ByteBuffer sink = ByteBuffer.allocate(64 * 1024);
+    Connection connection;
+    long read;
+
+    @Override
+    public void onReadable(Stream s) {
+      int n;
+      do {
+        sink.clear();
+        n = connection.read(s, sink);
+        read += n;
+      } while (n > 0);
+    }
+  }
+
+  private final ByteBuffer wire = ByteBuffer.allocate(2048);
+  private final ByteBuffer reply = ByteBuffer.allocate(2048);
+  private final ByteBuffer payload = ByteBuffer.allocate(4096);
+  private Connection client;
+  private Connection server;
+  private Stream stream;
+  private long now;
+
+  private void setUp(CongestionControl cc) {
+    ConnectionConfig config = ConnectionConfig.builder().congestionControl(cc).build();
+    Reader serverReader = new Reader();
+    client = Connection.client(config, new ConnectionListener() {}, new Random(1));
+    ServerDemux demux = new ServerDemux(config, new Random(2), c -> {
+      serverReader.connection = c;
+      return serverReader;
+    }, 1);
+    wire.clear();
+    client.pollDatagram(wire, now);
+    wire.flip();
+    reply.clear();
+    server = demux.onDatagram(wire, now, 0, reply);
+    for (int i = 0; i < 100 && stream == null; i++) {
+      exchange();
+      stream = client.openStream();
+    }
+    assertThat(stream).isNotNull();
+  }
+
+  /** Moves every datagram each way (instant delivery), then advances time one step. */
+  private void exchange() {
+    boolean any = true;
+    while (any) {
+      any = false;
+      wire.clear();
+      if (client.pollDatagram(wire, now) > 0) {
+        wire.flip();
+        server.onDatagram(wire, now, 0);
+        any = true;
+      }
+      wire.clear();
+      if (server.pollDatagram(wire, now) > 0) {
+        wire.flip();
+        client.onDatagram(wire, now, 0);
+        any = true;
+      }
+    }
+    now += STEP_NS;
+    if (client.nextTimeoutNs() <= now) {
+      client.onTimeout(now);
+    }
+    if (server.nextTimeoutNs() <= now) {
+      server.onTimeout(now);
+    }
+  }
+
+  private void run(int steps) {
+    for (int i = 0; i < steps; i++) {
+      payload.clear();
+      client.write(stream, payload);
+      exchange();
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(CongestionControl.class)
+  void sendAndAckPathsAllocateNothingInSteadyState(CongestionControl cc) {
+    setUp(cc);
+    run(200_000); // warm-up: windows, rings and buffers reach their size; the JIT compiles
+    com.sun.management.ThreadMXBean mx =
+        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    long tid = Thread.currentThread().getId();
+    long packetsBefore = client.stats().packetsSent + server.stats().packetsSent;
+    long before = mx.getThreadAllocatedBytes(tid);
+    run(20_000);
+    long allocated = mx.getThreadAllocatedBytes(tid) - before;
+    long packets = client.stats().packetsSent + server.stats().packetsSent - packetsBefore;
+    System.out.printf("%s: %d packets, %d bytes allocated%n", cc, packets, allocated);
+    assertThat(packets).isGreaterThan(20_000);
+    assertThat(allocated).isZero();
+  }
+}

@@ -1,0 +1,135 @@
+package dev.tern.transport.udp.recovery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tern.transport.udp.congestion.NewReno;
+import dev.tern.transport.udp.frame.AckFrame;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class LossDetectorTest {
+  private static final long MS = 1_000_000L;
+
+  private final SentPacketLog log = new SentPacketLog();
+  private final RttEstimator rtt = new RttEstimator();
+  private final NewReno cc = new NewReno(1350);
+  private final List<String> lost = new ArrayList<>();
+  private final List<String> acked = new ArrayList<>();
+  private final SentFrameSink sink = new SentFrameSink() {
+    @Override
+    public void onFrameAcked(byte type, long a, long b, int length) {
+      acked.add(a + "@" + b);
+    }
+
+    @Override
+    public void onFrameLost(byte type, long a, long b, int length) {
+      lost.add(a + "@" + b);
+    }
+  };
+  private final LossDetector detector = new LossDetector(log, rtt, cc, sink);
+
+  private void send(long nowNs, long streamId, long offset) {
+    log.beginPacket();
+    log.addFrame(SentFrameType.STREAM, streamId, offset, 1000);
+    detector.onPacketSent(nowNs, 1200, true, true);
+  }
+
+  private AckFrame ack(long... rangePairs) {
+    long[] hi = new long[rangePairs.length / 2];
+    long[] lo = new long[rangePairs.length / 2];
+    for (int i = 0; i < hi.length; i++) {
+      hi[i] = rangePairs[2 * i];
+      lo[i] = rangePairs[2 * i + 1];
+    }
+    ByteBuffer b = ByteBuffer.allocate(200);
+    AckFrame.encode(b, hi, lo, hi.length, 0, null, null, 0, 200);
+    b.flip();
+    AckFrame f = new AckFrame();
+    f.decode(b, b.get());
+    return f;
+  }
+
+  @Test
+  void retransmitsOnlyWhatTheAckShowsMissingByPacketThreshold() {
+    for (int i = 0; i < 6; i++) {
+      send(i * MS, 4, i * 1000L);
+    }
+    // Packets 0, 2..5 acknowledged; 1 missing with three later ones acknowledged: lost.
+    assertThat(detector.onAck(ack(5, 2, 0, 0), 100 * MS)).isTrue();
+    assertThat(lost).containsExactly("4@1000");
+    assertThat(acked).containsExactlyInAnyOrder("4@0", "4@2000", "4@3000", "4@4000", "4@5000");
+    assertThat(detector.bytesInFlight()).isZero();
+    assertThat(detector.packetsLost()).isEqualTo(1);
+  }
+
+  @Test
+  void declaresLossByTimeThresholdViaTheLossTimer() {
+    send(0, 4, 0);
+    send(MS, 4, 1000);
+    // Only packet 1 acknowledged: packet 0 is not 3 behind, so the time threshold decides.
+    assertThat(detector.onAck(ack(1, 1), 100 * MS)).isTrue();
+    assertThat(lost).isEmpty();
+    long timer = detector.timerNs();
+    // RFC 9002 §6.1.2: 9/8 of max(srtt, latest) after the packet was sent.
+    assertThat(timer).isEqualTo(0 + rtt.lossDelayNs());
+    assertThat(detector.onTimeout(timer)).isZero();
+    assertThat(lost).containsExactly("4@0");
+  }
+
+  @Test
+  void probeTimeoutAsksForTwoProbesAndBacksOff() {
+    send(0, 4, 0);
+    long pto1 = detector.timerNs();
+    assertThat(pto1).isEqualTo(rtt.ptoNs(0));
+    assertThat(detector.onTimeout(pto1)).isEqualTo(LossDetector.PROBES_PER_PTO);
+    assertThat(detector.timerNs()).isEqualTo(2 * rtt.ptoNs(0)); // exponential backoff
+    assertThat(detector.repeatOldest(2)).isEqualTo(1);
+    assertThat(lost).containsExactly("4@0"); // re-queued for the probe, still in flight
+    assertThat(detector.bytesInFlight()).isEqualTo(1200);
+  }
+
+  @Test
+  void rejectsAnAckOfAPacketNeverSent() {
+    send(0, 4, 0);
+    assertThat(detector.onAck(ack(7, 0), MS)).isFalse();
+  }
+
+  @Test
+  void persistentCongestionCollapsesTheWindow() {
+    send(0, 4, 0);
+    detector.onAck(ack(0, 0), 100 * MS); // an RTT sample
+    for (int i = 1; i <= 10; i++) {
+      send(i * 1000 * MS, 4, i * 1000L); // spread far beyond 3 PTOs
+    }
+    send(20_000 * MS, 4, 11_000);
+    detector.onAck(ack(11, 11), 20_100 * MS);
+    assertThat(detector.persistentCongestionEvents()).isEqualTo(1);
+    assertThat(cc.congestionWindowBytes()).isEqualTo(2 * 1350);
+  }
+
+  @Test
+  void sentPacketLogGrowsWithoutLosingRecords() {
+    for (int i = 0; i < 5000; i++) {
+      send(i, 4, i * 1000L);
+    }
+    assertThat(log.openPackets()).isEqualTo(5000);
+    detector.onAck(ack(4999, 0), 10 * MS);
+    assertThat(acked).hasSize(5000);
+    assertThat(log.openPackets()).isZero();
+    assertThat(log.firstPacketNumber()).isEqualTo(5000);
+  }
+
+  @Test
+  void rttFollowsRfc9002() {
+    RttEstimator r = new RttEstimator();
+    assertThat(r.smoothedRttNs()).isEqualTo(333 * MS);
+    r.onSample(100 * MS, 0);
+    assertThat(r.smoothedRttNs()).isEqualTo(100 * MS);
+    assertThat(r.rttVarNs()).isEqualTo(50 * MS);
+    r.onSample(120 * MS, 10 * MS); // adjusted to 110 ms
+    assertThat(r.smoothedRttNs()).isEqualTo((7 * 100 * MS + 110 * MS) / 8);
+    assertThat(r.minRttNs()).isEqualTo(100 * MS);
+  }
+}

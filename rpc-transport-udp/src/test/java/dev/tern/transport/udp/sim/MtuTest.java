@@ -1,0 +1,60 @@
+package dev.tern.transport.udp.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tern.netlab.link.Link;
+import dev.tern.netlab.link.LinkProfile;
+import dev.tern.transport.udp.connection.ConnectionConfig;
+import dev.tern.transport.udp.path.MtuDiscovery;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** PMTU discovery on whole connections over paths that drop datagrams above a size. */
+class MtuTest {
+  private static final long MS = 1_000_000L;
+
+  /** A path that drops every datagram whose UDP payload exceeds {@code maxPayload}. */
+  private static Channel limited(Channel inner, int maxPayload) {
+    return (nowNs, datagram, deliverAtNs, corrupt) -> datagram.remaining() > maxPayload ? 0
+        : inner.transmit(nowNs, datagram, deliverAtNs, corrupt);
+  }
+
+  private static Simulation run(String profileName, int pathMaxPayload, List<Call> calls,
+      long seed) {
+    LinkProfile p = SimProfiles.get(profileName);
+    Channel up = limited(new LinkChannel(new Link(p.clientToServer(), seed * 31 + 1, 0)),
+        pathMaxPayload);
+    Channel down = limited(new LinkChannel(new Link(p.serverToClient(), seed * 31 + 2, 0)),
+        pathMaxPayload);
+    ConnectionConfig config = ConnectionConfig.defaults();
+    Simulation sim = new Simulation(seed, up, down, config, config, calls);
+    sim.runUntil(() -> sim.allCallsDone() || sim.fatal() != null, 120_000 * MS);
+    return sim;
+  }
+
+  @ParameterizedTest
+  @CsvSource({"wifi,1", "lossy-fat,2", "mobile,3"})
+  void aPathOf1500BytesReachesTheLargestFittingSizeInThreeProbes(String profile, long seed) {
+    // IPv4 over a 1500-byte MTU: 1472 bytes of UDP payload.
+    Simulation sim = run(profile, 1472, List.of(new Call(0, 128, 1 << 20)), seed);
+    assertThat(sim.fatal()).isNull();
+    assertThat(sim.allCallsDone()).isTrue();
+    MtuDiscovery server = sim.server().mtuDiscovery();
+    assertThat(sim.server().maxDatagramBytes()).isEqualTo(1472);
+    assertThat(server.state()).isEqualTo(MtuDiscovery.State.SEARCH_COMPLETE);
+    assertThat(server.probesSent()).isEqualTo(3);
+    assertThat(sim.client().maxDatagramBytes()).isEqualTo(1472);
+  }
+
+  @ParameterizedTest
+  @CsvSource({"wifi,1", "mobile,2", "lossy-fat,3"})
+  void aPathDroppingAbove1300FallsBackWithoutFailingACall(String profile, long seed) {
+    Scenario feed = Scenario.FEED;
+    Simulation sim = run(profile, 1300, feed.calls(new java.util.Random(seed)), seed);
+    assertThat(sim.fatal()).isNull();
+    assertThat(sim.allCallsDone()).isTrue();
+    assertThat(sim.server().maxDatagramBytes()).isBetween(1200, 1300);
+    assertThat(sim.server().mtuDiscovery().blackHolesDetected()).isPositive();
+  }
+}
