@@ -1,0 +1,29 @@
+package dev.tern.bench.scenario;
+
+/**
+ * Sizes and counts of one client run.
+ *
+ * @param unaryCalls sequential unary calls per repetition
+ * @param concurrentCalls unary calls per repetition at concurrency 16
+ * @param screens feed screens per repetition
+ * @param bulkBytes bytes of the bulk download
+ * @param capSeconds longest one download may run before it is cut and reported as capped
+ * @param setupSamples cold connections per repetition
+ * @param seed seed of every random choice (image sizes)
+ */
+record ClientConfig(int unaryCalls, int concurrentCalls, int screens, long bulkBytes, int capSeconds,
+    int setupSamples, long seed) {
+
+  static ClientConfig from(Args a) {
+    return new ClientConfig(a.getInt("unary-calls", 50), a.getInt("concurrent-calls", 160),
+        a.getInt("screens", 4), a.getLong("bulk-bytes", 2L << 20), a.getInt("cap-seconds", 60),
+        a.getInt("setup-samples", 2), a.getLong("seed", 1));
+  }
+
+  String[] toArgs() {
+    return new String[] {"--unary-calls", Integer.toString(unaryCalls),
+        "--concurrent-calls", Integer.toString(concurrentCalls), "--screens", Integer.toString(screens),
+        "--bulk-bytes", Long.toString(bulkBytes), "--cap-seconds", Integer.toString(capSeconds),
+        "--setup-samples", Integer.toString(setupSamples), "--seed", Long.toString(seed)};
+  }
+}

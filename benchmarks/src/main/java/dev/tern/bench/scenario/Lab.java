@@ -1,0 +1,47 @@
+package dev.tern.bench.scenario;
+
+import java.util.List;
+
+/**
+ * Where the client and server processes of one variant run and what joins them: the emulated link
+ * between two network namespaces, or plain loopback. The benchmark talks to the emulator only
+ * through this.
+ */
+public interface Lab extends AutoCloseable {
+
+  /** The link this lab imposes. */
+  LinkSpec link();
+
+  /** The address the server binds. */
+  String serverBindHost();
+
+  /** The server's address as the client reaches it. */
+  String serverHostForClient();
+
+  /** {@code command} made to run on the server's side (for example prefixed with {@code ip netns exec}). */
+  List<String> serverCommand(List<String> command);
+
+  /** {@code command} made to run on the client's side. */
+  List<String> clientCommand(List<String> command);
+
+  /** The kernel TCP congestion control in force on both sides, or {@code host} where the lab cannot choose it. */
+  String tcpCongestionControl();
+
+  /** Opens a window of the packet log (one per setup measurement); labs without a log ignore it. */
+  void openWindow();
+
+  /** Closes the window opened last. */
+  void closeWindow();
+
+  /**
+   * Round trips of the first connection opened in each window, in window order, read from the
+   * packet log once the lab is closed; empty without a packet log. A round trip is a turn of
+   * direction from client-to-server to server-to-client among the connection's packets that carry
+   * a payload or a SYN/FIN (pure ACKs left out).
+   */
+  List<Integer> roundTrips();
+
+  /** Removes whatever the lab created (namespaces, devices, settings it changed). */
+  @Override
+  void close() throws Exception;
+}

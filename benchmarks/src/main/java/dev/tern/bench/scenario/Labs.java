@@ -1,0 +1,22 @@
+package dev.tern.bench.scenario;
+
+import java.nio.file.Path;
+
+/** Opens the lab a variant runs on. */
+final class Labs {
+  private Labs() {}
+
+  /**
+   * A lab for {@code profile}: loopback for {@code loopback}, otherwise netlab's emulator with the
+   * profile's link, {@code seed}, kernel TCP on {@code cc} (null: leave the default) and a packet
+   * log at {@code packetLog}.
+   *
+   * @throws IllegalStateException when the emulator cannot run here (not root, a command failed)
+   */
+  static Lab open(String profile, long seed, String cc, Path packetLog) {
+    if (profile.equals(LinkSpec.LOOPBACK.name())) {
+      return new LoopbackLab();
+    }
+    return new NetlabLab(profile, seed, cc, packetLog);
+  }
+}

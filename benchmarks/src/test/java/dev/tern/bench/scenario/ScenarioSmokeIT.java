@@ -1,0 +1,50 @@
+package dev.tern.bench.scenario;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The whole scenario pipeline, small: the packaged benchmark jar runs every scenario once or twice
+ * per variant on one profile, in separate server and client JVMs, and must produce its JSON,
+ * Markdown and SVG without a failed check. It measures nothing worth quoting; it keeps the pipeline
+ * from rotting.
+ */
+class ScenarioSmokeIT {
+  private static final String PROFILE = System.getProperty("bench.smoke.profile", "mobile");
+  /**
+   * The reference and Tern's TCP transport on the other congestion control: the pipeline end to end
+   * (both stacks, both kernel settings) in about a minute. Other transports are exercised by their
+   * own test suites; a flaky transport must not hide a broken pipeline, nor the reverse.
+   */
+  private static final String VARIANTS = System.getProperty("bench.smoke.variants", "grpc-netty:cubic,tcp:bbr");
+
+  @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES)
+  void runsEveryScenarioForEveryVariantAndWritesTheReports() throws Exception {
+    Path jar = Path.of("target", "benchmarks.jar");
+    assertThat(jar).as("the shaded benchmark jar (built in package)").exists();
+    Path out = Path.of("target", "smoke-" + PROFILE);
+    Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-cp", jar.toString(), ScenarioMain.class.getName(), "--profiles", PROFILE, "--smoke", "--reps", "2",
+        "--variants", VARIANTS, "--out", out.toString())
+        .redirectErrorStream(true).redirectOutput(out.resolveSibling("smoke-" + PROFILE + ".log").toFile()).start();
+    assertThat(p.waitFor(4, TimeUnit.MINUTES)).as("smoke run finished in time").isTrue();
+    String log = Files.readString(out.resolveSibling("smoke-" + PROFILE + ".log"), StandardCharsets.UTF_8);
+    assertThat(p.exitValue()).as(log).isZero();
+    String json = Files.readString(out.resolve("results.json"), StandardCharsets.UTF_8);
+    assertThat(json).contains("\"violations\": []");
+    for (String scenario : List.of("unary", "feed", "bulk", "setup")) {
+      assertThat(json).contains("\"scenario\": \"" + scenario + "\"");
+    }
+    assertThat(json).doesNotContain("\"metric\": \"failed\"");
+    assertThat(Files.readString(out.resolve("results.md"))).contains("/ unary").contains("seq p50");
+    assertThat(Files.readString(out.resolve("report.svg"))).contains("<polyline");
+  }
+}
