@@ -29,6 +29,9 @@ import org.eclipse.aether.RepositorySystemSession;
  * inputs is unchanged.
  */
 abstract class AbstractGenerateMojo extends AbstractMojo {
+  private static final Set<String> ALL_SCOPES =
+      Set.of("compile", "provided", "system", "runtime", "test");
+
   /** The project being built. */
   @Parameter(defaultValue = "${project}", readonly = true, required = true)
   protected MavenProject project;
@@ -150,7 +153,13 @@ abstract class AbstractGenerateMojo extends AbstractMojo {
     ProtoPaths.deleteTree(grpcOut);
     Files.createDirectories(javaOut);
     Path descriptorSet = work.resolve("descriptor-set.desc");
-    new Protoc(protoc, getLog()).compile(includes, List.copyOf(protos), javaOut, lite,
+    List<String> protocInputs = new ArrayList<>(protos);
+    if (TernOptionsProto.mustCompile(roots, protos, artifactFiles(ALL_SCOPES))) {
+      getLog().info("Tern codegen (" + scope() + "): no dependency provides the compiled "
+          + TernOptionsProto.PATH + "; compiling it into this project");
+      protocInputs.add(TernOptionsProto.PATH);
+    }
+    new Protoc(protoc, getLog()).compile(includes, protocInputs, javaOut, lite,
         descriptorSet, work.resolve("protoc-args.txt"));
     int services = 0;
     if (generateStubs) {
