@@ -11,12 +11,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import javax.inject.Inject;
 import org.apache.maven.artifact.Artifact;
 import org.apache.maven.plugin.AbstractMojo;
 import org.apache.maven.plugin.MojoExecutionException;
 import org.apache.maven.plugin.MojoFailureException;
 import org.apache.maven.plugin.descriptor.PluginDescriptor;
-import org.apache.maven.plugins.annotations.Component;
 import org.apache.maven.plugins.annotations.Parameter;
 import org.apache.maven.project.MavenProject;
 import org.eclipse.aether.RepositorySystem;
@@ -44,8 +44,8 @@ abstract class AbstractGenerateMojo extends AbstractMojo {
   @Parameter(defaultValue = "${plugin}", readonly = true, required = true)
   protected PluginDescriptor plugin;
 
-  /** Maven's resolver. */
-  @Component
+  /** Maven's resolver (injected by Maven's JSR-330 container). */
+  @Inject
   protected RepositorySystem repositorySystem;
 
   /** Further include paths for imports (searched after the source folders). */
