@@ -47,6 +47,15 @@ public final class ConnectionInfo {
     return new Builder(transport);
   }
 
+  /** A builder holding this snapshot's values (to amend one, say, with a version learned later). */
+  public Builder toBuilder() {
+    return new Builder(transport).protocolVersion(protocolVersion).localAddress(localAddress)
+        .remoteAddress(remoteAddress).smoothedRttNanos(smoothedRttNanos).minRttNanos(minRttNanos)
+        .congestionWindowBytes(congestionWindowBytes).bytesSent(bytesSent).bytesReceived(bytesReceived)
+        .packetsSent(packetsSent).packetsLost(packetsLost).packetsRetransmitted(packetsRetransmitted)
+        .earlyDataAccepted(earlyDataAccepted);
+  }
+
   /** The transport's name, as {@link dev.tern.rpc.spi.TransportProvider#name()} gives it. */
   public String transport() {
     return transport;

@@ -16,13 +16,16 @@ public final class TransportOptions {
     private final String name;
     private final T defaultValue;
 
+    /** A key named {@code name} (for logs) that reads as {@code defaultValue} when unset. */
     public Key(String name, T defaultValue) {
       this.name = Objects.requireNonNull(name, "name");
       this.defaultValue = defaultValue;
     }
 
+    /** The key's name, for logs and errors. */
     public String name() { return name; }
 
+    /** What {@link TransportOptions#get} returns when the key is not set. */
     public T defaultValue() { return defaultValue; }
 
     @Override
@@ -47,6 +50,9 @@ public final class TransportOptions {
   public static final Key<Long> IDLE_TIMEOUT_MILLIS = new Key<>("idleTimeoutMillis", 0L);
   /** Keep-alive ping interval while calls are open, in milliseconds; 0 for none. */
   public static final Key<Long> KEEP_ALIVE_MILLIS = new Key<>("keepAliveMillis", 0L);
+
+  /** The client's user agent, for transports that send one ({@code user-agent}); null: the transport's own. */
+  public static final Key<String> USER_AGENT = new Key<>("userAgent", null);
 
   private static final TransportOptions EMPTY = new TransportOptions(Map.of());
 

@@ -1,0 +1,53 @@
+package dev.tern.rpc;
+
+import dev.tern.rpc.spi.TransportOptions;
+import io.grpc.ClientInterceptor;
+import io.grpc.CompressorRegistry;
+import io.grpc.DecompressorRegistry;
+import io.grpc.SecurityLevel;
+import java.net.SocketAddress;
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/** What a {@link TernChannelBuilder} was told, frozen at {@code build()}. */
+final class ChannelConfig {
+  final Supplier<SocketAddress> address;
+  final String authority;
+  final TransportSelector selector;
+  final TransportOptions options;
+  final Executor executor;
+  final List<ClientInterceptor> interceptors;
+  final CompressorRegistry compressors;
+  final DecompressorRegistry decompressors;
+  final int maxInboundMessageSize;
+  final int[] protocolVersions;
+  final SecurityLevel securityLevel;
+  final long handshakeTimeoutNanos;
+  final long initialBackoffNanos;
+  final long maxBackoffNanos;
+  final Consumer<ConnectionInfo> connectionListener;
+
+  ChannelConfig(Supplier<SocketAddress> address, String authority, TransportSelector selector,
+      TransportOptions options, Executor executor, List<ClientInterceptor> interceptors,
+      CompressorRegistry compressors, DecompressorRegistry decompressors, int maxInboundMessageSize,
+      int[] protocolVersions, SecurityLevel securityLevel, long handshakeTimeoutNanos,
+      long initialBackoffNanos, long maxBackoffNanos, Consumer<ConnectionInfo> connectionListener) {
+    this.address = address;
+    this.authority = authority;
+    this.selector = selector;
+    this.options = options;
+    this.executor = executor;
+    this.interceptors = List.copyOf(interceptors);
+    this.compressors = compressors;
+    this.decompressors = decompressors;
+    this.maxInboundMessageSize = maxInboundMessageSize;
+    this.protocolVersions = protocolVersions;
+    this.securityLevel = securityLevel;
+    this.handshakeTimeoutNanos = handshakeTimeoutNanos;
+    this.initialBackoffNanos = initialBackoffNanos;
+    this.maxBackoffNanos = maxBackoffNanos;
+    this.connectionListener = connectionListener;
+  }
+}

@@ -1,0 +1,116 @@
+package dev.tern.rpc;
+
+import dev.tern.rpc.spi.ClientStreamListener;
+import io.grpc.ClientCall;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.util.concurrent.Executor;
+
+/**
+ * Carries a client stream's events to the application's {@link ClientCall.Listener} on the call's
+ * serializing executor: unmarshals responses, enforces the inbound size limit, records the
+ * protocol version the server chose, and makes sure the listener hears exactly one close.
+ */
+final class ClientCallStreamListener<RespT> implements ClientStreamListener {
+  /** What the listener needs from its call. */
+  interface CallHooks {
+    /** Cancels the call's stream with {@code status} (the listener then closes with it). */
+    void cancelStream(Status status);
+
+    /** The call ended: release its deadline timer and context listener. */
+    void closed();
+
+    /** The connection the call runs on, once known; null before. */
+    Connection connection();
+  }
+
+  private final MethodDescriptor<?, RespT> method;
+  private final Executor callExecutor;
+  private final int maxInboundMessageSize;
+  private final CallHooks hooks;
+  private volatile ClientCall.Listener<RespT> listener;
+  private volatile boolean closed;
+
+  ClientCallStreamListener(MethodDescriptor<?, RespT> method, Executor callExecutor,
+      int maxInboundMessageSize, CallHooks hooks) {
+    this.method = method;
+    this.callExecutor = callExecutor;
+    this.maxInboundMessageSize = maxInboundMessageSize;
+    this.hooks = hooks;
+  }
+
+  void setListener(ClientCall.Listener<RespT> listener) {
+    this.listener = listener;
+  }
+
+  boolean isClosed() {
+    return closed;
+  }
+
+  @Override
+  public void onHeaders(Metadata headers) {
+    Connection c = hooks.connection();
+    String selected = headers.get(ProtocolVersions.SELECTED_KEY);
+    if (c != null && selected != null) {
+      try {
+        c.recordSelectedVersion(Integer.parseInt(selected.trim()));
+      } catch (NumberFormatException e) {
+        hooks.cancelStream(Status.INTERNAL.withDescription("server sent a malformed "
+            + ProtocolVersions.SELECTED_HEADER + ": '" + selected + "'"));
+        return;
+      }
+    }
+    callExecutor.execute(() -> {
+      if (!closed) {
+        listener.onHeaders(headers);
+      }
+    });
+  }
+
+  @Override
+  public void onMessage(ByteBuffer message) {
+    if (message.remaining() > maxInboundMessageSize) {
+      hooks.cancelStream(Status.RESOURCE_EXHAUSTED.withDescription("response message of "
+          + message.remaining() + " bytes exceeds the maximum inbound size " + maxInboundMessageSize));
+      return;
+    }
+    callExecutor.execute(() -> {
+      if (closed) {
+        return;
+      }
+      RespT value;
+      try (InputStream in = new ByteBufferInputStream(message)) {
+        value = method.parseResponse(in);
+      } catch (Exception | Error e) {
+        hooks.cancelStream(Status.INTERNAL.withDescription("failed to parse the response of "
+            + method.getFullMethodName()).withCause(e));
+        return;
+      }
+      listener.onMessage(value);
+    });
+  }
+
+  @Override
+  public void onReady() {
+    callExecutor.execute(() -> {
+      if (!closed) {
+        listener.onReady();
+      }
+    });
+  }
+
+  @Override
+  public void onClose(Status status, Metadata trailers) {
+    callExecutor.execute(() -> {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      hooks.closed();
+      listener.onClose(status, trailers);
+    });
+  }
+}

@@ -1,0 +1,35 @@
+package dev.tern.rpc;
+
+import dev.tern.rpc.spi.ClientTransport;
+import dev.tern.rpc.spi.TransportProvider;
+
+/** A ready client transport, the provider that made it, and the protocol version agreed on it. */
+final class Connection {
+  final ClientTransport transport;
+  final TransportProvider provider;
+  private volatile int headerVersion;
+
+  Connection(ClientTransport transport, TransportProvider provider) {
+    this.transport = transport;
+    this.provider = provider;
+  }
+
+  boolean versionInHeaders() {
+    return provider.versionHandshake() == TransportProvider.VersionHandshake.PER_CALL_HEADER;
+  }
+
+  /** A version a server stated in {@code tern-protocol-selected}. */
+  void recordSelectedVersion(int version) {
+    headerVersion = version;
+  }
+
+  /** The transport's snapshot, with the version learned from response headers where it has none. */
+  ConnectionInfo info() {
+    ConnectionInfo info = transport.connectionInfo();
+    int v = headerVersion;
+    if (versionInHeaders() && v > 0 && info.protocolVersion() != v) {
+      return info.toBuilder().protocolVersion(v).build();
+    }
+    return info;
+  }
+}

@@ -1,0 +1,188 @@
+package dev.tern.rpc;
+
+import dev.tern.rpc.spi.RequestHeaders;
+import dev.tern.rpc.spi.SerializingExecutor;
+import dev.tern.rpc.spi.ServerStream;
+import dev.tern.rpc.spi.ServerStreamListener;
+import dev.tern.rpc.spi.ServerTransportListener;
+import io.grpc.Attributes;
+import io.grpc.Context;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.SecurityLevel;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerMethodDefinition;
+import io.grpc.ServerStreamTracer;
+import io.grpc.Status;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Accepts the streams of one server transport: agrees the protocol version, finds the method,
+ * sets up the call's context (deadline, connection info) and tracers, and starts the handler.
+ */
+final class ServerCallDispatcher implements ServerTransportListener {
+  private final TernServer server;
+  private final ServerConfig cfg;
+  private final boolean versionInHeaders;
+  private final SecurityLevel securityLevel;
+  private final ScheduledExecutorService scheduler;
+
+  ServerCallDispatcher(TernServer server, ServerConfig cfg, boolean versionInHeaders,
+      SecurityLevel securityLevel, ScheduledExecutorService scheduler) {
+    this.server = server;
+    this.cfg = cfg;
+    this.versionInHeaders = versionInHeaders;
+    this.securityLevel = securityLevel;
+    this.scheduler = scheduler;
+  }
+
+  @Override
+  public ServerStreamListener streamCreated(ServerStream stream, RequestHeaders headers) {
+    if (server.isShutdown()) {
+      return refuse(stream, Status.UNAVAILABLE.withDescription("server is shutting down"), new Metadata());
+    }
+    int version;
+    String selected = null;
+    ConnectionInfo info = stream.connectionInfo();
+    if (versionInHeaders) {
+      String offered = headers.metadata().get(ProtocolVersions.REQUEST_KEY);
+      int[] theirs;
+      try {
+        theirs = offered == null ? new int[] {ProtocolVersions.BASE_VERSION} : ProtocolVersions.parse(offered);
+      } catch (IllegalArgumentException e) {
+        return refuse(stream, Status.FAILED_PRECONDITION.withDescription(e.getMessage()), new Metadata());
+      }
+      OptionalInt v = ProtocolVersions.highestCommon(cfg.protocolVersions, theirs);
+      if (v.isEmpty()) {
+        Metadata trailers = new Metadata();
+        trailers.put(ProtocolVersions.SUPPORTED_KEY, ProtocolVersions.format(cfg.protocolVersions));
+        return refuse(stream, ProtocolVersions.noCommonVersion(theirs, cfg.protocolVersions), trailers);
+      }
+      version = v.getAsInt();
+      selected = Integer.toString(version);
+      info = info.toBuilder().protocolVersion(version).build();
+    } else {
+      version = info.protocolVersion();
+    }
+    String encoding = headers.messageEncoding();
+    if (!"identity".equals(encoding) && cfg.decompressors.lookupDecompressor(encoding) == null) {
+      return refuse(stream, Status.UNIMPLEMENTED.withDescription("no decompressor for message encoding '"
+          + encoding + "'"), new Metadata());
+    }
+    String name = headers.fullMethodName();
+    ServerMethodDefinition<?, ?> def = cfg.registry.lookupMethod(name, headers.authority());
+    if (def == null && cfg.fallback != null) {
+      def = cfg.fallback.lookupMethod(name, headers.authority());
+    }
+    if (def == null) {
+      return refuse(stream, Status.UNIMPLEMENTED.withDescription("Method not found: " + name), new Metadata());
+    }
+    return start(stream, headers, def, info, version, selected);
+  }
+
+  private <ReqT, RespT> ServerStreamListener start(ServerStream stream, RequestHeaders headers,
+      ServerMethodDefinition<ReqT, RespT> def, ConnectionInfo info, int version, String selected) {
+    List<ServerStreamTracer> tracers = new ArrayList<>(cfg.tracerFactories.size());
+    for (ServerStreamTracer.Factory f : cfg.tracerFactories) {
+      tracers.add(f.newServerStreamTracer(headers.fullMethodName(), headers.metadata()));
+    }
+    Context base = Context.ROOT.withValues(TernServerCalls.CONNECTION_INFO, info,
+        TernServerCalls.PROTOCOL_VERSION, version);
+    for (ServerStreamTracer t : tracers) {
+      base = t.filterContext(base);
+    }
+    Context.CancellableContext context = headers.deadline() == null ? base.withCancellation()
+        : base.withDeadline(headers.deadline(), scheduler);
+    MethodDescriptor<ReqT, RespT> method = def.getMethodDescriptor();
+    TernServerCall<ReqT, RespT> call = new TernServerCall<>(stream, method, headers.authority(),
+        headers.acceptedMessageEncodings(), tracers, cfg, securityLevel, info, selected);
+    ServerCallStreamListener<ReqT> adapter = new ServerCallStreamListener<>(stream, method, call, context,
+        new SerializingExecutor(cfg.executor), tracers, cfg.maxInboundMessageSize);
+    context.addListener(ctx -> {
+      if (ctx.cancellationCause() instanceof TimeoutException) {
+        stream.cancel(Status.DEADLINE_EXCEEDED.withDescription("server-side deadline of the call passed"));
+      }
+    }, Runnable::run);
+    ServerCallHandler<ReqT, RespT> handler = intercept(def.getServerCallHandler(), cfg.interceptors);
+    adapter.executor().execute(() -> {
+      ServerStreamTracer.ServerCallInfo<ReqT, RespT> callInfo = new CallInfo<>(call);
+      for (ServerStreamTracer t : tracers) {
+        t.serverCallStarted(callInfo);
+      }
+      Context previous = context.attach();
+      try {
+        adapter.setListener(handler.startCall(call, headers.metadata()));
+      } catch (RuntimeException | Error e) {
+        stream.cancel(Status.UNKNOWN.withDescription("handler of " + method.getFullMethodName()
+            + " threw while starting the call").withCause(e));
+      } finally {
+        context.detach(previous);
+      }
+    });
+    return adapter;
+  }
+
+  private static <ReqT, RespT> ServerCallHandler<ReqT, RespT> intercept(
+      ServerCallHandler<ReqT, RespT> handler, List<ServerInterceptor> interceptors) {
+    // Interceptors added last run first, as ServerBuilder.intercept documents.
+    ServerCallHandler<ReqT, RespT> h = handler;
+    for (ServerInterceptor i : interceptors) {
+      ServerCallHandler<ReqT, RespT> next = h;
+      h = (call, md) -> i.interceptCall(call, md, next);
+    }
+    return h;
+  }
+
+  private static ServerStreamListener refuse(ServerStream stream, Status status, Metadata trailers) {
+    stream.close(status, trailers);
+    return NOOP;
+  }
+
+  @Override
+  public void serverTerminated() {
+    server.transportTerminated();
+  }
+
+  private static final ServerStreamListener NOOP = new ServerStreamListener() {
+    @Override public void onMessage(ByteBuffer message) {}
+
+    @Override public void onHalfClose() {}
+
+    @Override public void onReady() {}
+
+    @Override public void onComplete() {}
+
+    @Override public void onCancel(Status status) {}
+  };
+
+  /** What stream tracers learn when a call starts. */
+  private static final class CallInfo<ReqT, RespT> extends ServerStreamTracer.ServerCallInfo<ReqT, RespT> {
+    private final ServerCall<ReqT, RespT> call;
+
+    CallInfo(ServerCall<ReqT, RespT> call) {
+      this.call = call;
+    }
+
+    @Override
+    public MethodDescriptor<ReqT, RespT> getMethodDescriptor() {
+      return call.getMethodDescriptor();
+    }
+
+    @Override
+    public Attributes getAttributes() {
+      return call.getAttributes();
+    }
+
+    @Override
+    public String getAuthority() {
+      return call.getAuthority();
+    }
+  }
+}

@@ -1,0 +1,36 @@
+package dev.tern.rpc;
+
+import io.grpc.CompressorRegistry;
+import io.grpc.DecompressorRegistry;
+import io.grpc.HandlerRegistry;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerStreamTracer;
+import java.util.List;
+import java.util.concurrent.Executor;
+
+/** What a {@link TernServerBuilder} was told, frozen at {@code build()}. */
+final class ServerConfig {
+  final ServiceRegistry registry;
+  final HandlerRegistry fallback;
+  final List<ServerInterceptor> interceptors;
+  final List<ServerStreamTracer.Factory> tracerFactories;
+  final Executor executor;
+  final CompressorRegistry compressors;
+  final DecompressorRegistry decompressors;
+  final int maxInboundMessageSize;
+  final int[] protocolVersions;
+
+  ServerConfig(ServiceRegistry registry, HandlerRegistry fallback, List<ServerInterceptor> interceptors,
+      List<ServerStreamTracer.Factory> tracerFactories, Executor executor, CompressorRegistry compressors,
+      DecompressorRegistry decompressors, int maxInboundMessageSize, int[] protocolVersions) {
+    this.registry = registry;
+    this.fallback = fallback;
+    this.interceptors = List.copyOf(interceptors);
+    this.tracerFactories = List.copyOf(tracerFactories);
+    this.executor = executor;
+    this.compressors = compressors;
+    this.decompressors = decompressors;
+    this.maxInboundMessageSize = maxInboundMessageSize;
+    this.protocolVersions = protocolVersions;
+  }
+}

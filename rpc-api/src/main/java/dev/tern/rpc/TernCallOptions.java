@@ -1,0 +1,58 @@
+package dev.tern.rpc;
+
+import io.grpc.CallOptions;
+import io.grpc.MethodDescriptor;
+
+/**
+ * Tern's {@link CallOptions} keys: a call's priority and whether it may travel as 0-RTT early data.
+ *
+ * <pre>{@code
+ * stub.withOption(TernCallOptions.PRIORITY, Priority.of(1, false)).getFeed(request);
+ * }</pre>
+ */
+public final class TernCallOptions {
+  /**
+   * The call's priority (RFC 9218 urgency and incremental flag). Unset (null): the default
+   * registered for the method in {@link TernMethodOptions}, else {@link Priority#DEFAULT}.
+   */
+  public static final CallOptions.Key<Priority> PRIORITY =
+      CallOptions.Key.createWithDefault("tern.priority", null);
+
+  /**
+   * Whether the call may be sent as 0-RTT early data (which an attacker can replay). Unset (null):
+   * only methods whose {@link MethodDescriptor#isIdempotent()} is true.
+   */
+  public static final CallOptions.Key<Boolean> ALLOW_EARLY_DATA =
+      CallOptions.Key.createWithDefault("tern.allowEarlyData", null);
+
+  private TernCallOptions() {}
+
+  /**
+   * {@code options} with the priority set.
+   *
+   * @throws IllegalArgumentException if {@code urgency} is outside 0..7
+   */
+  public static CallOptions withPriority(CallOptions options, int urgency, boolean incremental) {
+    return options.withOption(PRIORITY, Priority.of(urgency, incremental));
+  }
+
+  /** {@code options} allowing (or forbidding) early data regardless of idempotency. */
+  public static CallOptions withEarlyData(CallOptions options, boolean allowed) {
+    return options.withOption(ALLOW_EARLY_DATA, allowed);
+  }
+
+  /** The priority a call with {@code options} to {@code method} gets. */
+  public static Priority effectivePriority(CallOptions options, MethodDescriptor<?, ?> method) {
+    Priority p = options.getOption(PRIORITY);
+    if (p == null) {
+      p = TernMethodOptions.defaultPriority(method.getFullMethodName());
+    }
+    return p == null ? Priority.DEFAULT : p;
+  }
+
+  /** Whether a call with {@code options} to {@code method} may go as early data. */
+  public static boolean effectiveEarlyData(CallOptions options, MethodDescriptor<?, ?> method) {
+    Boolean allowed = options.getOption(ALLOW_EARLY_DATA);
+    return allowed == null ? method.isIdempotent() : allowed;
+  }
+}

@@ -1,0 +1,291 @@
+package dev.tern.rpc;
+
+import dev.tern.rpc.spi.TlsSettings;
+import dev.tern.rpc.spi.TransportOptions;
+import io.grpc.ClientInterceptor;
+import io.grpc.CompressorRegistry;
+import io.grpc.DecompressorRegistry;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.NameResolver;
+import io.grpc.SecurityLevel;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * Builds a Tern {@link ManagedChannel}: a grpc-java channel whose calls run over the transport
+ * chosen at run time from a preference order ({@link #transports}).
+ *
+ * <pre>{@code
+ * ManagedChannel channel = TernChannelBuilder.forTarget("api.example.com:443")
+ *     .transports("udp", "tcp")
+ *     .build();
+ * }</pre>
+ *
+ * <p>The channel connects lazily on its first call, queues calls while connecting, fails them with
+ * {@code UNAVAILABLE} (saying why) if connecting fails, and reconnects with exponential backoff.
+ * TLS is on by default, as in grpc-java; {@link #usePlaintext()} turns it off.
+ */
+public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelBuilder> {
+  private final List<dev.tern.rpc.spi.TransportProvider> providers = new ArrayList<>();
+  private final Supplier<SocketAddress> address;
+  private String authority;
+  private final List<String> transports = new ArrayList<>();
+  private TlsSettings tls = TlsSettings.forClient(null);
+  private TransportOptions options = TransportOptions.defaults();
+  private final List<ClientInterceptor> interceptors = new ArrayList<>();
+  private Executor executor;
+  private CompressorRegistry compressors = CompressorRegistry.getDefaultInstance();
+  private DecompressorRegistry decompressors = DecompressorRegistry.getDefaultInstance();
+  private int maxInboundMessageSize = TransportOptions.MAX_INBOUND_MESSAGE_SIZE.defaultValue();
+  private String userAgent;
+  private int[] protocolVersions = ProtocolVersions.SUPPORTED.clone();
+  private long handshakeTimeoutNanos =
+      TimeUnit.MILLISECONDS.toNanos(TransportOptions.HANDSHAKE_TIMEOUT_MILLIS.defaultValue());
+  private long initialBackoffNanos = TimeUnit.SECONDS.toNanos(1);
+  private long maxBackoffNanos = TimeUnit.SECONDS.toNanos(120);
+  private Consumer<ConnectionInfo> connectionListener;
+
+  private TernChannelBuilder(Supplier<SocketAddress> address, String authority) {
+    this.address = address;
+    this.authority = authority;
+  }
+
+  /**
+   * A builder for {@code target} in the form {@code host:port} ({@code [v6addr]:port} for IPv6;
+   * a leading {@code dns:///} is accepted). The host is resolved when connecting.
+   *
+   * @throws IllegalArgumentException if {@code target} has no valid port
+   */
+  public static TernChannelBuilder forTarget(String target) {
+    Objects.requireNonNull(target, "target");
+    String t = target.startsWith("dns:///") ? target.substring("dns:///".length()) : target;
+    int colon = t.lastIndexOf(':');
+    if (colon <= 0 || colon == t.length() - 1) {
+      throw new IllegalArgumentException("target must be host:port, was '" + target + "'");
+    }
+    String host = t.substring(0, colon);
+    if (host.startsWith("[") && host.endsWith("]")) {
+      host = host.substring(1, host.length() - 1);
+    }
+    int port;
+    try {
+      port = Integer.parseInt(t.substring(colon + 1));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("target must be host:port, was '" + target + "'", e);
+    }
+    return forAddress(host, port);
+  }
+
+  /**
+   * A builder for {@code host} and {@code port}; the host is resolved when connecting.
+   *
+   * @throws IllegalArgumentException if {@code port} is outside 1..65535
+   */
+  public static TernChannelBuilder forAddress(String host, int port) {
+    Objects.requireNonNull(host, "host");
+    if (port <= 0 || port > 65535) {
+      throw new IllegalArgumentException("port must be in 1..65535, was " + port);
+    }
+    String authority = host.indexOf(':') >= 0 ? "[" + host + "]:" + port : host + ":" + port;
+    return new TernChannelBuilder(() -> new InetSocketAddress(host, port), authority);
+  }
+
+  /** A builder for an already-resolved address, or a transport's own address type. */
+  public static TernChannelBuilder forAddress(SocketAddress address) {
+    Objects.requireNonNull(address, "address");
+    String authority = address instanceof InetSocketAddress
+        ? ((InetSocketAddress) address).getHostString() + ":" + ((InetSocketAddress) address).getPort()
+        : address.toString();
+    return new TernChannelBuilder(() -> address, authority);
+  }
+
+  /**
+   * Transports to use, most preferred first, by {@link dev.tern.rpc.spi.TransportProvider#name()}.
+   * The first one on the class path and available is used. Unset: {@link
+   * TransportSelector#DEFAULT_PREFERENCE}.
+   */
+  public TernChannelBuilder transports(String... names) {
+    transports.clear();
+    for (String n : names) {
+      transports.add(Objects.requireNonNull(n, "transport name"));
+    }
+    return this;
+  }
+
+  /** No TLS (where the transport allows it). */
+  @Override
+  public TernChannelBuilder usePlaintext() {
+    tls = null;
+    return this;
+  }
+
+  /** TLS trusting the JDK's default roots (the default). */
+  @Override
+  public TernChannelBuilder useTransportSecurity() {
+    tls = TlsSettings.forClient(null);
+    return this;
+  }
+
+  /** TLS with these settings (trusted certificates, server-name override, client certificate). */
+  public TernChannelBuilder tls(TlsSettings settings) {
+    tls = Objects.requireNonNull(settings, "settings");
+    return this;
+  }
+
+  /** Sets a transport option (common keys in {@link TransportOptions}, others in the transports). */
+  public <T> TernChannelBuilder transportOption(TransportOptions.Key<T> key, T value) {
+    options = options.with(Objects.requireNonNull(key, "key"), value);
+    return this;
+  }
+
+  /**
+   * Makes {@code provider} available by its name without {@link java.util.ServiceLoader} (a
+   * provider bound by hand or by Guice); it wins over a discovered provider of the same name.
+   */
+  public TernChannelBuilder addTransportProvider(dev.tern.rpc.spi.TransportProvider provider) {
+    providers.add(Objects.requireNonNull(provider, "provider"));
+    return this;
+  }
+
+  @Override
+  public TernChannelBuilder intercept(List<ClientInterceptor> list) {
+    interceptors.addAll(list);
+    return this;
+  }
+
+  @Override
+  public TernChannelBuilder intercept(ClientInterceptor... list) {
+    return intercept(Arrays.asList(list));
+  }
+
+  @Override
+  public TernChannelBuilder executor(Executor e) {
+    executor = Objects.requireNonNull(e, "executor");
+    return this;
+  }
+
+  @Override
+  public TernChannelBuilder directExecutor() {
+    executor = Runnable::run;
+    return this;
+  }
+
+  /**
+   * Largest response message accepted (4 MiB by default); larger ones fail the call with
+   * RESOURCE_EXHAUSTED.
+   */
+  @Override
+  public TernChannelBuilder maxInboundMessageSize(int bytes) {
+    if (bytes < 0) {
+      throw new IllegalArgumentException("maxInboundMessageSize must be >= 0, was " + bytes);
+    }
+    maxInboundMessageSize = bytes;
+    return this;
+  }
+
+  @Override
+  public TernChannelBuilder userAgent(String ua) {
+    userAgent = ua;
+    return this;
+  }
+
+  @Override
+  public TernChannelBuilder overrideAuthority(String a) {
+    authority = Objects.requireNonNull(a, "authority");
+    return this;
+  }
+
+  /**
+   * Not supported: Tern resolves {@code host:port} targets itself.
+   *
+   * @throws UnsupportedOperationException always
+   */
+  @Override
+  @Deprecated
+  public TernChannelBuilder nameResolverFactory(NameResolver.Factory factory) {
+    throw new UnsupportedOperationException("Tern channels resolve host:port targets themselves;"
+        + " name resolver factories are not supported");
+  }
+
+  @Override
+  public TernChannelBuilder decompressorRegistry(DecompressorRegistry registry) {
+    decompressors = Objects.requireNonNull(registry, "registry");
+    return this;
+  }
+
+  @Override
+  public TernChannelBuilder compressorRegistry(CompressorRegistry registry) {
+    compressors = Objects.requireNonNull(registry, "registry");
+    return this;
+  }
+
+  /** Accepted for compatibility; Tern channels do not enter idle mode yet. */
+  @Override
+  public TernChannelBuilder idleTimeout(long value, TimeUnit unit) {
+    if (value <= 0) {
+      throw new IllegalArgumentException("idle timeout must be > 0, was " + value);
+    }
+    return this;
+  }
+
+  /**
+   * Tern protocol versions this client speaks (default {@link ProtocolVersions#SUPPORTED}).
+   *
+   * @throws IllegalArgumentException if empty or not all positive
+   */
+  public TernChannelBuilder protocolVersions(int... versions) {
+    protocolVersions = ProtocolVersions.validate(versions);
+    return this;
+  }
+
+  /** Longest a connection's handshake may take before the attempt fails (default 20 s). */
+  public TernChannelBuilder handshakeTimeout(long value, TimeUnit unit) {
+    if (value <= 0) {
+      throw new IllegalArgumentException("handshake timeout must be > 0, was " + value);
+    }
+    handshakeTimeoutNanos = unit.toNanos(value);
+    return this;
+  }
+
+  /** First delay before reconnecting after a failed attempt (default 1 s; grows 1.6x up to 120 s). */
+  public TernChannelBuilder initialReconnectBackoff(long value, TimeUnit unit) {
+    if (value <= 0) {
+      throw new IllegalArgumentException("reconnect backoff must be > 0, was " + value);
+    }
+    initialBackoffNanos = unit.toNanos(value);
+    maxBackoffNanos = Math.max(maxBackoffNanos, initialBackoffNanos);
+    return this;
+  }
+
+  /** Called with the connection's {@link ConnectionInfo} each time a transport becomes ready. */
+  public TernChannelBuilder connectionListener(Consumer<ConnectionInfo> listener) {
+    connectionListener = listener;
+    return this;
+  }
+
+  /** The channel; it connects on its first call. */
+  @Override
+  public ManagedChannel build() {
+    TransportOptions o = options
+        .with(TransportOptions.PROTOCOL_VERSIONS, protocolVersions.clone())
+        .with(TransportOptions.TLS, tls)
+        .with(TransportOptions.MAX_INBOUND_MESSAGE_SIZE, maxInboundMessageSize)
+        .with(TransportOptions.HANDSHAKE_TIMEOUT_MILLIS, TimeUnit.NANOSECONDS.toMillis(handshakeTimeoutNanos))
+        .with(TransportOptions.USER_AGENT, userAgent);
+    ChannelConfig cfg = new ChannelConfig(address, authority,
+        TransportSelector.fromServiceLoader(transports, providers), o, executor, interceptors, compressors,
+        decompressors, maxInboundMessageSize, protocolVersions.clone(),
+        tls == null ? SecurityLevel.NONE : SecurityLevel.PRIVACY_AND_INTEGRITY, handshakeTimeoutNanos,
+        initialBackoffNanos, maxBackoffNanos, connectionListener);
+    return new TernManagedChannel(cfg);
+  }
+}

@@ -1,0 +1,33 @@
+package dev.tern.rpc;
+
+import io.grpc.Channel;
+
+/** What a Tern channel is connected over. */
+public final class TernChannels {
+  private TernChannels() {}
+
+  /**
+   * The channel's current connection (transport, protocol version, counters), or null while it is
+   * not connected.
+   *
+   * @throws IllegalArgumentException if {@code channel} was not built by {@link TernChannelBuilder}
+   */
+  public static ConnectionInfo connectionInfo(Channel channel) {
+    Connection c = tern(channel).connections().current();
+    return c == null ? null : c.info();
+  }
+
+  /** The name of the transport the channel is connected with, or null while not connected. */
+  public static String selectedTransport(Channel channel) {
+    Connection c = tern(channel).connections().current();
+    return c == null ? null : c.provider.name();
+  }
+
+  private static TernManagedChannel tern(Channel channel) {
+    if (!(channel instanceof TernManagedChannel)) {
+      throw new IllegalArgumentException("not a channel built by TernChannelBuilder: "
+          + (channel == null ? "null" : channel.getClass().getName()));
+    }
+    return (TernManagedChannel) channel;
+  }
+}

@@ -1,0 +1,298 @@
+package dev.tern.rpc;
+
+import dev.tern.rpc.spi.ClientStream;
+import dev.tern.rpc.spi.GrpcMessageFraming;
+import dev.tern.rpc.spi.RequestHeaders;
+import dev.tern.rpc.spi.SerializingExecutor;
+import io.grpc.Attributes;
+import io.grpc.CallCredentials;
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
+import io.grpc.Context;
+import io.grpc.Contexts;
+import io.grpc.Deadline;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.SecurityLevel;
+import io.grpc.Status;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One client call on a Tern channel: builds the request headers (deadline, compression, priority,
+ * early data, call credentials, protocol versions), waits for a transport, and maps the call's
+ * methods onto an SPI {@link ClientStream}.
+ */
+final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
+    implements ClientCallStreamListener.CallHooks, ConnectionManager.Waiter {
+  private final MethodDescriptor<ReqT, RespT> method;
+  private final CallOptions callOptions;
+  private final ChannelConfig cfg;
+  private final ConnectionManager connections;
+  private final java.util.concurrent.ScheduledExecutorService scheduler;
+  private final Executor callExecutor;
+  private final Context context;
+  private final DelayedClientStream stream;
+  private final ClientCallStreamListener<RespT> streamListener;
+  private final Context.CancellationListener onContextCancelled = this::contextCancelled;
+  private volatile Connection connection;
+  private RequestHeaders.Builder headers;
+  private Metadata requestMetadata;
+  private String authority;
+  private ScheduledFuture<?> deadlineTimer;
+  private boolean started;
+  private boolean halfClosed;
+
+  TernClientCall(MethodDescriptor<ReqT, RespT> method, CallOptions callOptions, ChannelConfig cfg,
+      ConnectionManager connections, java.util.concurrent.ScheduledExecutorService scheduler,
+      Executor channelExecutor) {
+    this.method = method;
+    this.callOptions = callOptions;
+    this.cfg = cfg;
+    this.connections = connections;
+    this.scheduler = scheduler;
+    Executor e = callOptions.getExecutor() != null ? callOptions.getExecutor() : channelExecutor;
+    this.callExecutor = new SerializingExecutor(e);
+    this.context = Context.current();
+    int maxInbound = callOptions.getMaxInboundMessageSize() != null
+        ? callOptions.getMaxInboundMessageSize() : cfg.maxInboundMessageSize;
+    this.streamListener = new ClientCallStreamListener<>(method, callExecutor, maxInbound, this);
+    this.stream = new DelayedClientStream(status -> streamListener.onClose(status, new Metadata()));
+  }
+
+  @Override
+  public void start(Listener<RespT> listener, Metadata md) {
+    if (started) {
+      throw new IllegalStateException("call already started");
+    }
+    started = true;
+    streamListener.setListener(listener);
+    if (context.isCancelled()) {
+      stream.cancel(Contexts.statusFromCancelled(context));
+      return;
+    }
+    String encoding = callOptions.getCompressor();
+    if (encoding != null && !GrpcMessageFraming.IDENTITY.equals(encoding)
+        && cfg.compressors.lookupCompressor(encoding) == null) {
+      stream.cancel(Status.INTERNAL.withDescription("unable to find a compressor named '" + encoding + "'"));
+      return;
+    }
+    Deadline deadline = effectiveDeadline();
+    if (deadline != null && deadline.isExpired()) {
+      stream.cancel(Status.DEADLINE_EXCEEDED.withDescription("call started after its deadline had passed ("
+          + deadline + ")"));
+      return;
+    }
+    context.addListener(onContextCancelled, Runnable::run);
+    if (deadline != null) {
+      long nanos = deadline.timeRemaining(TimeUnit.NANOSECONDS);
+      deadlineTimer = scheduler.schedule(() -> deadlineExceeded(nanos), nanos, TimeUnit.NANOSECONDS);
+    }
+    Metadata copy = new Metadata();
+    copy.merge(md);
+    List<String> accepted = new ArrayList<>(cfg.decompressors.getAdvertisedMessageEncodings());
+    if (!accepted.contains(GrpcMessageFraming.IDENTITY)) {
+      accepted.add(GrpcMessageFraming.IDENTITY);
+    }
+    requestMetadata = copy;
+    authority = callOptions.getAuthority() != null ? callOptions.getAuthority() : cfg.authority;
+    headers = RequestHeaders.builder(method.getFullMethodName())
+        .authority(authority)
+        .metadata(copy)
+        .deadline(deadline)
+        .messageEncoding(encoding == null ? GrpcMessageFraming.IDENTITY : encoding)
+        .acceptedMessageEncodings(accepted)
+        .priority(TernCallOptions.effectivePriority(callOptions, method))
+        .earlyDataAllowed(TernCallOptions.effectiveEarlyData(callOptions, method))
+        .idempotent(method.isIdempotent());
+    CallCredentials creds = callOptions.getCredentials();
+    if (creds == null) {
+      connections.obtain(this, callOptions.isWaitForReady());
+    } else {
+      applyCredentials(creds, copy);
+    }
+  }
+
+  private Deadline effectiveDeadline() {
+    Deadline a = callOptions.getDeadline();
+    Deadline b = context.getDeadline();
+    if (a == null) {
+      return b;
+    }
+    return b == null ? a : a.minimum(b);
+  }
+
+  private void applyCredentials(CallCredentials creds, Metadata md) {
+    CallCredentials.RequestInfo info = new CallCredentials.RequestInfo() {
+      @Override public MethodDescriptor<?, ?> getMethodDescriptor() { return method; }
+
+      @Override public CallOptions getCallOptions() { return callOptions; }
+
+      @Override public SecurityLevel getSecurityLevel() { return cfg.securityLevel; }
+
+      @Override public String getAuthority() { return authority; }
+
+      @Override public Attributes getTransportAttrs() { return Attributes.EMPTY; }
+    };
+    try {
+      creds.applyRequestMetadata(info, callExecutor, new CallCredentials.MetadataApplier() {
+        @Override
+        public void apply(Metadata extra) {
+          md.merge(extra);
+          connections.obtain(TernClientCall.this, callOptions.isWaitForReady());
+        }
+
+        @Override
+        public void fail(Status status) {
+          stream.cancel(status.isOk() ? Status.UNAUTHENTICATED.withDescription(
+              "call credentials failed with an OK status") : status);
+        }
+      });
+    } catch (RuntimeException e) {
+      stream.cancel(Status.UNAUTHENTICATED.withDescription("call credentials threw: " + e).withCause(e));
+    }
+  }
+
+  @Override
+  public void ready(Connection c) {
+    if (streamListener.isClosed()) {
+      return;
+    }
+    connection = c;
+    if (c.versionInHeaders()) {
+      requestMetadata.put(ProtocolVersions.REQUEST_KEY, ProtocolVersions.format(cfg.protocolVersions));
+    }
+    stream.setStream(c.transport.newStream(headers.build(), streamListener));
+    if (stream.isReady()) {
+      streamListener.onReady();
+    }
+  }
+
+  @Override
+  public void failed(Status status) {
+    stream.cancel(status);
+  }
+
+  private void deadlineExceeded(long nanos) {
+    cancelStream(Status.DEADLINE_EXCEEDED.withDescription(String.format(Locale.ROOT,
+        "deadline exceeded after %.3fs%s", nanos / 1e9, stream.hasStream() ? "" : " while waiting for a transport")));
+  }
+
+  private void contextCancelled(Context ctx) {
+    cancelStream(Contexts.statusFromCancelled(ctx));
+  }
+
+  @Override
+  public void cancelStream(Status status) {
+    stream.cancel(status);
+    // The call ends now even if the transport never confirms the cancel.
+    streamListener.onClose(status, new Metadata());
+  }
+
+  @Override
+  public void closed() {
+    if (deadlineTimer != null) {
+      deadlineTimer.cancel(false);
+    }
+    context.removeListener(onContextCancelled);
+    connections.cancelWait(this);
+  }
+
+  @Override
+  public Connection connection() {
+    return connection;
+  }
+
+  @Override
+  public void request(int numMessages) {
+    if (numMessages < 0) {
+      throw new IllegalArgumentException("numMessages must be >= 0, was " + numMessages);
+    }
+    if (!started) {
+      throw new IllegalStateException("call not started");
+    }
+    if (numMessages > 0) {
+      stream.request(numMessages);
+    }
+  }
+
+  @Override
+  public void cancel(String message, Throwable cause) {
+    if (message == null && cause == null) {
+      message = "cancelled without a message or cause";
+    }
+    if (!started) {
+      return;
+    }
+    cancelStream(Status.CANCELLED.withDescription(message).withCause(cause));
+  }
+
+  @Override
+  public void halfClose() {
+    if (!started || halfClosed) {
+      throw new IllegalStateException(started ? "call already half-closed" : "call not started");
+    }
+    halfClosed = true;
+    stream.halfClose();
+  }
+
+  @Override
+  public void sendMessage(ReqT message) {
+    if (!started || halfClosed) {
+      throw new IllegalStateException(started ? "call already half-closed" : "call not started");
+    }
+    if (streamListener.isClosed()) {
+      return;
+    }
+    byte[] bytes;
+    try (InputStream in = method.streamRequest(message)) {
+      bytes = in.readAllBytes();
+    } catch (IOException | RuntimeException e) {
+      cancelStream(Status.INTERNAL.withDescription("failed to marshal the request of "
+          + method.getFullMethodName()).withCause(e));
+      return;
+    }
+    Integer max = callOptions.getMaxOutboundMessageSize();
+    if (max != null && bytes.length > max) {
+      cancelStream(Status.RESOURCE_EXHAUSTED.withDescription("request message of " + bytes.length
+          + " bytes exceeds the maximum outbound size " + max));
+      return;
+    }
+    stream.writeMessage(ByteBuffer.wrap(bytes));
+    stream.flush();
+  }
+
+  @Override
+  public boolean isReady() {
+    return !streamListener.isClosed() && stream.isReady();
+  }
+
+  @Override
+  public void setMessageCompression(boolean enabled) {
+    // The SPI compresses every message of a call in its encoding; per-message opt-out is not offered.
+  }
+
+  @Override
+  public Attributes getAttributes() {
+    Connection c = connection;
+    if (c == null) {
+      return Attributes.EMPTY;
+    }
+    ConnectionInfo info = c.info();
+    Attributes.Builder b = Attributes.newBuilder();
+    if (info.remoteAddress() != null) {
+      b.set(io.grpc.Grpc.TRANSPORT_ATTR_REMOTE_ADDR, info.remoteAddress());
+    }
+    if (info.localAddress() != null) {
+      b.set(io.grpc.Grpc.TRANSPORT_ATTR_LOCAL_ADDR, info.localAddress());
+    }
+    return b.build();
+  }
+}

@@ -1,0 +1,157 @@
+package dev.tern.rpc;
+
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptors;
+import io.grpc.ConnectivityState;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/** The {@link ManagedChannel} that {@link TernChannelBuilder#build()} returns. */
+final class TernManagedChannel extends ManagedChannel {
+  private final ChannelConfig cfg;
+  private final ScheduledThreadPoolExecutor scheduler;
+  private final ExecutorService ownedExecutor;
+  private final Executor executor;
+  private final ConnectionManager connections;
+  private final Channel intercepted;
+  private final CountDownLatch terminatedLatch = new CountDownLatch(1);
+  private volatile boolean shutdown;
+
+  TernManagedChannel(ChannelConfig cfg) {
+    this.cfg = cfg;
+    this.scheduler = new ScheduledThreadPoolExecutor(1, DaemonThreads.factory("tern-channel-timer"));
+    this.scheduler.setRemoveOnCancelPolicy(true);
+    if (cfg.executor == null) {
+      this.ownedExecutor = DaemonThreads.cachedPool("tern-channel-executor");
+      this.executor = ownedExecutor;
+    } else {
+      this.ownedExecutor = null;
+      this.executor = cfg.executor;
+    }
+    this.connections = new ConnectionManager(cfg, scheduler, executor, this::terminated);
+    this.intercepted = ClientInterceptors.intercept(new CallFactory(), cfg.interceptors);
+  }
+
+  private void terminated() {
+    scheduler.shutdown();
+    if (ownedExecutor != null) {
+      ownedExecutor.shutdown();
+    }
+    terminatedLatch.countDown();
+  }
+
+  ConnectionManager connections() {
+    return connections;
+  }
+
+  @Override
+  public <ReqT, RespT> ClientCall<ReqT, RespT> newCall(MethodDescriptor<ReqT, RespT> method,
+      CallOptions callOptions) {
+    return intercepted.newCall(method, callOptions);
+  }
+
+  @Override
+  public String authority() {
+    return cfg.authority;
+  }
+
+  @Override
+  public ManagedChannel shutdown() {
+    shutdown = true;
+    connections.shutdown();
+    return this;
+  }
+
+  @Override
+  public ManagedChannel shutdownNow() {
+    shutdown = true;
+    connections.shutdownNow();
+    return this;
+  }
+
+  @Override
+  public boolean isShutdown() {
+    return shutdown;
+  }
+
+  @Override
+  public boolean isTerminated() {
+    return terminatedLatch.getCount() == 0;
+  }
+
+  @Override
+  public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+    return terminatedLatch.await(timeout, unit);
+  }
+
+  @Override
+  public ConnectivityState getState(boolean requestConnection) {
+    return connections.state(requestConnection);
+  }
+
+  @Override
+  public void notifyWhenStateChanged(ConnectivityState source, Runnable callback) {
+    connections.notifyWhenStateChanged(source, callback);
+  }
+
+  @Override
+  public void resetConnectBackoff() {
+    connections.resetBackoff();
+  }
+
+  @Override
+  public String toString() {
+    return "TernManagedChannel{" + cfg.authority + ", transports=" + cfg.selector.preference() + '}';
+  }
+
+  /** Makes the calls under the interceptors. */
+  private final class CallFactory extends Channel {
+    @Override
+    public <ReqT, RespT> ClientCall<ReqT, RespT> newCall(MethodDescriptor<ReqT, RespT> method,
+        CallOptions callOptions) {
+      if (shutdown) {
+        return new FailingClientCall<>(Status.UNAVAILABLE.withDescription("channel shutdown invoked"),
+            callOptions.getExecutor() != null ? callOptions.getExecutor() : executor);
+      }
+      return new TernClientCall<>(method, callOptions, cfg, connections, scheduler, executor);
+    }
+
+    @Override
+    public String authority() {
+      return cfg.authority;
+    }
+  }
+
+  /** A call on a shut-down channel: closes with the given status as soon as it starts. */
+  private static final class FailingClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
+    private final Status status;
+    private final Executor executor;
+
+    FailingClientCall(Status status, Executor executor) {
+      this.status = status;
+      this.executor = executor;
+    }
+
+    @Override
+    public void start(Listener<RespT> listener, Metadata headers) {
+      executor.execute(() -> listener.onClose(status, new Metadata()));
+    }
+
+    @Override public void request(int numMessages) {}
+
+    @Override public void cancel(String message, Throwable cause) {}
+
+    @Override public void halfClose() {}
+
+    @Override public void sendMessage(ReqT message) {}
+  }
+}

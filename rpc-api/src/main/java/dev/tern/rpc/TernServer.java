@@ -1,0 +1,193 @@
+package dev.tern.rpc;
+
+import dev.tern.rpc.spi.ServerTransport;
+import dev.tern.rpc.spi.TransportOptions;
+import dev.tern.rpc.spi.TransportProvider;
+import io.grpc.SecurityLevel;
+import io.grpc.Server;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.Status;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/** The {@link Server} that {@link TernServerBuilder#build()} returns: one registry, many transports. */
+final class TernServer extends Server {
+  /** One transport to listen on. */
+  static final class Listen {
+    final String transport;
+    final SocketAddress address;
+
+    Listen(String transport, SocketAddress address) {
+      this.transport = transport;
+      this.address = address;
+    }
+  }
+
+  private final ServerConfig cfg;
+  private final List<Listen> listens;
+  private final TransportOptions options;
+  private final TransportSelector providers;
+  private final ExecutorService ownedExecutor;
+  private final List<ServerTransport> transports = new ArrayList<>();
+  private final CountDownLatch terminated = new CountDownLatch(1);
+  private ScheduledThreadPoolExecutor scheduler;
+  private int live;
+  private boolean started;
+  private volatile boolean shutdown;
+
+  TernServer(ServerConfig cfg, List<Listen> listens, TransportOptions options,
+      TransportSelector providers, ExecutorService ownedExecutor) {
+    this.cfg = cfg;
+    this.listens = List.copyOf(listens);
+    this.options = options;
+    this.providers = providers;
+    this.ownedExecutor = ownedExecutor;
+  }
+
+  @Override
+  public synchronized Server start() throws IOException {
+    if (started) {
+      throw new IllegalStateException("server already started");
+    }
+    if (shutdown) {
+      throw new IllegalStateException("server shut down");
+    }
+    started = true;
+    scheduler = new ScheduledThreadPoolExecutor(1, DaemonThreads.factory("tern-server-timer"));
+    scheduler.setRemoveOnCancelPolicy(true);
+    try {
+      for (Listen l : listens) {
+        TransportProvider p = providers.provider(l.transport);
+        if (p == null || !p.isAvailable()) {
+          throw new IOException("cannot listen on " + l.address + " with transport '" + l.transport + "': "
+              + (p == null ? "no such transport on the class path" : p.unavailableReason()));
+        }
+        ServerTransport t = p.newServerTransport(l.address, options);
+        SecurityLevel level = options.get(TransportOptions.TLS) == null ? SecurityLevel.NONE
+            : SecurityLevel.PRIVACY_AND_INTEGRITY;
+        t.start(new ServerCallDispatcher(this, cfg,
+            p.versionHandshake() == TransportProvider.VersionHandshake.PER_CALL_HEADER, level, scheduler));
+        transports.add(t);
+        live++;
+      }
+    } catch (IOException | RuntimeException e) {
+      shutdownNow();
+      throw e;
+    }
+    if (live == 0) {
+      allTerminated();
+    }
+    return this;
+  }
+
+  synchronized void transportTerminated() {
+    if (--live == 0 && shutdown) {
+      allTerminated();
+    }
+  }
+
+  private void allTerminated() {
+    if (scheduler != null) {
+      scheduler.shutdown();
+    }
+    if (ownedExecutor != null) {
+      ownedExecutor.shutdown();
+    }
+    terminated.countDown();
+  }
+
+  @Override
+  public int getPort() {
+    for (SocketAddress a : getListenSockets()) {
+      if (a instanceof InetSocketAddress) {
+        return ((InetSocketAddress) a).getPort();
+      }
+    }
+    return -1;
+  }
+
+  @Override
+  public synchronized List<? extends SocketAddress> getListenSockets() {
+    List<SocketAddress> out = new ArrayList<>();
+    for (ServerTransport t : transports) {
+      out.add(t.listenAddress());
+    }
+    return out;
+  }
+
+  @Override
+  public List<ServerServiceDefinition> getServices() {
+    return cfg.registry.getServices();
+  }
+
+  @Override
+  public List<ServerServiceDefinition> getImmutableServices() {
+    return cfg.registry.getServices();
+  }
+
+  @Override
+  public List<ServerServiceDefinition> getMutableServices() {
+    return List.of();
+  }
+
+  @Override
+  public Server shutdown() {
+    List<ServerTransport> close;
+    synchronized (this) {
+      if (shutdown) {
+        return this;
+      }
+      shutdown = true;
+      close = new ArrayList<>(transports);
+      if (!started || live == 0) {
+        allTerminated();
+      }
+    }
+    close.forEach(ServerTransport::shutdown);
+    return this;
+  }
+
+  @Override
+  public Server shutdownNow() {
+    shutdown();
+    List<ServerTransport> close;
+    synchronized (this) {
+      close = new ArrayList<>(transports);
+    }
+    Status status = Status.UNAVAILABLE.withDescription("server shut down now");
+    close.forEach(t -> t.shutdownNow(status));
+    return this;
+  }
+
+  @Override
+  public boolean isShutdown() {
+    return shutdown;
+  }
+
+  @Override
+  public boolean isTerminated() {
+    return terminated.getCount() == 0;
+  }
+
+  @Override
+  public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+    return terminated.await(timeout, unit);
+  }
+
+  @Override
+  public void awaitTermination() throws InterruptedException {
+    terminated.await();
+  }
+
+  @Override
+  public String toString() {
+    return "TernServer" + getListenSockets();
+  }
+}

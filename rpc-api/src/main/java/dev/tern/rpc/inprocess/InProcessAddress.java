@@ -1,0 +1,45 @@
+package dev.tern.rpc.inprocess;
+
+import java.net.SocketAddress;
+import java.util.Objects;
+
+/** The address of an in-process server: a name unique within the JVM. */
+public final class InProcessAddress extends SocketAddress {
+  private static final long serialVersionUID = 1L;
+
+  private final String name;
+
+  /**
+   * The address named {@code name}.
+   *
+   * @throws IllegalArgumentException if {@code name} is empty
+   */
+  public InProcessAddress(String name) {
+    Objects.requireNonNull(name, "name");
+    if (name.isEmpty()) {
+      throw new IllegalArgumentException("in-process address name must not be empty");
+    }
+    this.name = name;
+  }
+
+  /** The server's name. */
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof InProcessAddress && ((InProcessAddress) o).name.equals(name);
+  }
+
+  @Override
+  public int hashCode() {
+    return name.hashCode();
+  }
+
+  /** {@code inprocess:<name>}. */
+  @Override
+  public String toString() {
+    return "inprocess:" + name;
+  }
+}

@@ -1,0 +1,317 @@
+package dev.tern.rpc.inprocess;
+
+import dev.tern.rpc.ConnectionInfo;
+import dev.tern.rpc.spi.ClientStream;
+import dev.tern.rpc.spi.ClientStreamListener;
+import dev.tern.rpc.spi.RequestHeaders;
+import dev.tern.rpc.spi.SerializingExecutor;
+import dev.tern.rpc.spi.ServerStream;
+import dev.tern.rpc.spi.ServerStreamListener;
+import dev.tern.rpc.spi.TransportOptions;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.nio.ByteBuffer;
+
+/**
+ * One call between an in-process client and server: two {@link Pipe}s and the state of both ends.
+ * Every change happens under this object's lock; listener calls are queued, in order, on each
+ * side's serializing executor while the lock is held, and run after it is released.
+ */
+final class InProcessStream {
+  private final InProcessClientTransport transport;
+  private final RequestHeaders headers;
+  private final ClientStreamListener clientListener;
+  private volatile ServerStreamListener serverListener;
+  private final SerializingExecutor clientEvents = new SerializingExecutor(InProcessExecutor.get());
+  private final SerializingExecutor serverEvents = new SerializingExecutor(InProcessExecutor.get());
+  private final InProcessServerTransport server;
+  private final Pipe toServer;
+  private final Pipe toClient;
+  private final Client client = new Client();
+  private final Server serverSide = new Server();
+  private String responseEncoding;
+  private boolean headersSent;
+  private boolean clientClosed;
+  private boolean serverClosed;
+  private Status pendingStatus;
+  private Metadata pendingTrailers;
+  private boolean finished;
+
+  InProcessStream(InProcessClientTransport transport, InProcessServerTransport server,
+      RequestHeaders headers, ClientStreamListener clientListener) {
+    this.transport = transport;
+    this.server = server;
+    Metadata md = new Metadata();
+    md.merge(headers.metadata());
+    this.headers = headers.toBuilder().metadata(md).build();
+    this.clientListener = clientListener;
+    TransportOptions c = transport.options();
+    TransportOptions s = server == null ? TransportOptions.defaults() : server.options();
+    this.toServer = new Pipe(s.get(TransportOptions.FLOW_CONTROL_WINDOW),
+        s.get(TransportOptions.MAX_INBOUND_MESSAGE_SIZE));
+    this.toClient = new Pipe(c.get(TransportOptions.FLOW_CONTROL_WINDOW),
+        c.get(TransportOptions.MAX_INBOUND_MESSAGE_SIZE));
+  }
+
+  ClientStream clientSide() {
+    return client;
+  }
+
+  /** Refused before reaching the server: only the client hears of it. */
+  void refuse(Status status) {
+    synchronized (this) {
+      clientClosed = true;
+      serverClosed = true;
+      clientEvents.execute(() -> clientListener.onClose(status, new Metadata()));
+    }
+    finish();
+  }
+
+  /** Hands the stream to the server's listener. */
+  void begin() {
+    serverEvents.execute(() -> {
+      try {
+        serverListener = server.listener().streamCreated(serverSide, headers);
+      } catch (RuntimeException e) {
+        abort(Status.INTERNAL.withDescription("server failed to accept the stream: " + e).withCause(e),
+            Status.INTERNAL.withCause(e));
+      }
+      if (serverListener == null) {
+        serverListener = NoopServerListener.INSTANCE;
+      }
+    });
+  }
+
+  /** Ends the call at once on both sides: the client hears {@code forClient}, the server {@code forServer}. */
+  void abort(Status forClient, Status forServer) {
+    synchronized (this) {
+      toServer.clear();
+      toClient.clear();
+      if (!clientClosed) {
+        clientClosed = true;
+        clientEvents.execute(() -> clientListener.onClose(forClient, new Metadata()));
+      }
+      if (!serverClosed) {
+        serverClosed = true;
+        serverEvents.execute(() -> serverListener.onCancel(forServer));
+      }
+    }
+    finish();
+  }
+
+  private void finish() {
+    synchronized (this) {
+      if (finished || !clientClosed || !serverClosed) {
+        return;
+      }
+      finished = true;
+    }
+    transport.streamClosed(this);
+  }
+
+  private void drainToServer() {
+    try {
+      while (!serverClosed && toServer.canDeliver()) {
+        ByteBuffer m = toServer.take();
+        serverEvents.execute(() -> serverListener.onMessage(m));
+      }
+    } catch (StatusRuntimeException e) {
+      abortLater(e.getStatus(), e.getStatus());
+      return;
+    }
+    if (toServer.senderDone && toServer.isEmpty() && !toServer.endDelivered && !serverClosed) {
+      toServer.endDelivered = true;
+      serverEvents.execute(() -> serverListener.onHalfClose());
+    }
+    if (!clientClosed && toServer.takeReady()) {
+      clientEvents.execute(clientListener::onReady);
+    }
+  }
+
+  private void drainToClient() {
+    try {
+      while (!clientClosed && toClient.canDeliver()) {
+        ByteBuffer m = toClient.take();
+        clientEvents.execute(() -> clientListener.onMessage(m));
+      }
+    } catch (StatusRuntimeException e) {
+      abortLater(e.getStatus(), e.getStatus());
+      return;
+    }
+    if (pendingStatus != null && toClient.isEmpty() && !clientClosed) {
+      clientClosed = true;
+      Status status = pendingStatus;
+      Metadata trailers = pendingTrailers;
+      clientEvents.execute(() -> clientListener.onClose(status, trailers));
+      if (!serverClosed) {
+        serverClosed = true;
+        serverEvents.execute(() -> serverListener.onComplete());
+      }
+      clientEvents.execute(this::finish);
+      return;
+    }
+    if (!serverClosed && toClient.takeReady()) {
+      serverEvents.execute(() -> serverListener.onReady());
+    }
+  }
+
+  /** An abort decided while the lock is held; runs after it is released. */
+  private void abortLater(Status forClient, Status forServer) {
+    clientEvents.execute(() -> abort(forClient, forServer));
+  }
+
+  private final class Client implements ClientStream {
+    @Override
+    public void writeMessage(ByteBuffer message) {
+      synchronized (InProcessStream.this) {
+        if (clientClosed || toServer.senderDone) {
+          return;
+        }
+        transport.bytesSent.addAndGet(toServer.write(message, headers.messageEncoding()));
+        drainToServer();
+      }
+    }
+
+    @Override
+    public void flush() {}
+
+    @Override
+    public void request(int numMessages) {
+      checkPositive(numMessages);
+      synchronized (InProcessStream.this) {
+        toClient.request(numMessages);
+        drainToClient();
+      }
+    }
+
+    @Override
+    public void halfClose() {
+      synchronized (InProcessStream.this) {
+        toServer.senderDone = true;
+        drainToServer();
+      }
+    }
+
+    @Override
+    public void cancel(Status status) {
+      abort(status, Status.CANCELLED.withDescription("client cancelled the call: " + status.getCode()
+          + (status.getDescription() == null ? "" : " " + status.getDescription())));
+    }
+
+    @Override
+    public boolean isReady() {
+      synchronized (InProcessStream.this) {
+        return !clientClosed && !toServer.senderDone && toServer.isReady();
+      }
+    }
+  }
+
+  private final class Server implements ServerStream {
+    @Override
+    public void writeHeaders(Metadata md) {
+      synchronized (InProcessStream.this) {
+        if (headersSent || serverClosed || pendingStatus != null) {
+          return;
+        }
+        headersSent = true;
+        Metadata copy = new Metadata();
+        copy.merge(md);
+        clientEvents.execute(() -> clientListener.onHeaders(copy));
+      }
+    }
+
+    @Override
+    public void writeMessage(ByteBuffer message) {
+      synchronized (InProcessStream.this) {
+        if (serverClosed || pendingStatus != null) {
+          return;
+        }
+        if (!headersSent) {
+          writeHeaders(new Metadata());
+        }
+        transport.bytesReceived.addAndGet(toClient.write(message, responseEncoding));
+        drainToClient();
+      }
+    }
+
+    @Override
+    public void flush() {}
+
+    @Override
+    public void request(int numMessages) {
+      checkPositive(numMessages);
+      synchronized (InProcessStream.this) {
+        toServer.request(numMessages);
+        drainToServer();
+      }
+    }
+
+    @Override
+    public void close(Status status, Metadata trailers) {
+      synchronized (InProcessStream.this) {
+        if (serverClosed || pendingStatus != null) {
+          return;
+        }
+        Metadata copy = new Metadata();
+        copy.merge(trailers);
+        pendingStatus = status;
+        pendingTrailers = copy;
+        drainToClient();
+      }
+    }
+
+    @Override
+    public void cancel(Status status) {
+      abort(status, status);
+    }
+
+    @Override
+    public boolean isReady() {
+      synchronized (InProcessStream.this) {
+        return !serverClosed && pendingStatus == null && toClient.isReady();
+      }
+    }
+
+    @Override
+    public void setMessageCompression(String encoding) {
+      synchronized (InProcessStream.this) {
+        responseEncoding = headers.acceptedMessageEncodings().contains(encoding) ? encoding : null;
+      }
+    }
+
+    @Override
+    public boolean receivedAsEarlyData() {
+      return false;
+    }
+
+    @Override
+    public ConnectionInfo connectionInfo() {
+      return ConnectionInfo.builder(transport.transportName())
+          .protocolVersion(transport.protocolVersion())
+          .localAddress(server.listenAddress()).remoteAddress(transport.localAddress())
+          .bytesSent(transport.bytesReceived.get()).bytesReceived(transport.bytesSent.get()).build();
+    }
+  }
+
+  private static void checkPositive(int numMessages) {
+    if (numMessages <= 0) {
+      throw new IllegalArgumentException("numMessages must be > 0, was " + numMessages);
+    }
+  }
+
+  /** Listener for a stream the server refused to take. */
+  private static final class NoopServerListener implements ServerStreamListener {
+    static final NoopServerListener INSTANCE = new NoopServerListener();
+
+    @Override public void onMessage(ByteBuffer message) {}
+
+    @Override public void onHalfClose() {}
+
+    @Override public void onReady() {}
+
+    @Override public void onComplete() {}
+
+    @Override public void onCancel(Status status) {}
+  }
+}

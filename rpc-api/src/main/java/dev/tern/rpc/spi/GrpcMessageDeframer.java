@@ -1,0 +1,169 @@
+package dev.tern.rpc.spi;
+
+import io.grpc.DecompressorRegistry;
+import io.grpc.StatusRuntimeException;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.Objects;
+
+/**
+ * Turns a stream of bytes framed with {@link GrpcMessageFraming} back into whole messages and
+ * hands them to a {@link Sink}, no more than were {@linkplain #request requested}.
+ *
+ * <p>Bytes fed in are kept until a message is complete and asked for; the transport bounds them by
+ * its flow-control window (it grants the peer credit only as messages are delivered, see {@link
+ * #bufferedBytes()}). A message whose prefix announces more than the maximum size fails at once,
+ * before its body is buffered.
+ *
+ * <p>Not thread-safe: one stream's transport thread drives it.
+ */
+public final class GrpcMessageDeframer {
+
+  /** Receives whole, decompressed messages; ownership of each buffer passes to the sink. */
+  public interface Sink {
+    /** One whole message. */
+    void messageRead(ByteBuffer message);
+  }
+
+  private final int maxMessageSize;
+  private final DecompressorRegistry registry;
+  private final String encoding;
+  private final Sink sink;
+  private final ArrayDeque<ByteBuffer> input = new ArrayDeque<>();
+  private final byte[] header = new byte[GrpcMessageFraming.HEADER_LENGTH];
+  private int headerFilled;
+  private boolean compressed;
+  private ByteBuffer body;
+  private long bufferedBytes;
+  private long requested;
+  private boolean delivering;
+  private boolean failed;
+
+  /**
+   * A deframer for one stream.
+   *
+   * @param maxMessageSize largest message accepted, compressed or not, in bytes
+   * @param encoding the stream's message encoding ({@code "identity"}, {@code "gzip"}, ...)
+   * @param registry where the decompressor for {@code encoding} is looked up
+   * @param sink where whole messages go
+   */
+  public GrpcMessageDeframer(int maxMessageSize, String encoding, DecompressorRegistry registry,
+      Sink sink) {
+    if (maxMessageSize < 0) {
+      throw new IllegalArgumentException("maxMessageSize must be >= 0, was " + maxMessageSize);
+    }
+    this.maxMessageSize = maxMessageSize;
+    this.encoding = encoding == null ? GrpcMessageFraming.IDENTITY : encoding;
+    this.registry = Objects.requireNonNull(registry, "registry");
+    this.sink = Objects.requireNonNull(sink, "sink");
+  }
+
+  /**
+   * Feeds the remaining bytes of {@code bytes} (ownership passes to the deframer) and delivers what
+   * is complete and requested.
+   *
+   * @throws StatusRuntimeException RESOURCE_EXHAUSTED for a message over the maximum size, INTERNAL
+   *     for a malformed frame; the deframer ignores all later input
+   */
+  public void deframe(ByteBuffer bytes) {
+    if (failed || !bytes.hasRemaining()) {
+      return;
+    }
+    input.add(bytes);
+    bufferedBytes += bytes.remaining();
+    deliver();
+  }
+
+  /**
+   * Allows {@code numMessages} more messages to be delivered, and delivers those already complete.
+   *
+   * @throws StatusRuntimeException as {@link #deframe}
+   */
+  public void request(int numMessages) {
+    if (numMessages <= 0) {
+      throw new IllegalArgumentException("numMessages must be > 0, was " + numMessages);
+    }
+    requested = Math.min(Long.MAX_VALUE / 2, requested + numMessages);
+    deliver();
+  }
+
+  /** Bytes fed but not yet delivered as messages (what the peer's credit should stay above). */
+  public long bufferedBytes() {
+    return bufferedBytes;
+  }
+
+  /** True when a message has begun but is not yet complete (a stream ending now is truncated). */
+  public boolean hasPartialMessage() {
+    return headerFilled > 0 || body != null || !input.isEmpty();
+  }
+
+  private void deliver() {
+    if (delivering) {
+      return; // a sink that calls request() re-enters; the outer loop picks it up
+    }
+    delivering = true;
+    try {
+      while (!failed && requested > 0 && readMessage()) {
+        ByteBuffer message = body;
+        body = null;
+        headerFilled = 0;
+        requested--;
+        bufferedBytes -= GrpcMessageFraming.HEADER_LENGTH + message.capacity();
+        if (compressed) {
+          message = GrpcMessageFraming.decompress(message, GrpcMessageFraming.decompressorFor(encoding,
+              registry), maxMessageSize);
+        }
+        sink.messageRead(message);
+      }
+    } catch (StatusRuntimeException e) {
+      failed = true;
+      input.clear();
+      throw e;
+    } finally {
+      delivering = false;
+    }
+  }
+
+  /** Assembles the next message from the input; true when {@code body} holds it whole. */
+  private boolean readMessage() {
+    while (headerFilled < header.length) {
+      ByteBuffer in = input.peek();
+      if (in == null) {
+        return false;
+      }
+      int n = Math.min(header.length - headerFilled, in.remaining());
+      in.get(header, headerFilled, n);
+      headerFilled += n;
+      dropIfEmpty(in);
+    }
+    if (body == null) {
+      byte flag = header[0];
+      GrpcMessageFraming.checkFlag(flag);
+      compressed = flag == GrpcMessageFraming.FLAG_COMPRESSED;
+      long length = ((header[1] & 0xffL) << 24) | ((header[2] & 0xff) << 16)
+          | ((header[3] & 0xff) << 8) | (header[4] & 0xff);
+      GrpcMessageFraming.checkSize(length, maxMessageSize);
+      body = ByteBuffer.allocate((int) length);
+    }
+    while (body.hasRemaining()) {
+      ByteBuffer in = input.peek();
+      if (in == null) {
+        return false;
+      }
+      int n = Math.min(body.remaining(), in.remaining());
+      ByteBuffer part = in.duplicate();
+      part.limit(part.position() + n);
+      body.put(part);
+      in.position(in.position() + n);
+      dropIfEmpty(in);
+    }
+    body.flip();
+    return true;
+  }
+
+  private void dropIfEmpty(ByteBuffer in) {
+    if (!in.hasRemaining()) {
+      input.poll();
+    }
+  }
+}

@@ -1,0 +1,303 @@
+package dev.tern.transport.tcp;
+
+import dev.tern.rpc.ConnectionInfo;
+import dev.tern.rpc.spi.ClientStream;
+import dev.tern.rpc.spi.ClientStreamListener;
+import dev.tern.rpc.spi.ClientTransport;
+import dev.tern.rpc.spi.RequestHeaders;
+import dev.tern.rpc.spi.TlsSettings;
+import dev.tern.rpc.spi.TransportOptions;
+import io.grpc.Attributes;
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
+import io.grpc.ConnectivityState;
+import io.grpc.Context;
+import io.grpc.Grpc;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import io.grpc.SynchronizationContext;
+import io.grpc.netty.NettyChannelBuilder;
+import io.netty.handler.ssl.SslContext;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * One connection to one server: a grpc-java {@link ManagedChannel} on Netty that is never allowed
+ * to reconnect. When the connection fails or is lost, the transport shuts down and Tern's call layer
+ * opens a new one (and may choose another transport).
+ */
+final class TcpClientTransport implements ClientTransport {
+  private static final Logger log = Logger.getLogger(TcpClientTransport.class.getName());
+  private static final String IDENTITY = "identity";
+
+  private final SocketAddress address;
+  private final String authority;
+  private final TransportOptions options;
+  private final SslContext sslContext;
+  private final Set<TcpClientStream> streams = ConcurrentHashMap.newKeySet();
+  private final SynchronizationContext events = new SynchronizationContext(
+      (t, e) -> log.log(Level.WARNING, "tcp client transport listener failed", e));
+
+  private final Object closeLock = new Object();
+  private boolean closing;
+  private volatile ManagedChannel channel;
+  private volatile SocketAddress localAddress;
+  private volatile SocketAddress remoteAddress;
+  // Touched only inside `events`.
+  private Listener listener;
+  private boolean readyReported;
+  private boolean shutdownReported;
+
+  TcpClientTransport(SocketAddress address, String authority, TransportOptions options) {
+    this.address = address;
+    this.authority = authority == null ? authorityOf(address) : authority;
+    this.options = options;
+    TlsSettings tls = options.get(TransportOptions.TLS);
+    this.sslContext = tls == null ? null : TlsContexts.client(tls);
+    this.remoteAddress = address;
+  }
+
+  @Override
+  public void start(Listener listener) {
+    if (listener == null) {
+      throw new NullPointerException("listener");
+    }
+    synchronized (this) {
+      if (channel != null) {
+        throw new IllegalStateException("tcp client transport to " + address + " already started");
+      }
+      channel = buildChannel();
+    }
+    events.execute(() -> this.listener = listener);
+    watch(channel.getState(true));
+  }
+
+  private ManagedChannel buildChannel() {
+    NettyChannelBuilder builder = NettyChannelBuilder.forAddress(address)
+        .directExecutor()
+        .disableRetry()
+        .maxInboundMessageSize(options.get(TransportOptions.MAX_INBOUND_MESSAGE_SIZE))
+        .maxInboundMetadataSize(options.get(TransportOptions.MAX_INBOUND_METADATA_SIZE))
+        .flowControlWindow(options.get(TransportOptions.FLOW_CONTROL_WINDOW));
+    String userAgent = options.get(TransportOptions.USER_AGENT);
+    if (userAgent != null) {
+      builder.userAgent(userAgent);
+    }
+    long idleMillis = options.get(TransportOptions.IDLE_TIMEOUT_MILLIS);
+    // grpc-java: an idle timeout of 30 days or more disables idle mode.
+    builder.idleTimeout(idleMillis > 0 ? idleMillis : TimeUnit.DAYS.toMillis(30), TimeUnit.MILLISECONDS);
+    long keepAliveMillis = options.get(TransportOptions.KEEP_ALIVE_MILLIS);
+    if (keepAliveMillis > 0) {
+      builder.keepAliveTime(keepAliveMillis, TimeUnit.MILLISECONDS);
+    }
+    String nameOverride = null;
+    if (sslContext != null) {
+      builder.sslContext(sslContext);
+      nameOverride = options.get(TransportOptions.TLS).serverNameOverride();
+    } else {
+      builder.usePlaintext();
+    }
+    builder.overrideAuthority(nameOverride != null ? nameOverride : authority);
+    return builder.build();
+  }
+
+  /** Follows the channel's state; the channel is asked to connect once and never again. */
+  private void watch(ConnectivityState state) {
+    events.execute(() -> onState(state));
+    if (state != ConnectivityState.SHUTDOWN) {
+      ManagedChannel ch = channel;
+      ch.notifyWhenStateChanged(state, () -> watch(ch.getState(false)));
+    }
+  }
+
+  private void onState(ConnectivityState state) {
+    switch (state) {
+      case READY:
+        if (!readyReported && !shutdownReported) {
+          readyReported = true;
+          listener.transportReady(connectionInfo());
+        }
+        break;
+      case TRANSIENT_FAILURE:
+        failed(readyReported ? "tcp connection to " + address + " was lost"
+            : "tcp connection to " + address + " failed");
+        break;
+      case IDLE:
+        if (readyReported) {
+          failed("tcp connection to " + address + " was closed");
+        }
+        break;
+      default:
+        break;
+    }
+  }
+
+  private void failed(String description) {
+    if (shutdownReported) {
+      return;
+    }
+    shutdownReported = true;
+    listener.transportShutdown(Status.UNAVAILABLE.withDescription(description));
+    closeChannel(false);
+  }
+
+  @Override
+  public ClientStream newStream(RequestHeaders headers, ClientStreamListener streamListener) {
+    ManagedChannel ch = channel;
+    if (ch == null) {
+      streamListener.onClose(Status.UNAVAILABLE.withDescription("tcp transport to " + address
+          + " was not started"), new Metadata());
+      return ClosedClientStream.INSTANCE;
+    }
+    CallOptions callOptions = CallOptions.DEFAULT;
+    if (headers.deadline() != null) {
+      callOptions = callOptions.withDeadline(headers.deadline());
+    }
+    if (!IDENTITY.equals(headers.messageEncoding())) {
+      callOptions = callOptions.withCompression(headers.messageEncoding());
+    }
+    if (headers.authority() != null && !headers.authority().equals(authority)) {
+      callOptions = callOptions.withAuthority(headers.authority());
+    }
+    Metadata metadata = new Metadata();
+    metadata.merge(headers.metadata()); // grpc-java writes into the headers it is given
+    // The call layer owns cancellation and deadlines: keep the caller's Context out of grpc-java.
+    Context previous = Context.ROOT.attach();
+    try {
+      ClientCall<ByteBuffer, ByteBuffer> call = ch.newCall(method(headers), callOptions);
+      TcpClientStream stream = new TcpClientStream(call, streamListener, this);
+      streams.add(stream);
+      stream.start(metadata);
+      return stream;
+    } finally {
+      Context.ROOT.detach(previous);
+    }
+  }
+
+  private static MethodDescriptor<ByteBuffer, ByteBuffer> method(RequestHeaders headers) {
+    return MethodDescriptor.<ByteBuffer, ByteBuffer>newBuilder()
+        .setType(MethodDescriptor.MethodType.UNKNOWN)
+        .setFullMethodName(headers.fullMethodName())
+        .setRequestMarshaller(ByteBufferMarshaller.INSTANCE)
+        .setResponseMarshaller(ByteBufferMarshaller.INSTANCE)
+        .setIdempotent(headers.idempotent())
+        .build();
+  }
+
+  void streamClosed(TcpClientStream stream) {
+    streams.remove(stream);
+  }
+
+  void learnAddresses(Attributes attributes) {
+    if (localAddress == null) {
+      SocketAddress local = attributes.get(Grpc.TRANSPORT_ATTR_LOCAL_ADDR);
+      SocketAddress remote = attributes.get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
+      if (remote != null) {
+        remoteAddress = remote;
+      }
+      localAddress = local;
+    }
+  }
+
+  @Override
+  public ConnectionInfo connectionInfo() {
+    // Kernel TCP's RTT, window and byte counters are not reachable through grpc-java's public API.
+    return ConnectionInfo.builder(TcpTransportProvider.NAME)
+        .localAddress(localAddress)
+        .remoteAddress(remoteAddress)
+        .build();
+  }
+
+  @Override
+  public void shutdown() {
+    events.execute(() -> {
+      if (!shutdownReported) {
+        shutdownReported = true;
+        if (listener != null) {
+          listener.transportShutdown(Status.UNAVAILABLE.withDescription(
+              "tcp transport to " + address + " is shutting down"));
+        }
+      }
+    });
+    closeChannel(false);
+  }
+
+  @Override
+  public void shutdownNow(Status status) {
+    events.execute(() -> {
+      if (!shutdownReported) {
+        shutdownReported = true;
+        if (listener != null) {
+          listener.transportShutdown(status);
+        }
+      }
+    });
+    for (TcpClientStream stream : new ArrayList<>(streams)) {
+      stream.cancel(status);
+    }
+    closeChannel(true);
+  }
+
+  private void closeChannel(boolean now) {
+    ManagedChannel ch = channel;
+    if (ch == null) {
+      return;
+    }
+    boolean first;
+    synchronized (closeLock) {
+      first = !closing;
+      closing = true;
+    }
+    if (now) {
+      ch.shutdownNow();
+    } else {
+      ch.shutdown();
+    }
+    if (first) {
+      Termination.whenTerminated(ch::awaitTermination,
+          () -> events.execute(() -> {
+            if (listener != null) {
+              listener.transportTerminated();
+            }
+          }));
+    }
+  }
+
+  private static String authorityOf(SocketAddress address) {
+    if (address instanceof InetSocketAddress) {
+      InetSocketAddress inet = (InetSocketAddress) address;
+      String host = inet.getHostString();
+      if (host.indexOf(':') >= 0) {
+        host = '[' + host + ']';
+      }
+      return host + ':' + inet.getPort();
+    }
+    return "localhost";
+  }
+
+  @Override
+  public String toString() {
+    return "TcpClientTransport{" + address + ", authority=" + authority + ", tls=" + (sslContext != null) + '}';
+  }
+
+  /** Returned for streams that were closed before they opened. */
+  static final class ClosedClientStream implements ClientStream {
+    static final ClosedClientStream INSTANCE = new ClosedClientStream();
+
+    @Override public void writeMessage(ByteBuffer message) {}
+    @Override public void flush() {}
+    @Override public void request(int numMessages) {}
+    @Override public void halfClose() {}
+    @Override public void cancel(Status status) {}
+    @Override public boolean isReady() { return false; }
+  }
+}

@@ -1,0 +1,170 @@
+package dev.tern.transport.tcp;
+
+import dev.tern.rpc.ConnectionInfo;
+import dev.tern.rpc.spi.ServerStream;
+import dev.tern.rpc.spi.ServerStreamListener;
+import io.grpc.Attributes;
+import io.grpc.Context;
+import io.grpc.Contexts;
+import io.grpc.Grpc;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.Status;
+import java.nio.ByteBuffer;
+
+/**
+ * One call's server stream over a grpc-java {@link ServerCall}. Calls into grpc-java are made under
+ * this object's lock (grpc-java server calls are not thread-safe); the listener is never called
+ * under it.
+ */
+final class TcpServerStream extends ServerCall.Listener<ByteBuffer> implements ServerStream {
+  private final ServerCall<ByteBuffer, ByteBuffer> call;
+  private final Context context;
+  private final TcpServerTransport owner;
+  private ServerStreamListener listener;
+  private boolean headersSent;
+  private boolean closed;
+  private volatile Status cancelStatus;
+
+  TcpServerStream(ServerCall<ByteBuffer, ByteBuffer> call, Context context, TcpServerTransport owner) {
+    this.call = call;
+    this.context = context;
+    this.owner = owner;
+  }
+
+  void setListener(ServerStreamListener listener) {
+    this.listener = listener;
+  }
+
+  @Override
+  public synchronized void writeHeaders(Metadata headers) {
+    if (closed || headersSent) {
+      return;
+    }
+    headersSent = true;
+    call.sendHeaders(headers);
+  }
+
+  @Override
+  public synchronized void writeMessage(ByteBuffer message) {
+    if (closed) {
+      return;
+    }
+    if (!headersSent) {
+      headersSent = true;
+      call.sendHeaders(new Metadata()); // grpc-java wants headers before the first message
+    }
+    call.sendMessage(message);
+  }
+
+  @Override
+  public void flush() {
+    // grpc-java flushes every message it is given.
+  }
+
+  @Override
+  public synchronized void request(int numMessages) {
+    if (numMessages <= 0) {
+      throw new IllegalArgumentException("numMessages must be > 0, was " + numMessages);
+    }
+    call.request(numMessages);
+  }
+
+  @Override
+  public synchronized void close(Status status, Metadata trailers) {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    call.close(status, trailers == null ? new Metadata() : trailers);
+  }
+
+  /**
+   * grpc-java gives servers no public way to reset a stream, so a cancel ends the call with {@code
+   * status} at once; data already queued ahead of it may still reach the client.
+   */
+  @Override
+  public synchronized void cancel(Status status) {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    cancelStatus = status;
+    call.close(status, new Metadata());
+  }
+
+  @Override
+  public synchronized boolean isReady() {
+    return !closed && call.isReady();
+  }
+
+  @Override
+  public synchronized void setMessageCompression(String encoding) {
+    if (encoding == null) {
+      throw new IllegalArgumentException("encoding must not be null");
+    }
+    if (headersSent) {
+      throw new IllegalStateException("setMessageCompression(" + encoding + ") after the headers were sent");
+    }
+    try {
+      call.setCompression(encoding);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("encoding: no compressor for '" + encoding + "'", e);
+    }
+  }
+
+  @Override
+  public boolean receivedAsEarlyData() {
+    return false; // TCP+TLS here never accepts early data
+  }
+
+  @Override
+  public ConnectionInfo connectionInfo() {
+    Attributes attributes = call.getAttributes();
+    return ConnectionInfo.builder(TcpTransportProvider.NAME)
+        .localAddress(attributes.get(Grpc.TRANSPORT_ATTR_LOCAL_ADDR))
+        .remoteAddress(attributes.get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR))
+        .build();
+  }
+
+  // ---- grpc-java events, serialised by grpc-java ----
+
+  @Override
+  public void onMessage(ByteBuffer message) {
+    listener.onMessage(message);
+  }
+
+  @Override
+  public void onHalfClose() {
+    listener.onHalfClose();
+  }
+
+  @Override
+  public void onReady() {
+    listener.onReady();
+  }
+
+  @Override
+  public void onComplete() {
+    owner.streamClosed(this);
+    Status cancel = cancelStatus;
+    if (cancel != null) {
+      listener.onCancel(cancel);
+    } else {
+      listener.onComplete();
+    }
+  }
+
+  @Override
+  public void onCancel() {
+    owner.streamClosed(this);
+    Status cancel = cancelStatus;
+    if (cancel == null) {
+      cancel = Contexts.statusFromCancelled(context);
+    }
+    if (cancel == null) {
+      cancel = Status.CANCELLED.withDescription("the client cancelled the call or the connection was lost");
+    }
+    listener.onCancel(cancel);
+  }
+}

@@ -1,0 +1,171 @@
+package dev.tern.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tern.rpc.TernChannelBuilder;
+import dev.tern.rpc.TernChannels;
+import dev.tern.rpc.TernServerBuilder;
+import io.grpc.CallOptions;
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The transport conformance suite: every case here and in the classes it extends runs against the
+ * transport a subclass names. A subclass supplies only factories:
+ *
+ * <pre>{@code
+ * class TcpConformanceTest extends AbstractTransportConformanceTest {
+ *   protected TransportProvider transportProvider() { return new TcpTransportProvider(); }
+ *   protected SocketAddress newServerAddress() { return new InetSocketAddress("127.0.0.1", 0); }
+ * }
+ * }</pre>
+ *
+ * and may override {@link #serverOptions()}, {@link #clientOptions()}, {@link #configureServer},
+ * {@link #configureChannel}, {@link #carriesPriority()}, {@link #carriesEarlyDataFlag()} and
+ * {@link #isAllowedThread}. A case a transport cannot pass is overridden in the subclass and
+ * disabled with the reason.
+ *
+ * <p>Most cases drive the SPI directly; those here also go end to end through {@link
+ * TernChannelBuilder} and {@link TernServerBuilder}. After every case the suite shuts everything
+ * down and fails on transports that never terminate, on listener callbacks that overlap or follow
+ * the end of a stream, and on leaked Netty buffers (paranoid leak detection).
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+public abstract class AbstractTransportConformanceTest extends ServerCases {
+
+  @Test
+  void noBuffersLeakAfterCallsOfEveryKind() throws Exception {
+    Started server = startServer();
+    server.recorder.echoMode();
+    Connected client = connectReady(server);
+    for (int i = 0; i < 20; i++) {
+      Call c = newCall(client, headers("Echo", server).messageEncoding(i % 2 == 0 ? "identity" : "gzip").build());
+      c.stream.request(1);
+      c.stream.writeMessage(i == 0 ? pattern(1024 * 1024, i) : pattern(1000 + i, i));
+      if (i % 5 == 4) {
+        c.stream.cancel(Status.CANCELLED.withDescription("cancelled mid-call"));
+      } else {
+        c.stream.halfClose();
+        assertThat(c.recorder.nextMessage(timeout())).as("echo %d", i).isNotNull();
+      }
+      await(c.recorder.closed, "onClose of call " + i);
+    }
+    client.transport.shutdown();
+    server.transport.shutdown();
+    await(client.recorder.terminated, "client transportTerminated");
+    await(server.recorder.terminated, "serverTerminated");
+    LeakDetection.collectAndReport();
+    assertThat(LeakDetection.drain()).as("leaked buffers").isEmpty();
+  }
+
+  @Test
+  void noThreadsLeftAfterEverythingShutDown() throws Exception {
+    Set<Thread> before = ThreadLeaks.snapshot();
+    Started server = startServer();
+    server.recorder.echoMode();
+    Connected client = connectReady(server);
+    for (int i = 0; i < 5; i++) {
+      Call c = newCall(client, headers("Echo", server).build());
+      c.stream.request(1);
+      c.stream.writeMessage(utf8("t" + i));
+      c.stream.halfClose();
+      await(c.recorder.closed, "onClose");
+    }
+    client.transport.shutdown();
+    server.transport.shutdown();
+    await(client.recorder.terminated, "client transportTerminated");
+    await(server.recorder.terminated, "serverTerminated");
+    assertThat(ThreadLeaks.leakedSince(before, this::isAllowedThread, Duration.ofSeconds(10)))
+        .as("threads still running after shutdown").isEmpty();
+  }
+
+  /** A Tern server on this transport with {@code versions}, serving {@code service}. */
+  private Server endToEndServer(StringService service, int... versions) throws Exception {
+    TernServerBuilder b = TernServerBuilder.create().addTransportProvider(provider)
+        .listen(provider.name(), newServerAddress()).addService(service.definition());
+    if (versions.length > 0) {
+      b.protocolVersions(versions);
+    }
+    return track(configureServer(b).build().start());
+  }
+
+  private ManagedChannel endToEndChannel(Server server, int... versions) {
+    SocketAddress address = server.getListenSockets().get(0);
+    TernChannelBuilder b = TernChannelBuilder.forAddress(address).addTransportProvider(provider)
+        .transports(provider.name()).overrideAuthority(authorityFor(address));
+    if (versions.length > 0) {
+      b.protocolVersions(versions);
+    }
+    return track(configureChannel(b).build());
+  }
+
+  @Test
+  void endToEndUnaryCallThroughTheCallLayer() throws Exception {
+    Server server = endToEndServer(new StringService());
+    ManagedChannel channel = endToEndChannel(server);
+    assertThat(StringService.call(channel, StringService.ECHO, CallOptions.DEFAULT, "h\u00e9llo",
+        timeout().toMillis())).isEqualTo("h\u00e9llo");
+    assertThat(TernChannels.selectedTransport(channel)).isEqualTo(provider.name());
+    assertThat(StringService.call(channel, StringService.ECHO, CallOptions.DEFAULT.withCompression("gzip"),
+        "x".repeat(50_000), timeout().toMillis())).hasSize(50_000);
+  }
+
+  @Test
+  void endToEndDeadlineFailsTheClientAndCancelsTheServerContext() throws Exception {
+    StringService service = new StringService();
+    Server server = endToEndServer(service);
+    ManagedChannel channel = endToEndChannel(server);
+    assertThatThrownBy(() -> StringService.call(channel, StringService.HANG,
+        CallOptions.DEFAULT.withDeadlineAfter(300, TimeUnit.MILLISECONDS), "zzz", timeout().toMillis()))
+        .isInstanceOfSatisfying(StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED));
+    Throwable cause = await(service.hangContextCancelled, "the server context's cancellation");
+    assertThat(cause).as("server context cancelled by its deadline or the client's cancel").isNotNull();
+  }
+
+  @Test
+  void endToEndVersionsAgreeOnTheHighestCommonOne() throws Exception {
+    Server server = endToEndServer(new StringService(), 1, 2);
+    ManagedChannel newer = endToEndChannel(server, 2, 3);
+    assertThat(StringService.call(newer, StringService.VERSION, CallOptions.DEFAULT, "", timeout().toMillis()))
+        .isEqualTo("2/" + provider.name());
+    assertThat(TernChannels.connectionInfo(newer).protocolVersion()).isEqualTo(2);
+    ManagedChannel older = endToEndChannel(server, 1);
+    assertThat(StringService.call(older, StringService.VERSION, CallOptions.DEFAULT, "", timeout().toMillis()))
+        .isEqualTo("1/" + provider.name());
+  }
+
+  @Test
+  void endToEndNoCommonVersionFailsNamingBothSides() throws Exception {
+    Server server = endToEndServer(new StringService(), 1, 2);
+    ManagedChannel channel = endToEndChannel(server, 3);
+    assertThatThrownBy(() -> StringService.call(channel, StringService.ECHO, CallOptions.DEFAULT, "x",
+        timeout().toMillis()))
+        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+          assertThat(e.getStatus().getDescription()).contains("[3]").contains("[2,1]");
+        });
+  }
+
+  @Test
+  void endToEndUnknownMethodIsUnimplemented() throws Exception {
+    Server server = endToEndServer(new StringService());
+    ManagedChannel channel = endToEndChannel(server);
+    assertThatThrownBy(() -> StringService.call(channel,
+        StringService.method("Missing", io.grpc.MethodDescriptor.MethodType.UNARY), CallOptions.DEFAULT, "x",
+        timeout().toMillis()))
+        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNIMPLEMENTED);
+          assertThat(e.getStatus().getDescription()).contains("conformance.Strings/Missing");
+        });
+  }
+}
