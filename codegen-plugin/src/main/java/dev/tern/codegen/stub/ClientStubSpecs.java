@@ -19,6 +19,7 @@ import com.palantir.javapoet.ParameterizedTypeName;
 import com.palantir.javapoet.TypeName;
 import com.palantir.javapoet.TypeSpec;
 import com.palantir.javapoet.WildcardTypeName;
+import java.util.Locale;
 import javax.lang.model.element.Modifier;
 
 /**
@@ -92,8 +93,8 @@ final class ClientStubSpecs {
   private TypeSpec stub(Kind kind) {
     ClassName stub = service.nested(kind.suffix);
     TypeSpec.Builder type = TypeSpec.classBuilder(stub)
-        .addJavadoc("A $L stub for calls to service {@code $L}.\n",
-            kind.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' '), service.protoName())
+        .addJavadoc("The $L stub for calls to service {@code $L}.\n",
+            kind.name().toLowerCase(Locale.ROOT).replace('_', ' '), service.protoName())
         .addJavadoc(ProtoComments.javadocBlock(service.comment()))
         .addModifiers(Modifier.PUBLIC, Modifier.STATIC, Modifier.FINAL)
         .superclass(ParameterizedTypeName.get(kind.base, stub))
