@@ -194,7 +194,12 @@ abstract class AbstractGenerateMojo extends AbstractMojo {
         .add("grpcOut", grpcOut);
     Artifact self = plugin.getPluginArtifact();
     if (self != null && self.getFile() != null) {
-      f.addFiles("pluginJar", List.of(self.getFile().toPath()));
+      Path pluginFile = self.getFile().toPath();
+      if (Files.isDirectory(pluginFile)) {
+        f.addTreeIdentity("pluginClasses", pluginFile);
+      } else {
+        f.addFiles("pluginJar", List.of(pluginFile));
+      }
     }
     for (Path root : roots) {
       f.addProtoTree(root);

@@ -8,6 +8,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * A SHA-256 over everything that decides the generated output: the proto sources (content),
@@ -59,6 +60,17 @@ final class Fingerprint {
   /** The hex digest. */
   String value() {
     return HexFormat.of().formatHex(digest.digest());
+  }
+
+  /** Adds every file under a folder by identity: a plugin loaded from its classes folder. */
+  Fingerprint addTreeIdentity(String label, Path root) throws IOException {
+    try (Stream<Path> files = Files.walk(root)) {
+      for (Path f : files.filter(Files::isRegularFile).sorted().toList()) {
+        add(label, root.relativize(f) + "|" + Files.size(f) + "|"
+            + Files.getLastModifiedTime(f).toMillis());
+      }
+    }
+    return this;
   }
 
   /** Whether {@code file} holds this value. */

@@ -31,6 +31,7 @@ final class Protoc {
    * @param javaOut where {@code --java_out} writes
    * @param lite whether to write protobuf-javalite messages
    * @param descriptorSet where the descriptor set goes
+   * @param argFile where the argument file for protoc is written
    * @throws MojoFailureException when protoc rejects the protos
    * @throws MojoExecutionException when protoc cannot run
    */
@@ -85,9 +86,7 @@ final class Protoc {
       String summary = first == null
           ? "protoc failed with exit code " + exit + " and no message"
           : "protoc failed: " + errors.get(0);
-      MojoFailureException failure = new MojoFailureException(summary + "\n"
-          + String.join("\n", errors));
-      throw failure;
+      throw new MojoFailureException(summary + "\n" + String.join("\n", errors));
     }
   }
 
