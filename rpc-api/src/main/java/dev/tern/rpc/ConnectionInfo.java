@@ -149,17 +149,29 @@ public final class ConnectionInfo {
       this.transport = Objects.requireNonNull(transport, "transport");
     }
 
+    /** Sets the agreed Tern protocol version. */
     public Builder protocolVersion(int v) { this.protocolVersion = v; return this; }
+    /** Sets this side's address. */
     public Builder localAddress(SocketAddress a) { this.localAddress = a; return this; }
+    /** Sets the peer's address. */
     public Builder remoteAddress(SocketAddress a) { this.remoteAddress = a; return this; }
+    /** Sets the smoothed RTT in nanoseconds. */
     public Builder smoothedRttNanos(long v) { this.smoothedRttNanos = v; return this; }
+    /** Sets the minimum RTT in nanoseconds. */
     public Builder minRttNanos(long v) { this.minRttNanos = v; return this; }
+    /** Sets the congestion window in bytes. */
     public Builder congestionWindowBytes(long v) { this.congestionWindowBytes = v; return this; }
+    /** Sets the bytes sent. */
     public Builder bytesSent(long v) { this.bytesSent = v; return this; }
+    /** Sets the bytes received. */
     public Builder bytesReceived(long v) { this.bytesReceived = v; return this; }
+    /** Sets the packets sent. */
     public Builder packetsSent(long v) { this.packetsSent = v; return this; }
+    /** Sets the packets declared lost. */
     public Builder packetsLost(long v) { this.packetsLost = v; return this; }
+    /** Sets the packets that carried retransmitted data. */
     public Builder packetsRetransmitted(long v) { this.packetsRetransmitted = v; return this; }
+    /** Sets whether the server accepted this connection's 0-RTT data. */
     public Builder earlyDataAccepted(boolean v) { this.earlyDataAccepted = v; return this; }
 
     /** The snapshot. */

@@ -7,6 +7,7 @@ import dev.tern.rpc.spi.ServerStreamListener;
 import dev.tern.rpc.spi.ServerTransportListener;
 import io.grpc.Attributes;
 import io.grpc.Context;
+import io.grpc.InternalServer;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.SecurityLevel;
@@ -93,8 +94,10 @@ final class ServerCallDispatcher implements ServerTransportListener {
     for (ServerStreamTracer.Factory f : cfg.tracerFactories) {
       tracers.add(f.newServerStreamTracer(headers.fullMethodName(), headers.metadata()));
     }
+    // grpc-java's reflection service finds the server's services through this context key; it is
+    // public API of io.grpc (not io.grpc.internal), the hook every grpc-java server sets.
     Context base = Context.ROOT.withValues(TernServerCalls.CONNECTION_INFO, info,
-        TernServerCalls.PROTOCOL_VERSION, version);
+        TernServerCalls.PROTOCOL_VERSION, version, InternalServer.SERVER_CONTEXT_KEY, server);
     for (ServerStreamTracer t : tracers) {
       base = t.filterContext(base);
     }

@@ -26,8 +26,17 @@ public final class LeakDetection {
       return;
     }
     ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
-    ByteBufUtil.setLeakListener((resourceType, records) -> LEAKS.add(resourceType + ": " + records));
+    ByteBufUtil.setLeakListener((resourceType, records) -> LEAKS.add(resourceType + ": " + firstLines(records)));
     installed = true;
+  }
+
+  private static String firstLines(String records) {
+    String[] lines = records.split("\n");
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < Math.min(lines.length, 12); i++) {
+      sb.append(lines[i]).append('\n');
+    }
+    return sb.toString();
   }
 
   /** Leaks reported so far and not yet {@linkplain #drain() drained}. */
@@ -45,11 +54,13 @@ public final class LeakDetection {
   /**
    * Makes unreachable leaked buffers show up: collects garbage until a sentinel object's weak
    * reference is enqueued (the collector ran and references were processed), then allocates and
-   * releases tracked buffers, which is when the detector reports what it found. Repeated a few
-   * times because a collection may not find every buffer at once.
+   * releases tracked buffers, which is when the detector reports what it found. Repeated until two
+   * rounds in a row report nothing new, because a collection may not find every buffer at once.
    */
   public static void collectAndReport() throws InterruptedException {
-    for (int round = 0; round < 3; round++) {
+    int quietRounds = 0;
+    for (int round = 0; round < 10 && quietRounds < 2; round++) {
+      int before = LEAKS.size();
       ReferenceQueue<Object> queue = new ReferenceQueue<>();
       WeakReference<Object> sentinel = new WeakReference<>(new Object(), queue);
       for (int i = 0; i < 20 && queue.remove(100) == null; i++) {
@@ -62,6 +73,7 @@ public final class LeakDetection {
         ByteBuf direct = Unpooled.directBuffer(8);
         direct.release();
       }
+      quietRounds = LEAKS.size() == before ? quietRounds + 1 : 0;
     }
   }
 }

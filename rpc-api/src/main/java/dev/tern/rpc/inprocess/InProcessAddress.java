@@ -5,8 +5,10 @@ import java.util.Objects;
 
 /** The address of an in-process server: a name unique within the JVM. */
 public final class InProcessAddress extends SocketAddress {
+  /** Serialisation version. */
   private static final long serialVersionUID = 1L;
 
+  /** The server's name. */
   private final String name;
 
   /**

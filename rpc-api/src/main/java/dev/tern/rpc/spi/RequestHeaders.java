@@ -99,13 +99,21 @@ public final class RequestHeaders {
       this.fullMethodName = Objects.requireNonNull(fullMethodName, "fullMethodName");
     }
 
+    /** Sets the authority. */
     public Builder authority(String v) { this.authority = v; return this; }
+    /** Sets the application metadata. */
     public Builder metadata(Metadata v) { this.metadata = v; return this; }
+    /** Sets the deadline (null: none). */
     public Builder deadline(Deadline v) { this.deadline = v; return this; }
+    /** Sets the request messages' encoding. */
     public Builder messageEncoding(String v) { this.messageEncoding = v; return this; }
+    /** Sets the encodings accepted for responses. */
     public Builder acceptedMessageEncodings(List<String> v) { this.acceptedMessageEncodings = v; return this; }
+    /** Sets the priority. */
     public Builder priority(Priority v) { this.priority = v; return this; }
+    /** Sets whether the call may go as 0-RTT early data. */
     public Builder earlyDataAllowed(boolean v) { this.earlyDataAllowed = v; return this; }
+    /** Sets whether the method is idempotent. */
     public Builder idempotent(boolean v) { this.idempotent = v; return this; }
 
     /** The headers. */

@@ -49,12 +49,16 @@ public final class TlsSettings {
     return new TlsSettings(certificateChainPem, privateKeyPem, trustedCertificatesPem, name);
   }
 
+  /** A copy of the PEM certificate chain this side presents, or null. */
   public byte[] certificateChainPem() { return certificateChainPem == null ? null : certificateChainPem.clone(); }
 
+  /** A copy of the PEM PKCS#8 private key, or null. */
   public byte[] privateKeyPem() { return privateKeyPem == null ? null : privateKeyPem.clone(); }
 
+  /** A copy of the PEM certificates this side trusts, or null for the JDK's default roots. */
   public byte[] trustedCertificatesPem() { return trustedCertificatesPem == null ? null : trustedCertificatesPem.clone(); }
 
+  /** The server name to verify instead of the authority's host, or null. */
   public String serverNameOverride() { return serverNameOverride; }
 
   @Override

@@ -48,6 +48,24 @@
  * its own I/O thread: listeners must not block. Tern's call layer moves work to the application's
  * executor itself.
  *
+ * <h2>Helpers for transports</h2>
+ * <ul>
+ *   <li>{@link dev.tern.rpc.spi.SerializingExecutor} calls one stream's listener serially on a shared
+ *       pool, without a thread per stream.
+ *   <li>{@link dev.tern.rpc.spi.GrpcMessageFraming} and {@link dev.tern.rpc.spi.GrpcMessageDeframer}
+ *       frame messages the gRPC way (flag, 4-byte length, payload; gzip through grpc-java's codecs)
+ *       for transports that carry raw byte streams; the deframer enforces the maximum message size
+ *       from the prefix, before buffering the body, and delivers no more than was requested.
+ *   <li>{@link dev.tern.rpc.spi.TransportOptions#USER_AGENT} carries the channel's user agent to
+ *       transports that send one.
+ * </ul>
+ *
+ * <h2>Conformance</h2>
+ * The suite in {@code transport-conformance} ({@code dev.tern.conformance.AbstractTransportConformanceTest})
+ * checks every rule on this page against a transport; after each case it fails on listener
+ * callbacks that overlap or follow a stream's end, on transports that never report termination, and
+ * on leaked Netty buffers.
+ *
  * <h2>Versions</h2>
  * Each side states the Tern protocol versions it speaks ({@link
  * dev.tern.rpc.spi.TransportOptions#PROTOCOL_VERSIONS}); the highest common one wins. Transports that

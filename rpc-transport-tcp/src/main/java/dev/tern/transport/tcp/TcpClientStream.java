@@ -18,6 +18,7 @@ final class TcpClientStream extends ClientCall.Listener<ByteBuffer> implements C
   private final TcpClientTransport owner;
   private boolean halfClosed;
   private boolean cancelled;
+  private final ReadyGate ready = new ReadyGate();
   private volatile Status cancelStatus;
 
   TcpClientStream(ClientCall<ByteBuffer, ByteBuffer> call, ClientStreamListener listener,
@@ -36,6 +37,7 @@ final class TcpClientStream extends ClientCall.Listener<ByteBuffer> implements C
     if (halfClosed || cancelled) {
       return; // SPI: writes after half-close or close are dropped
     }
+    ready.wrote(message.remaining());
     call.sendMessage(message);
   }
 
@@ -76,7 +78,7 @@ final class TcpClientStream extends ClientCall.Listener<ByteBuffer> implements C
 
   @Override
   public synchronized boolean isReady() {
-    return !cancelled && !halfClosed && call.isReady();
+    return !cancelled && !halfClosed && (call.isReady() || ready.beforeAllocation());
   }
 
   // ---- grpc-java events, serialised by grpc-java ----
@@ -94,6 +96,9 @@ final class TcpClientStream extends ClientCall.Listener<ByteBuffer> implements C
 
   @Override
   public void onReady() {
+    synchronized (this) {
+      ready.allocated();
+    }
     listener.onReady();
   }
 

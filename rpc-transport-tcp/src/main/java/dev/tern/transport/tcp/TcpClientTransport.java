@@ -50,6 +50,8 @@ final class TcpClientTransport implements ClientTransport {
   private final Object closeLock = new Object();
   private boolean closing;
   private volatile ManagedChannel channel;
+  /** False once the transport shut down or its connection failed: new streams fail at once. */
+  private volatile boolean accepting = true;
   private volatile SocketAddress localAddress;
   private volatile SocketAddress remoteAddress;
   // Touched only inside `events`.
@@ -146,6 +148,7 @@ final class TcpClientTransport implements ClientTransport {
       return;
     }
     shutdownReported = true;
+    accepting = false;
     listener.transportShutdown(Status.UNAVAILABLE.withDescription(description));
     closeChannel(false);
   }
@@ -153,9 +156,10 @@ final class TcpClientTransport implements ClientTransport {
   @Override
   public ClientStream newStream(RequestHeaders headers, ClientStreamListener streamListener) {
     ManagedChannel ch = channel;
-    if (ch == null) {
+    if (ch == null || !accepting) {
+      // grpc-java would hold such a call waiting for a connection this transport never makes again.
       streamListener.onClose(Status.UNAVAILABLE.withDescription("tcp transport to " + address
-          + " was not started"), new Metadata());
+          + (ch == null ? " was not started" : " is shut down")), new Metadata());
       return ClosedClientStream.INSTANCE;
     }
     CallOptions callOptions = CallOptions.DEFAULT;
@@ -219,6 +223,7 @@ final class TcpClientTransport implements ClientTransport {
 
   @Override
   public void shutdown() {
+    accepting = false;
     events.execute(() -> {
       if (!shutdownReported) {
         shutdownReported = true;
@@ -233,6 +238,7 @@ final class TcpClientTransport implements ClientTransport {
 
   @Override
   public void shutdownNow(Status status) {
+    accepting = false;
     events.execute(() -> {
       if (!shutdownReported) {
         shutdownReported = true;

@@ -6,6 +6,7 @@ import dev.tern.rpc.spi.ServerStreamListener;
 import io.grpc.Attributes;
 import io.grpc.Context;
 import io.grpc.Contexts;
+import io.grpc.Deadline;
 import io.grpc.Grpc;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
@@ -24,6 +25,7 @@ final class TcpServerStream extends ServerCall.Listener<ByteBuffer> implements S
   private ServerStreamListener listener;
   private boolean headersSent;
   private boolean closed;
+  private final ReadyGate ready = new ReadyGate();
   private volatile Status cancelStatus;
 
   TcpServerStream(ServerCall<ByteBuffer, ByteBuffer> call, Context context, TcpServerTransport owner) {
@@ -54,6 +56,7 @@ final class TcpServerStream extends ServerCall.Listener<ByteBuffer> implements S
       headersSent = true;
       call.sendHeaders(new Metadata()); // grpc-java wants headers before the first message
     }
+    ready.wrote(message.remaining());
     call.sendMessage(message);
   }
 
@@ -95,7 +98,7 @@ final class TcpServerStream extends ServerCall.Listener<ByteBuffer> implements S
 
   @Override
   public synchronized boolean isReady() {
-    return !closed && call.isReady();
+    return !closed && (call.isReady() || ready.beforeAllocation());
   }
 
   @Override
@@ -141,6 +144,9 @@ final class TcpServerStream extends ServerCall.Listener<ByteBuffer> implements S
 
   @Override
   public void onReady() {
+    synchronized (this) {
+      ready.allocated();
+    }
     listener.onReady();
   }
 
@@ -164,6 +170,11 @@ final class TcpServerStream extends ServerCall.Listener<ByteBuffer> implements S
     }
     if (cancel == null) {
       cancel = Status.CANCELLED.withDescription("the client cancelled the call or the connection was lost");
+    }
+    Deadline deadline = context.getDeadline();
+    if (cancel.getCode() == Status.Code.CANCELLED && deadline != null && deadline.isExpired()) {
+      // The client's reset for its expired deadline may beat this server's own deadline timer.
+      cancel = Status.DEADLINE_EXCEEDED.withDescription("the call's deadline passed");
     }
     listener.onCancel(cancel);
   }

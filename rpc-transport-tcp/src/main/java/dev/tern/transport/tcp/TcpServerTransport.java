@@ -51,6 +51,9 @@ final class TcpServerTransport implements ServerTransport {
   private final SslContext sslContext;
   private final Set<TcpServerStream> streams = ConcurrentHashMap.newKeySet();
   private volatile Server server;
+  private volatile SocketAddress boundAddress;
+  /** Set by shutdown: streams that still arrive (sent before the client saw GOAWAY) are refused. */
+  private volatile boolean shuttingDown;
   private volatile ServerTransportListener listener;
   private boolean terminationWatched;
 
@@ -97,21 +100,19 @@ final class TcpServerTransport implements ServerTransport {
         throw new IOException("tcp: cannot listen on " + bindAddress + ": " + rootMessage(e), e);
       }
       server = built;
+      List<? extends SocketAddress> sockets = built.getListenSockets();
+      boundAddress = sockets.isEmpty() ? null : sockets.get(0);
     }
   }
 
   @Override
   public SocketAddress listenAddress() {
-    Server s = server;
-    if (s == null) {
-      return null;
-    }
-    List<? extends SocketAddress> sockets = s.getListenSockets();
-    return sockets.isEmpty() ? null : sockets.get(0);
+    return boundAddress; // kept: grpc-java forgets it once the server terminated
   }
 
   @Override
   public void shutdown() {
+    shuttingDown = true;
     Server s = server;
     if (s != null) {
       s.shutdown();
@@ -121,6 +122,7 @@ final class TcpServerTransport implements ServerTransport {
 
   @Override
   public void shutdownNow(Status status) {
+    shuttingDown = true;
     Server s = server;
     if (s == null) {
       return;
@@ -148,6 +150,11 @@ final class TcpServerTransport implements ServerTransport {
   }
 
   private ServerCall.Listener<ByteBuffer> startCall(ServerCall<ByteBuffer, ByteBuffer> call, Metadata headers) {
+    if (shuttingDown) {
+      call.close(Status.UNAVAILABLE.withDescription("tcp server on " + boundAddress + " is shutting down"),
+          new Metadata());
+      return new ServerCall.Listener<>() {};
+    }
     Context context = Context.current(); // the call's context: its deadline is the client's
     TcpServerStream stream = new TcpServerStream(call, context, this);
     streams.add(stream);

@@ -1,0 +1,122 @@
+package dev.tern.samples;
+
+import dev.tern.rpc.ConnectionInfo;
+import dev.tern.rpc.TernChannelBuilder;
+import dev.tern.rpc.TernChannels;
+import dev.tern.rpc.TernServerBuilder;
+import dev.tern.rpc.inprocess.InProcessAddress;
+import dev.tern.rpc.spi.TransportProvider;
+import dev.tern.samples.hello.GreeterService;
+import dev.tern.samples.hello.proto.GreeterGrpc;
+import dev.tern.samples.hello.proto.HelloReply;
+import dev.tern.samples.hello.proto.HelloRequest;
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.ServiceLoader;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Starts a greeter server on every transport on the class path and runs the client over each,
+ * printing the transport, the agreed protocol version and the latency it saw. Network transports
+ * run over TLS with a throw-away self-signed certificate, on 127.0.0.1.
+ */
+public final class Demo {
+  private static final int WARM_CALLS = 200;
+  private static final int STREAMED = 100;
+
+  private Demo() {}
+
+  /** Runs the demo; no arguments. */
+  public static void main(String[] args) throws Exception {
+    SelfSignedCertificate certificate = SelfSignedCertificate.generate();
+    List<TransportProvider> providers = new ArrayList<>();
+    ServiceLoader.load(TransportProvider.class).forEach(providers::add);
+    providers.sort((a, b) -> a.name().compareTo(b.name()));
+
+    System.out.printf("%-10s %-8s %-6s %14s %12s %12s %16s%n", "transport", "version", "tls",
+        "first call ms", "p50 us", "p99 us", STREAMED + " streamed ms");
+    int failures = 0;
+    for (TransportProvider provider : providers) {
+      if (!provider.isAvailable()) {
+        System.out.printf("%-10s unavailable: %s%n", provider.name(), provider.unavailableReason());
+        continue;
+      }
+      try {
+        run(provider.name(), certificate);
+      } catch (Exception e) {
+        failures++;
+        System.out.printf("%-10s FAILED: %s%n", provider.name(), e);
+      }
+    }
+    if (failures > 0) {
+      throw new IllegalStateException(failures + " transport(s) failed");
+    }
+  }
+
+  private static void run(String transport, SelfSignedCertificate certificate) throws Exception {
+    boolean inProcess = transport.equals("inprocess");
+    SocketAddress address = inProcess ? new InProcessAddress("demo-" + System.nanoTime())
+        : new InetSocketAddress("127.0.0.1", 0);
+    TernServerBuilder serverBuilder = TernServerBuilder.create().listen(transport, address)
+        .addService(new GreeterService());
+    if (!inProcess) {
+      serverBuilder.tls(certificate.server());
+    }
+    Server server = serverBuilder.build().start();
+    SocketAddress bound = server.getListenSockets().get(0);
+    TernChannelBuilder channelBuilder = inProcess ? TernChannelBuilder.forAddress(bound)
+        : TernChannelBuilder.forAddress("localhost", ((InetSocketAddress) bound).getPort());
+    channelBuilder.transports(transport);
+    if (inProcess) {
+      channelBuilder.usePlaintext();
+    } else {
+      channelBuilder.tls(certificate.client());
+    }
+    ManagedChannel channel = channelBuilder.build();
+    try {
+      GreeterGrpc.GreeterBlockingStub greeter = GreeterGrpc.newBlockingStub(channel);
+      HelloRequest request = HelloRequest.newBuilder().setName(transport).setTimes(STREAMED).build();
+
+      long start = System.nanoTime();
+      HelloReply first = greeter.withDeadlineAfter(10, TimeUnit.SECONDS).sayHello(request);
+      long firstNs = System.nanoTime() - start;
+      if (!first.getMessage().equals("Hello, " + transport + "!")) {
+        throw new IllegalStateException("unexpected reply: " + first.getMessage());
+      }
+
+      long[] latencies = new long[WARM_CALLS];
+      for (int i = 0; i < WARM_CALLS; i++) {
+        long t0 = System.nanoTime();
+        greeter.withDeadlineAfter(10, TimeUnit.SECONDS).sayHello(request);
+        latencies[i] = System.nanoTime() - t0;
+      }
+      Arrays.sort(latencies);
+
+      long streamStart = System.nanoTime();
+      int received = 0;
+      Iterator<HelloReply> replies = greeter.withDeadlineAfter(10, TimeUnit.SECONDS).sayHelloStream(request);
+      while (replies.hasNext()) {
+        replies.next();
+        received++;
+      }
+      long streamNs = System.nanoTime() - streamStart;
+      if (received != STREAMED) {
+        throw new IllegalStateException("streamed " + received + " of " + STREAMED);
+      }
+
+      ConnectionInfo info = TernChannels.connectionInfo(channel);
+      System.out.printf("%-10s %-8d %-6s %14.1f %12d %12d %16.1f%n", info.transport(), info.protocolVersion(),
+          inProcess ? "no" : "yes", firstNs / 1e6, latencies[WARM_CALLS / 2] / 1000,
+          latencies[WARM_CALLS * 99 / 100] / 1000, streamNs / 1e6);
+    } finally {
+      channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+      server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    }
+  }
+}

@@ -1,0 +1,84 @@
+package dev.tern.samples;
+
+import dev.tern.rpc.spi.TlsSettings;
+import java.io.StringWriter;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
+import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.asn1.x509.BasicConstraints;
+import org.bouncycastle.asn1.x509.Extension;
+import org.bouncycastle.asn1.x509.GeneralName;
+import org.bouncycastle.asn1.x509.GeneralNames;
+import org.bouncycastle.cert.X509CertificateHolder;
+import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
+import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
+import org.bouncycastle.openssl.jcajce.JcaPKCS8Generator;
+import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+
+/** A throw-away self-signed certificate for {@code localhost} and {@code 127.0.0.1}, made at start-up. */
+public final class SelfSignedCertificate {
+  private final byte[] certificatePem;
+  private final byte[] privateKeyPem;
+
+  private SelfSignedCertificate(byte[] certificatePem, byte[] privateKeyPem) {
+    this.certificatePem = certificatePem;
+    this.privateKeyPem = privateKeyPem;
+  }
+
+  /** Generates a fresh EC P-256 key and a certificate valid for one day. */
+  public static SelfSignedCertificate generate() {
+    try {
+      KeyPairGenerator generator = KeyPairGenerator.getInstance("EC");
+      generator.initialize(256, new SecureRandom());
+      KeyPair keys = generator.generateKeyPair();
+      X500Name name = new X500Name("CN=localhost");
+      Instant now = Instant.now();
+      JcaX509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(name,
+          BigInteger.valueOf(now.toEpochMilli()), Date.from(now.minus(Duration.ofHours(1))),
+          Date.from(now.plus(Duration.ofDays(1))), name, keys.getPublic());
+      builder.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName[] {
+          new GeneralName(GeneralName.dNSName, "localhost"),
+          new GeneralName(GeneralName.iPAddress, "127.0.0.1")}));
+      builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(true));
+      X509CertificateHolder holder =
+          builder.build(new JcaContentSignerBuilder("SHA256withECDSA").build(keys.getPrivate()));
+      return new SelfSignedCertificate(pem(holder), pem(new JcaPKCS8Generator(keys.getPrivate(), null)));
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot generate a self-signed certificate", e);
+    }
+  }
+
+  private static byte[] pem(Object object) throws Exception {
+    StringWriter out = new StringWriter();
+    try (JcaPEMWriter writer = new JcaPEMWriter(out)) {
+      writer.writeObject(object);
+    }
+    return out.toString().getBytes(StandardCharsets.US_ASCII);
+  }
+
+  /** The certificate, PEM. */
+  public byte[] certificatePem() {
+    return certificatePem.clone();
+  }
+
+  /** The PKCS#8 private key, PEM. */
+  public byte[] privateKeyPem() {
+    return privateKeyPem.clone();
+  }
+
+  /** Server settings presenting this certificate. */
+  public TlsSettings server() {
+    return TlsSettings.forServer(certificatePem, privateKeyPem);
+  }
+
+  /** Client settings trusting only this certificate. */
+  public TlsSettings client() {
+    return TlsSettings.forClient(certificatePem);
+  }
+}
