@@ -83,7 +83,11 @@ final class InProcessStream {
     });
   }
 
-  /** Ends the call at once on both sides: the client hears {@code forClient}, the server {@code forServer}. */
+  /**
+   * Ends the call at once on both sides: the client hears {@code forClient}, the server {@code
+   * forServer}. May be called with the lock held (the monitor is reentrant); lock order is always
+   * stream, then transport, then server.
+   */
   void abort(Status forClient, Status forServer) {
     synchronized (this) {
       toServer.clear();
@@ -117,7 +121,7 @@ final class InProcessStream {
         serverEvents.execute(() -> serverListener.onMessage(m));
       }
     } catch (StatusRuntimeException e) {
-      abortLater(e.getStatus(), e.getStatus());
+      abort(e.getStatus(), e.getStatus());
       return;
     }
     if (toServer.senderDone && toServer.isEmpty() && !toServer.endDelivered && !serverClosed) {
@@ -136,7 +140,7 @@ final class InProcessStream {
         clientEvents.execute(() -> clientListener.onMessage(m));
       }
     } catch (StatusRuntimeException e) {
-      abortLater(e.getStatus(), e.getStatus());
+      abort(e.getStatus(), e.getStatus());
       return;
     }
     if (pendingStatus != null && toClient.isEmpty() && !clientClosed) {
@@ -154,11 +158,6 @@ final class InProcessStream {
     if (!serverClosed && toClient.takeReady()) {
       serverEvents.execute(() -> serverListener.onReady());
     }
-  }
-
-  /** An abort decided while the lock is held; runs after it is released. */
-  private void abortLater(Status forClient, Status forServer) {
-    clientEvents.execute(() -> abort(forClient, forServer));
   }
 
   private final class Client implements ClientStream {
