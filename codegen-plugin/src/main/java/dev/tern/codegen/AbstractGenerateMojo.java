@@ -94,6 +94,11 @@ abstract class AbstractGenerateMojo extends AbstractMojo {
   /** The dependency files to search for protos (class path of the scope). */
   protected abstract List<Path> dependencyFiles();
 
+  /** This project's own compiled classes visible to the generated code (none for main). */
+  protected List<Path> ownClasses() {
+    return List.of();
+  }
+
   @Override
   public void execute() throws MojoExecutionException, MojoFailureException {
     if (skip) {
@@ -154,7 +159,9 @@ abstract class AbstractGenerateMojo extends AbstractMojo {
     Files.createDirectories(javaOut);
     Path descriptorSet = work.resolve("descriptor-set.desc");
     List<String> protocInputs = new ArrayList<>(protos);
-    if (TernOptionsProto.mustCompile(roots, protos, artifactFiles(ALL_SCOPES))) {
+    List<Path> classPath = new ArrayList<>(ownClasses());
+    classPath.addAll(artifactFiles(ALL_SCOPES));
+    if (TernOptionsProto.mustCompile(roots, protos, classPath)) {
       getLog().info("Tern codegen (" + scope() + "): no dependency provides the compiled "
           + TernOptionsProto.PATH + "; compiling it into this project");
       protocInputs.add(TernOptionsProto.PATH);

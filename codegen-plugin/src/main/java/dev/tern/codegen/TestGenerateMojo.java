@@ -67,6 +67,11 @@ public class TestGenerateMojo extends AbstractGenerateMojo {
   }
 
   @Override
+  protected List<Path> ownClasses() {
+    return List.of(Path.of(project.getBuild().getOutputDirectory()));
+  }
+
+  @Override
   public void execute() throws org.apache.maven.plugin.MojoExecutionException,
       org.apache.maven.plugin.MojoFailureException {
     if (mainProtoSourceRoot != null && mainProtoSourceRoot.isDirectory()

@@ -107,6 +107,8 @@ class CalcTest {
     assertEquals("u=1", String.valueOf(TernMethodOptions.REGISTERED.get("demo.Calc/Square")));
     assertEquals("u=6, i", String.valueOf(TernMethodOptions.REGISTERED.get("demo.Calc/CountTo")));
     assertFalse(TernMethodOptions.REGISTERED.containsKey("demo.Calc/Sum"));
+    assertNotNull(ProbeGrpc.getServiceDescriptor());
+    assertEquals("u=7, i", String.valueOf(TernMethodOptions.REGISTERED.get("demo.probe.Probe/Check")));
   }
 
   @Test
