@@ -67,10 +67,18 @@ final class StockPeers {
 
     /** Starts the stock server in plaintext and waits until it says it listens. */
     static Server start() throws Exception {
+      return start(false);
+    }
+
+    /**
+     * Starts the stock server and waits until it says it listens; with {@code tls} it presents
+     * grpc's test certificate ({@link GrpcTestCertificates}).
+     */
+    static Server start(boolean tls) throws Exception {
       int port = freePort();
       List<String> command = java(SERVER_MAIN);
       command.add("--port=" + port);
-      command.add("--use_tls=false");
+      command.add("--use_tls=" + tls);
       command.add("--address_type=IPV4"); // 127.0.0.1 (and the host name's IPv4 address) only
       Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
       Server server = new Server(port, process);
@@ -125,11 +133,23 @@ final class StockPeers {
 
   /** Runs one case with the stock client against a plaintext server on 127.0.0.1:{@code port}. */
   static ClientRun runClient(int port, String testCase) throws Exception {
+    return runClient(port, testCase, false);
+  }
+
+  /**
+   * Runs one case with the stock client against a server on 127.0.0.1:{@code port}; with {@code
+   * tls} the client trusts grpc's test CA and expects the name {@link GrpcTestCertificates#SERVER_NAME}.
+   */
+  static ClientRun runClient(int port, String testCase, boolean tls) throws Exception {
     List<String> command = java(CLIENT_MAIN);
     command.add("--server_host=127.0.0.1");
     command.add("--server_port=" + port);
     command.add("--test_case=" + testCase);
-    command.add("--use_tls=false");
+    command.add("--use_tls=" + tls);
+    if (tls) {
+      command.add("--use_test_ca=true");
+      command.add("--server_host_override=" + GrpcTestCertificates.SERVER_NAME);
+    }
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
     CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> {
       try {

@@ -32,6 +32,7 @@ final class ClientCallStreamListener<RespT> implements ClientStreamListener {
   private final int maxInboundMessageSize;
   private final CallHooks hooks;
   private volatile ClientCall.Listener<RespT> listener;
+  private volatile ClientTracers tracers;
   private volatile boolean closed;
 
   ClientCallStreamListener(MethodDescriptor<?, RespT> method, Executor callExecutor,
@@ -42,8 +43,9 @@ final class ClientCallStreamListener<RespT> implements ClientStreamListener {
     this.hooks = hooks;
   }
 
-  void setListener(ClientCall.Listener<RespT> listener) {
+  void setListener(ClientCall.Listener<RespT> listener, ClientTracers tracers) {
     this.listener = listener;
+    this.tracers = tracers;
   }
 
   boolean isClosed() {
@@ -53,18 +55,24 @@ final class ClientCallStreamListener<RespT> implements ClientStreamListener {
   @Override
   public void onHeaders(Metadata headers) {
     Connection c = hooks.connection();
-    String selected = headers.get(ProtocolVersions.SELECTED_KEY);
-    if (c != null && selected != null) {
-      try {
-        c.recordSelectedVersion(Integer.parseInt(selected.trim()));
-      } catch (NumberFormatException e) {
-        hooks.cancelStream(Status.INTERNAL.withDescription("server sent a malformed "
-            + ProtocolVersions.SELECTED_HEADER + ": '" + selected + "'"));
-        return;
+    if (c != null && c.versionInHeaders()) {
+      String selected = headers.get(ProtocolVersions.SELECTED_KEY);
+      if (selected == null) {
+        // A stock gRPC server states no version: it speaks the base version.
+        c.recordSelectedVersion(ProtocolVersions.BASE_VERSION);
+      } else {
+        try {
+          c.recordSelectedVersion(Integer.parseInt(selected.trim()));
+        } catch (NumberFormatException e) {
+          hooks.cancelStream(Status.INTERNAL.withDescription("server sent a malformed "
+              + ProtocolVersions.SELECTED_HEADER + ": '" + selected + "'"));
+          return;
+        }
       }
     }
     callExecutor.execute(() -> {
       if (!closed) {
+        tracers.inboundHeaders(headers);
         listener.onHeaders(headers);
       }
     });
@@ -81,6 +89,7 @@ final class ClientCallStreamListener<RespT> implements ClientStreamListener {
       if (closed) {
         return;
       }
+      tracers.inboundMessage(message.remaining());
       RespT value;
       try (InputStream in = new ByteBufferInputStream(message)) {
         value = method.parseResponse(in);
@@ -110,6 +119,7 @@ final class ClientCallStreamListener<RespT> implements ClientStreamListener {
       }
       closed = true;
       hooks.closed();
+      tracers.closed(status, trailers);
       listener.onClose(status, trailers);
     });
   }

@@ -40,7 +40,18 @@ final class ConnectionManager {
   private final Executor callbackExecutor;
   private final Runnable onTerminated;
   private final Backoff backoff;
-  private final Map<Waiter, Boolean> waiters = new LinkedHashMap<>();
+  /** How a waiting call waits: through failures (wait-for-ready), and whether it may go early. */
+  private static final class Mode {
+    final boolean waitForReady;
+    final boolean earlyData;
+
+    Mode(boolean waitForReady, boolean earlyData) {
+      this.waitForReady = waitForReady;
+      this.earlyData = earlyData;
+    }
+  }
+
+  private final Map<Waiter, Mode> waiters = new LinkedHashMap<>();
   private final Set<ClientTransport> live = ConcurrentHashMap.newKeySet();
   private final List<Runnable> stateWatchers = new ArrayList<>();
   private ConnectivityState state = ConnectivityState.IDLE;
@@ -60,8 +71,12 @@ final class ConnectionManager {
     this.backoff = new Backoff(cfg.initialBackoffNanos, cfg.maxBackoffNanos);
   }
 
-  /** Hands {@code waiter} a ready transport now or once connected. */
-  void obtain(Waiter waiter, boolean waitForReady) {
+  /**
+   * Hands {@code waiter} a ready transport now or once connected. A call allowed early data gets
+   * the transport as soon as it has started connecting, so a transport with 0-RTT can send it in
+   * its first flight; the others wait until the handshake is done.
+   */
+  void obtain(Waiter waiter, boolean waitForReady, boolean earlyData) {
     Connection c = null;
     Status fail = null;
     Attempt start = null;
@@ -72,8 +87,10 @@ final class ConnectionManager {
         c = ready;
       } else if (state == ConnectivityState.TRANSIENT_FAILURE && !waitForReady) {
         fail = lastFailure;
+      } else if (earlyData && connecting != null && connecting.early != null) {
+        c = connecting.early;
       } else {
-        waiters.put(waiter, waitForReady);
+        waiters.put(waiter, new Mode(waitForReady, earlyData));
         if (state == ConnectivityState.IDLE) {
           start = beginConnect();
         }
@@ -213,6 +230,8 @@ final class ConnectionManager {
     private SocketAddress address;
     private ScheduledFuture<?> timeout;
     private boolean wasReady;
+    /** The connection early-data calls use while the handshake runs; null until started. */
+    Connection early;
 
     void start() {
       try {
@@ -235,6 +254,29 @@ final class ConnectionManager {
         log.log(Level.WARNING, "transport start threw", e);
         transport.shutdownNow(Status.UNAVAILABLE.withCause(e));
         transportShutdown(Status.UNAVAILABLE.withDescription("transport failed to start: " + e).withCause(e));
+        return;
+      }
+      releaseEarlyCalls();
+    }
+
+    /** Hands the calls allowed early data to the started transport. */
+    private void releaseEarlyCalls() {
+      Connection c = new Connection(transport, provider);
+      List<Waiter> early = new ArrayList<>();
+      synchronized (ConnectionManager.this) {
+        if (connecting != this) {
+          return;
+        }
+        this.early = c;
+        for (Map.Entry<Waiter, Mode> e : new ArrayList<>(waiters.entrySet())) {
+          if (e.getValue().earlyData) {
+            early.add(e.getKey());
+            waiters.remove(e.getKey());
+          }
+        }
+      }
+      for (Waiter w : early) {
+        w.ready(c);
       }
     }
 
@@ -256,7 +298,10 @@ final class ConnectionManager {
 
     @Override
     public void transportReady(ConnectionInfo info) {
-      Connection c = new Connection(transport, provider);
+      Connection c;
+      synchronized (ConnectionManager.this) {
+        c = early != null ? early : new Connection(transport, provider);
+      }
       List<Waiter> serve;
       boolean closeAfter;
       synchronized (ConnectionManager.this) {
@@ -314,8 +359,8 @@ final class ConnectionManager {
                 + status.getCode() + (status.getDescription() == null ? "" : ": " + status.getDescription()))
             .withCause(status.getCause());
         lastFailure = failure;
-        for (Map.Entry<Waiter, Boolean> e : new ArrayList<>(waiters.entrySet())) {
-          if (shutdown || !e.getValue()) {
+        for (Map.Entry<Waiter, Mode> e : new ArrayList<>(waiters.entrySet())) {
+          if (shutdown || !e.getValue().waitForReady) {
             fail.add(e.getKey());
             waiters.remove(e.getKey());
           }

@@ -46,7 +46,8 @@ final class DelayedClientStream implements ClientStream {
     }
   }
 
-  private void run(Consumer<ClientStream> op) {
+  /** Runs {@code op} on the real stream now, or when it is set (in order with the other operations). */
+  void run(Consumer<ClientStream> op) {
     ClientStream s = real;
     if (s == null) {
       synchronized (this) {

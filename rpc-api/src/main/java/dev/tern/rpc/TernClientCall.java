@@ -47,8 +47,10 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
   private Metadata requestMetadata;
   private String authority;
   private ScheduledFuture<?> deadlineTimer;
+  private volatile ClientTracers tracers;
   private boolean started;
   private boolean halfClosed;
+  private boolean earlyData;
 
   TernClientCall(MethodDescriptor<ReqT, RespT> method, CallOptions callOptions, ChannelConfig cfg,
       ConnectionManager connections, java.util.concurrent.ScheduledExecutorService scheduler,
@@ -73,7 +75,10 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
       throw new IllegalStateException("call already started");
     }
     started = true;
-    streamListener.setListener(listener);
+    Metadata copy = new Metadata();
+    copy.merge(md);
+    tracers = ClientTracers.create(callOptions, copy);
+    streamListener.setListener(listener, tracers);
     if (context.isCancelled()) {
       stream.cancel(Contexts.statusFromCancelled(context));
       return;
@@ -95,13 +100,12 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
       long nanos = deadline.timeRemaining(TimeUnit.NANOSECONDS);
       deadlineTimer = scheduler.schedule(() -> deadlineExceeded(nanos), nanos, TimeUnit.NANOSECONDS);
     }
-    Metadata copy = new Metadata();
-    copy.merge(md);
     List<String> accepted = new ArrayList<>(cfg.decompressors.getAdvertisedMessageEncodings());
     if (!accepted.contains(GrpcMessageFraming.IDENTITY)) {
       accepted.add(GrpcMessageFraming.IDENTITY);
     }
     requestMetadata = copy;
+    earlyData = TernCallOptions.effectiveEarlyData(callOptions, method);
     authority = callOptions.getAuthority() != null ? callOptions.getAuthority() : cfg.authority;
     headers = RequestHeaders.builder(method.getFullMethodName())
         .authority(authority)
@@ -110,11 +114,11 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
         .messageEncoding(encoding == null ? GrpcMessageFraming.IDENTITY : encoding)
         .acceptedMessageEncodings(accepted)
         .priority(TernCallOptions.effectivePriority(callOptions, method))
-        .earlyDataAllowed(TernCallOptions.effectiveEarlyData(callOptions, method))
+        .earlyDataAllowed(earlyData)
         .idempotent(method.isIdempotent());
     CallCredentials creds = callOptions.getCredentials();
     if (creds == null) {
-      connections.obtain(this, callOptions.isWaitForReady());
+      connections.obtain(this, callOptions.isWaitForReady(), earlyData);
     } else {
       applyCredentials(creds, copy);
     }
@@ -146,7 +150,7 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
         @Override
         public void apply(Metadata extra) {
           md.merge(extra);
-          connections.obtain(TernClientCall.this, callOptions.isWaitForReady());
+          connections.obtain(TernClientCall.this, callOptions.isWaitForReady(), earlyData);
         }
 
         @Override
@@ -169,6 +173,7 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
     if (c.versionInHeaders()) {
       requestMetadata.put(ProtocolVersions.REQUEST_KEY, ProtocolVersions.format(cfg.protocolVersions));
     }
+    tracers.streamCreated(transportAttributes(c), requestMetadata);
     stream.setStream(c.transport.newStream(headers.build(), streamListener));
     if (stream.isReady()) {
       streamListener.onReady();
@@ -253,7 +258,7 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
     }
     byte[] bytes;
     try (InputStream in = method.streamRequest(message)) {
-      bytes = in.readAllBytes();
+      bytes = Marshalling.toBytes(in);
     } catch (IOException | RuntimeException e) {
       cancelStream(Status.INTERNAL.withDescription("failed to marshal the request of "
           + method.getFullMethodName()).withCause(e));
@@ -265,8 +270,13 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
           + " bytes exceeds the maximum outbound size " + max));
       return;
     }
-    stream.writeMessage(ByteBuffer.wrap(bytes));
-    stream.flush();
+    ByteBuffer wire = ByteBuffer.wrap(bytes);
+    stream.run(s -> {
+      // Reported when the message reaches the transport, after streamCreated.
+      tracers.outboundMessage(bytes.length);
+      s.writeMessage(wire);
+      s.flush();
+    });
   }
 
   @Override
@@ -282,9 +292,10 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
   @Override
   public Attributes getAttributes() {
     Connection c = connection;
-    if (c == null) {
-      return Attributes.EMPTY;
-    }
+    return c == null ? Attributes.EMPTY : transportAttributes(c);
+  }
+
+  private static Attributes transportAttributes(Connection c) {
     ConnectionInfo info = c.info();
     Attributes.Builder b = Attributes.newBuilder();
     if (info.remoteAddress() != null) {

@@ -100,7 +100,7 @@ final class TernServerCall<ReqT, RespT> extends io.grpc.ServerCall<ReqT, RespT> 
     }
     byte[] bytes;
     try (InputStream in = method.streamResponse(message)) {
-      bytes = in.readAllBytes();
+      bytes = Marshalling.toBytes(in);
     } catch (IOException | RuntimeException e) {
       stream.cancel(Status.INTERNAL.withDescription("failed to marshal the response of "
           + method.getFullMethodName()).withCause(e));

@@ -1,5 +1,6 @@
 package dev.tern.rpc;
 
+import dev.tern.rpc.inprocess.InProcessTransportProvider;
 import dev.tern.rpc.spi.TransportProvider;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -29,7 +30,8 @@ public final class TransportSelector {
    * A selector over {@code providers}.
    *
    * @param preference transport names, most preferred first; empty means {@link
-   *     #DEFAULT_PREFERENCE} followed by every other provider by name
+   *     #DEFAULT_PREFERENCE} followed by every other provider by name, except the in-process
+   *     transport, which only a channel that names it uses
    */
   public TransportSelector(List<String> preference, Iterable<? extends TransportProvider> providers) {
     this.providers = new LinkedHashMap<>();
@@ -42,7 +44,7 @@ public final class TransportSelector {
     if (preference.isEmpty()) {
       List<String> order = new ArrayList<>(DEFAULT_PREFERENCE);
       for (String name : this.providers.keySet()) {
-        if (!order.contains(name)) {
+        if (!order.contains(name) && !InProcessTransportProvider.NAME.equals(name)) {
           order.add(name);
         }
       }

@@ -37,6 +37,7 @@ class CallLayerFeaturesTest {
   private final CompletableFuture<Metadata> serverHeaders = new CompletableFuture<>();
   private final CompletableFuture<ServerCall<?, ?>> serverCall = new CompletableFuture<>();
   private final CompletableFuture<ConnectionInfo> handlerInfo = new CompletableFuture<>();
+  private final CompletableFuture<java.util.Optional<io.grpc.Deadline>> handlerDeadline = new CompletableFuture<>();
   private InProcessAddress address;
   private Server server;
   private ManagedChannel channel;
@@ -51,6 +52,7 @@ class CallLayerFeaturesTest {
         serverHeaders.complete(headers);
         serverCall.complete(call);
         handlerInfo.complete(TernServerCalls.connectionInfo());
+        handlerDeadline.complete(java.util.Optional.ofNullable(Context.current().getDeadline()));
         call.setCompression("gzip");
         return next.startCall(call, headers);
       }
@@ -219,6 +221,19 @@ class CallLayerFeaturesTest {
     var idempotent = TestMethods.UNARY.toBuilder().setIdempotent(true).build();
     ClientCalls.blockingUnaryCall(channel, idempotent, CallOptions.DEFAULT, "d");
     assertThat(provider.seen.poll(5, TimeUnit.SECONDS).earlyDataAllowed()).as("idempotent method").isTrue();
+  }
+
+  @Test
+  void theCallsDeadlineBecomesTheServerContextsDeadline() throws Exception {
+    unary(CallOptions.DEFAULT.withDeadlineAfter(5, TimeUnit.SECONDS), "x");
+    io.grpc.Deadline d = handlerDeadline.get(5, TimeUnit.SECONDS).orElseThrow();
+    assertThat(d.timeRemaining(TimeUnit.MILLISECONDS)).isBetween(1_000L, 5_000L);
+  }
+
+  @Test
+  void aCallWithoutDeadlineHasNoServerDeadline() throws Exception {
+    unary(CallOptions.DEFAULT, "x");
+    assertThat(handlerDeadline.get(5, TimeUnit.SECONDS)).isEmpty();
   }
 
   @Test

@@ -8,6 +8,7 @@ import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
 import io.grpc.ClientInterceptor;
+import io.grpc.ClientStreamTracer;
 import io.grpc.ConnectivityState;
 import io.grpc.ForwardingClientCall;
 import io.grpc.ManagedChannel;
@@ -155,9 +156,26 @@ class ChannelAndServerLifecycleTest {
     List<String> order = new CopyOnWriteArrayList<>();
     ManagedChannel channel = TernChannelBuilder.forAddress(address).transports("inprocess").usePlaintext()
         .intercept(named("first", order), named("second", order)).build();
+    List<String> clientEvents = new CopyOnWriteArrayList<>();
+    ClientStreamTracer.Factory clientFactory = new ClientStreamTracer.Factory() {
+      @Override
+      public ClientStreamTracer newClientStreamTracer(ClientStreamTracer.StreamInfo info, Metadata headers) {
+        return new ClientStreamTracer() {
+          @Override public void streamCreated(io.grpc.Attributes attrs, Metadata md) { clientEvents.add("created"); }
+
+          @Override public void outboundMessage(int seqNo) { clientEvents.add("out " + seqNo); }
+
+          @Override public void inboundMessage(int seqNo) { clientEvents.add("in " + seqNo); }
+
+          @Override public void streamClosed(Status status) { clientEvents.add("closed " + status.getCode()); }
+        };
+      }
+    };
     try {
-      assertThat(ClientCalls.blockingUnaryCall(channel, TestMethods.UNARY, CallOptions.DEFAULT, "t")).isEqualTo("t");
+      assertThat(ClientCalls.blockingUnaryCall(channel, TestMethods.UNARY,
+          CallOptions.DEFAULT.withStreamTracerFactory(clientFactory), "t")).isEqualTo("t");
       streamClosed.get(5, TimeUnit.SECONDS);
+      assertThat(clientEvents).containsExactly("created", "out 0", "in 0", "closed OK");
       assertThat(events).containsExactly("new test.Echo/Unary", "started test.Echo/Unary", "in 0", "out 0",
           "closed OK");
       assertThat(order).as("interceptors added last run first, as in grpc-java").containsExactly("second", "first");

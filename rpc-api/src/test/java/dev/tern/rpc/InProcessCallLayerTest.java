@@ -25,13 +25,16 @@ class InProcessCallLayerTest {
   private Server server;
   private ManagedChannel channel;
   private InProcessAddress address;
+  private final java.util.concurrent.CompletableFuture<ConnectionInfo> connected =
+      new java.util.concurrent.CompletableFuture<>();
 
   @BeforeEach
   void setUp() throws Exception {
     address = new InProcessAddress("calls-" + UUID.randomUUID());
     server = TernServerBuilder.create().listen("inprocess", address)
         .addService(TestMethods.service()).build().start();
-    channel = TernChannelBuilder.forAddress(address).transports("inprocess").usePlaintext().build();
+    channel = TernChannelBuilder.forAddress(address).transports("inprocess").usePlaintext()
+        .connectionListener(connected::complete).build();
   }
 
   @AfterEach
@@ -43,11 +46,13 @@ class InProcessCallLayerTest {
   }
 
   @Test
-  void unaryCallReturnsTheEcho() {
+  void unaryCallReturnsTheEcho() throws Exception {
     String reply = ClientCalls.blockingUnaryCall(channel, TestMethods.UNARY, CallOptions.DEFAULT, "hello");
     assertThat(reply).isEqualTo("hello");
     assertThat(TernChannels.selectedTransport(channel)).isEqualTo("inprocess");
     assertThat(TernChannels.connectionInfo(channel).protocolVersion()).isEqualTo(1);
+    assertThat(connected.get(5, TimeUnit.SECONDS)).as("connection listener told of the transport").isNotNull()
+        .extracting(ConnectionInfo::transport).isEqualTo("inprocess");
   }
 
   @Test

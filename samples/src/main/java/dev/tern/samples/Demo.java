@@ -39,8 +39,8 @@ public final class Demo {
     ServiceLoader.load(TransportProvider.class).forEach(providers::add);
     providers.sort((a, b) -> a.name().compareTo(b.name()));
 
-    System.out.printf("%-10s %-8s %-6s %14s %12s %12s %16s%n", "transport", "version", "tls",
-        "first call ms", "p50 us", "p99 us", STREAMED + " streamed ms");
+    System.out.printf("%-10s %-8s %-6s %14s %12s %12s %16s %10s%n", "transport", "version", "tls",
+        "first call ms", "p50 us", "p99 us", STREAMED + " streamed ms", "srtt us");
     int failures = 0;
     for (TransportProvider provider : providers) {
       if (!provider.isAvailable()) {
@@ -111,9 +111,10 @@ public final class Demo {
       }
 
       ConnectionInfo info = TernChannels.connectionInfo(channel);
-      System.out.printf("%-10s %-8d %-6s %14.1f %12d %12d %16.1f%n", info.transport(), info.protocolVersion(),
+      System.out.printf("%-10s %-8d %-6s %14.1f %12d %12d %16.1f %10s%n", info.transport(), info.protocolVersion(),
           inProcess ? "no" : "yes", firstNs / 1e6, latencies[WARM_CALLS / 2] / 1000,
-          latencies[WARM_CALLS * 99 / 100] / 1000, streamNs / 1e6);
+          latencies[WARM_CALLS * 99 / 100] / 1000, streamNs / 1e6,
+          info.smoothedRttNanos() < 0 ? "n/a" : Long.toString(info.smoothedRttNanos() / 1000));
     } finally {
       channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
       server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);

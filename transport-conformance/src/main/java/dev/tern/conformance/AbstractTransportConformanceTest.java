@@ -31,8 +31,15 @@ import org.junit.jupiter.api.Timeout;
  *
  * and may override {@link #serverOptions()}, {@link #clientOptions()}, {@link #configureServer},
  * {@link #configureChannel}, {@link #carriesPriority()}, {@link #carriesEarlyDataFlag()} and
- * {@link #isAllowedThread}. A case a transport cannot pass is overridden in the subclass and
- * disabled with the reason.
+ * {@link #isAllowedThread}. The cases are {@code protected}: one a transport cannot pass is
+ * overridden in the subclass and disabled with the reason:
+ *
+ * <pre>{@code
+ * @Test
+ * @Disabled("kernel TCP has no congestion window to report")
+ * @Override
+ * protected void someCase() {}
+ * }</pre>
  *
  * <p>Most cases drive the SPI directly; those here also go end to end through {@link
  * TernChannelBuilder} and {@link TernServerBuilder}. After every case the suite shuts everything
@@ -42,8 +49,9 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 public abstract class AbstractTransportConformanceTest extends ServerCases {
 
+  /** Case: No buffers leak after calls of every kind. */
   @Test
-  void noBuffersLeakAfterCallsOfEveryKind() throws Exception {
+  protected void noBuffersLeakAfterCallsOfEveryKind() throws Exception {
     Started server = startServer();
     server.recorder.echoMode();
     Connected client = connectReady(server);
@@ -67,8 +75,9 @@ public abstract class AbstractTransportConformanceTest extends ServerCases {
     assertThat(LeakDetection.drain()).as("leaked buffers").isEmpty();
   }
 
+  /** Case: No threads left after everything shut down. */
   @Test
-  void noThreadsLeftAfterEverythingShutDown() throws Exception {
+  protected void noThreadsLeftAfterEverythingShutDown() throws Exception {
     Set<Thread> before = ThreadLeaks.snapshot();
     Started server = startServer();
     server.recorder.echoMode();
@@ -108,8 +117,9 @@ public abstract class AbstractTransportConformanceTest extends ServerCases {
     return track(configureChannel(b).build());
   }
 
+  /** Case: End to end unary call through the call layer. */
   @Test
-  void endToEndUnaryCallThroughTheCallLayer() throws Exception {
+  protected void endToEndUnaryCallThroughTheCallLayer() throws Exception {
     Server server = endToEndServer(new StringService());
     ManagedChannel channel = endToEndChannel(server);
     assertThat(StringService.call(channel, StringService.ECHO, CallOptions.DEFAULT, "h\u00e9llo",
@@ -119,8 +129,9 @@ public abstract class AbstractTransportConformanceTest extends ServerCases {
         "x".repeat(50_000), timeout().toMillis())).hasSize(50_000);
   }
 
+  /** Case: End to end deadline fails the client and cancels the server context. */
   @Test
-  void endToEndDeadlineFailsTheClientAndCancelsTheServerContext() throws Exception {
+  protected void endToEndDeadlineFailsTheClientAndCancelsTheServerContext() throws Exception {
     StringService service = new StringService();
     Server server = endToEndServer(service);
     ManagedChannel channel = endToEndChannel(server);
@@ -132,8 +143,9 @@ public abstract class AbstractTransportConformanceTest extends ServerCases {
     assertThat(cause).as("server context cancelled by its deadline or the client's cancel").isNotNull();
   }
 
+  /** Case: End to end versions agree on the highest common one. */
   @Test
-  void endToEndVersionsAgreeOnTheHighestCommonOne() throws Exception {
+  protected void endToEndVersionsAgreeOnTheHighestCommonOne() throws Exception {
     Server server = endToEndServer(new StringService(), 1, 2);
     ManagedChannel newer = endToEndChannel(server, 2, 3);
     assertThat(StringService.call(newer, StringService.VERSION, CallOptions.DEFAULT, "", timeout().toMillis()))
@@ -144,8 +156,9 @@ public abstract class AbstractTransportConformanceTest extends ServerCases {
         .isEqualTo("1/" + provider.name());
   }
 
+  /** Case: End to end no common version fails naming both sides. */
   @Test
-  void endToEndNoCommonVersionFailsNamingBothSides() throws Exception {
+  protected void endToEndNoCommonVersionFailsNamingBothSides() throws Exception {
     Server server = endToEndServer(new StringService(), 1, 2);
     ManagedChannel channel = endToEndChannel(server, 3);
     assertThatThrownBy(() -> StringService.call(channel, StringService.ECHO, CallOptions.DEFAULT, "x",
@@ -156,8 +169,9 @@ public abstract class AbstractTransportConformanceTest extends ServerCases {
         });
   }
 
+  /** Case: End to end unknown method is unimplemented. */
   @Test
-  void endToEndUnknownMethodIsUnimplemented() throws Exception {
+  protected void endToEndUnknownMethodIsUnimplemented() throws Exception {
     Server server = endToEndServer(new StringService());
     ManagedChannel channel = endToEndChannel(server);
     assertThatThrownBy(() -> StringService.call(channel,

@@ -12,8 +12,9 @@ import org.junit.jupiter.api.Test;
 /** Cases on ending a stream early, from either side. */
 public abstract class CancellationCases extends StreamingCases {
 
+  /** Case: Client cancel reaches the server. */
   @Test
-  void clientCancelReachesTheServer() throws Exception {
+  protected void clientCancelReachesTheServer() throws Exception {
     Started server = startServer();
     Call call = newCall(connectReady(server), headers("Cancel", server).build());
     call.stream.request(1);
@@ -30,8 +31,9 @@ public abstract class CancellationCases extends StreamingCases {
     assertThat(call.recorder.nextMessage(quietPeriod())).as("messages after the cancel").isNull();
   }
 
+  /** Case: Server cancel reaches the client. */
   @Test
-  void serverCancelReachesTheClient() throws Exception {
+  protected void serverCancelReachesTheClient() throws Exception {
     Started server = startServer();
     Call call = newCall(connectReady(server), headers("ServerCancel", server).build());
     call.stream.request(1);
@@ -43,8 +45,9 @@ public abstract class CancellationCases extends StreamingCases {
     await(s.cancelled, "server onCancel");
   }
 
+  /** Case: Deadline expiry cancels on both sides. */
   @Test
-  void deadlineExpiryCancelsOnBothSides() throws Exception {
+  protected void deadlineExpiryCancelsOnBothSides() throws Exception {
     Started server = startServer();
     Deadline deadline = Deadline.after(300, TimeUnit.MILLISECONDS);
     Call call = newCall(connectReady(server), headers("Deadline", server).deadline(deadline).build());
@@ -64,8 +67,9 @@ public abstract class CancellationCases extends StreamingCases {
     assertThat(serverSaw.isOk()).isFalse();
   }
 
+  /** Case: Cancelling a closed stream changes nothing. */
   @Test
-  void cancellingAClosedStreamChangesNothing() throws Exception {
+  protected void cancellingAClosedStreamChangesNothing() throws Exception {
     Started server = startServer();
     Call call = newCall(connectReady(server), headers("LateCancel", server).build());
     call.stream.request(1);
@@ -81,8 +85,9 @@ public abstract class CancellationCases extends StreamingCases {
     await(s.completed, "server onComplete");
   }
 
+  /** Case: Client shutdown now cancels open streams. */
   @Test
-  void clientShutdownNowCancelsOpenStreams() throws Exception {
+  protected void clientShutdownNowCancelsOpenStreams() throws Exception {
     Started server = startServer();
     Connected client = connectReady(server);
     Call call = newCall(client, headers("ShutdownNow", server).build());

@@ -34,6 +34,7 @@ public final class ClientStreamRecorder implements ClientStreamListener {
   public final CompletableFuture<Closed> closed = new CompletableFuture<>();
   private final BlockingQueue<ByteBuffer> messages = new LinkedBlockingQueue<>();
   private final Semaphore ready = new Semaphore(0);
+  private volatile boolean heardFromServer;
 
   ClientStreamRecorder(List<String> violations) {
     this.checker = new CallbackChecker("client stream", violations);
@@ -42,6 +43,7 @@ public final class ClientStreamRecorder implements ClientStreamListener {
   @Override
   public void onHeaders(Metadata md) {
     checker.enter("onHeaders");
+    heardFromServer = true;
     try {
       headers.complete(md);
     } finally {
@@ -52,6 +54,7 @@ public final class ClientStreamRecorder implements ClientStreamListener {
   @Override
   public void onMessage(ByteBuffer message) {
     checker.enter("onMessage");
+    heardFromServer = true;
     try {
       messages.add(message);
     } finally {
@@ -83,6 +86,11 @@ public final class ClientStreamRecorder implements ClientStreamListener {
   /** The next message, or null if none arrives within {@code timeout}. */
   public ByteBuffer nextMessage(Duration timeout) throws InterruptedException {
     return messages.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  /** Whether the server's headers or a message arrived (the stream was open, not refused). */
+  boolean heardFromServer() {
+    return heardFromServer;
   }
 
   /** Messages received and not yet taken. */

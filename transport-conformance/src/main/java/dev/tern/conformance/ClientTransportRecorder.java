@@ -15,6 +15,12 @@ public final class ClientTransportRecorder implements ClientTransport.Listener {
   /** Completes on {@code transportTerminated}. */
   public final CompletableFuture<Void> terminated = new CompletableFuture<>();
   private final List<String> violations;
+  private final List<ClientStreamRecorder> streams = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  /** Remembers a stream of this transport, to check it closed before the transport terminated. */
+  void track(ClientStreamRecorder stream) {
+    streams.add(stream);
+  }
 
   ClientTransportRecorder(List<String> violations) {
     this.violations = violations;
@@ -41,6 +47,12 @@ public final class ClientTransportRecorder implements ClientTransport.Listener {
   public void transportTerminated() {
     if (!shutdown.isDone()) {
       violations.add("client transport: transportTerminated before transportShutdown");
+    }
+    // Only streams that were open count: one refused around the time of shutdown may close later.
+    for (ClientStreamRecorder s : streams) {
+      if (s.heardFromServer() && !s.closed.isDone()) {
+        violations.add("client transport: transportTerminated before a stream's onClose");
+      }
     }
     if (!terminated.complete(null)) {
       violations.add("client transport: transportTerminated called twice");

@@ -254,6 +254,7 @@ public abstract class ConformanceFixture {
   /** Opens a stream for {@code headers}. */
   protected Call newCall(Connected client, RequestHeaders headers) {
     ClientStreamRecorder r = new ClientStreamRecorder(violations);
+    client.recorder.track(r);
     return new Call(client.transport.newStream(headers, r), r);
   }
 

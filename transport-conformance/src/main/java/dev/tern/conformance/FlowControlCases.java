@@ -17,8 +17,9 @@ public abstract class FlowControlCases extends CancellationCases {
   /** Writing this much without isReady() turning false means the transport buffers without bound. */
   private static final int MAX_MESSAGES_BEFORE_PUSH_BACK = 512;
 
+  /** Case: Receiver gets exactly as many messages as it requested. */
   @Test
-  void receiverGetsExactlyAsManyMessagesAsItRequested() throws Exception {
+  protected void receiverGetsExactlyAsManyMessagesAsItRequested() throws Exception {
     Started server = startServer();
     Call call = newCall(connectReady(server), headers("RequestN", server).build());
     for (int i = 0; i < 10; i++) {
@@ -43,8 +44,9 @@ public abstract class FlowControlCases extends CancellationCases {
     await(call.recorder.closed, "onClose");
   }
 
+  /** Case: Client sender is pushed back by the servers window. */
   @Test
-  void clientSenderIsPushedBackByTheServersWindow() throws Exception {
+  protected void clientSenderIsPushedBackByTheServersWindow() throws Exception {
     Started server = startServer();
     Call call = newCall(connectReady(server), headers("PushBackUp", server).build());
     call.stream.request(1);
@@ -77,8 +79,9 @@ public abstract class FlowControlCases extends CancellationCases {
     await(call.recorder.closed, "onClose");
   }
 
+  /** Case: Server sender is pushed back by the clients window. */
   @Test
-  void serverSenderIsPushedBackByTheClientsWindow() throws Exception {
+  protected void serverSenderIsPushedBackByTheClientsWindow() throws Exception {
     Started server = startServer();
     Call call = newCall(connectReady(server), headers("PushBackDown", server).build());
     call.stream.request(1);

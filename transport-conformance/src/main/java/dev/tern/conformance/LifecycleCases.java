@@ -16,8 +16,9 @@ import org.junit.jupiter.api.Test;
 /** Cases on starting, binding, connecting and shutting down transports. */
 public abstract class LifecycleCases extends ConformanceFixture {
 
+  /** Case: Server reports the address it bound with a real port. */
   @Test
-  void serverReportsTheAddressItBoundWithARealPort() throws Exception {
+  protected void serverReportsTheAddressItBoundWithARealPort() throws Exception {
     ServerTransport t = provider.newServerTransport(newServerAddress(), withWindow(serverOptions()));
     assertThat(t.listenAddress()).as("listen address before start").isNull();
     ServerTransportRecorder r = new ServerTransportRecorder(violations);
@@ -34,8 +35,9 @@ public abstract class LifecycleCases extends ConformanceFixture {
     await(r.terminated, "serverTerminated after shutdown");
   }
 
+  /** Case: Binding an address in use fails with an IOException naming it. */
   @Test
-  void bindingAnAddressInUseFailsWithAnIOExceptionNamingIt() throws Exception {
+  protected void bindingAnAddressInUseFailsWithAnIOExceptionNamingIt() throws Exception {
     Started first = startServer();
     SocketAddress taken = first.address();
     ServerTransport second = provider.newServerTransport(taken, withWindow(serverOptions()));
@@ -46,8 +48,9 @@ public abstract class LifecycleCases extends ConformanceFixture {
         .hasMessageContaining(expected);
   }
 
+  /** Case: Client becomes ready and describes its connection. */
   @Test
-  void clientBecomesReadyAndDescribesItsConnection() throws Exception {
+  protected void clientBecomesReadyAndDescribesItsConnection() throws Exception {
     Started server = startServer();
     Connected client = connectReady(server);
     ConnectionInfo info = client.transport.connectionInfo();
@@ -57,8 +60,9 @@ public abstract class LifecycleCases extends ConformanceFixture {
     }
   }
 
+  /** Case: Client shutdown reports shutdown then termination. */
   @Test
-  void clientShutdownReportsShutdownThenTermination() throws Exception {
+  protected void clientShutdownReportsShutdownThenTermination() throws Exception {
     Started server = startServer();
     Connected client = connectReady(server);
     client.transport.shutdown();
@@ -67,8 +71,9 @@ public abstract class LifecycleCases extends ConformanceFixture {
     await(client.recorder.terminated, "transportTerminated");
   }
 
+  /** Case: Idle server terminates on shutdown and its clients hear of it. */
   @Test
-  void idleServerTerminatesOnShutdownAndItsClientsHearOfIt() throws Exception {
+  protected void idleServerTerminatesOnShutdownAndItsClientsHearOfIt() throws Exception {
     Started server = startServer();
     Connected client = connectReady(server);
     server.transport.shutdown();
@@ -77,8 +82,9 @@ public abstract class LifecycleCases extends ConformanceFixture {
     assertThat(status.isOk()).isFalse();
   }
 
+  /** Case: Connecting where nothing listens fails with unavailable. */
   @Test
-  void connectingWhereNothingListensFailsWithUnavailable() throws Exception {
+  protected void connectingWhereNothingListensFailsWithUnavailable() throws Exception {
     Started server = startServer();
     SocketAddress address = server.address();
     server.transport.shutdown();
@@ -93,8 +99,9 @@ public abstract class LifecycleCases extends ConformanceFixture {
     await(client.recorder.terminated, "transportTerminated");
   }
 
+  /** Case: Streams opened after client shutdown close with unavailable. */
   @Test
-  void streamsOpenedAfterClientShutdownCloseWithUnavailable() throws Exception {
+  protected void streamsOpenedAfterClientShutdownCloseWithUnavailable() throws Exception {
     Started server = startServer();
     Connected client = connectReady(server);
     client.transport.shutdown();
@@ -104,8 +111,9 @@ public abstract class LifecycleCases extends ConformanceFixture {
     assertThat(server.recorder.nextStream(quietPeriod())).as("stream reaching the server").isNull();
   }
 
+  /** Case: Client shutdown lets open streams finish. */
   @Test
-  void clientShutdownLetsOpenStreamsFinish() throws Exception {
+  protected void clientShutdownLetsOpenStreamsFinish() throws Exception {
     Started server = startServer();
     Connected client = connectReady(server);
     Call call = newCall(client, headers("Unary", server).build());

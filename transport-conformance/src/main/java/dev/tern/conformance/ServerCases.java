@@ -15,8 +15,9 @@ import org.junit.jupiter.api.Test;
 /** Cases on server shutdown, concurrency, compression, size limits and call attributes. */
 public abstract class ServerCases extends FlowControlCases {
 
+  /** Case: Graceful shutdown lets running calls finish and refuses new ones. */
   @Test
-  void gracefulShutdownLetsRunningCallsFinishAndRefusesNewOnes() throws Exception {
+  protected void gracefulShutdownLetsRunningCallsFinishAndRefusesNewOnes() throws Exception {
     Started server = startServer();
     Connected client = connectReady(server);
     Call running = newCall(client, headers("Running", server).build());
@@ -40,8 +41,9 @@ public abstract class ServerCases extends FlowControlCases {
     await(server.recorder.terminated, "serverTerminated after the last call");
   }
 
+  /** Case: Shutdown now cancels running calls. */
   @Test
-  void shutdownNowCancelsRunningCalls() throws Exception {
+  protected void shutdownNowCancelsRunningCalls() throws Exception {
     Started server = startServer();
     Call call = newCall(connectReady(server), headers("Doomed", server).build());
     call.stream.request(1);
@@ -53,8 +55,9 @@ public abstract class ServerCases extends FlowControlCases {
     await(server.recorder.terminated, "serverTerminated");
   }
 
+  /** Case: Many concurrent calls all complete. */
   @Test
-  void manyConcurrentCallsAllComplete() throws Exception {
+  protected void manyConcurrentCallsAllComplete() throws Exception {
     Started server = startServer();
     server.recorder.echoMode();
     Connected client = connectReady(server);
@@ -75,8 +78,9 @@ public abstract class ServerCases extends FlowControlCases {
     }
   }
 
+  /** Case: Gzip compressed messages round trip. */
   @Test
-  void gzipCompressedMessagesRoundTrip() throws Exception {
+  protected void gzipCompressedMessagesRoundTrip() throws Exception {
     Started server = startServer();
     Connected client = connectReady(server);
     byte[] text = "the quick brown fox jumps over the lazy dog. ".repeat(2500).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
@@ -106,8 +110,9 @@ public abstract class ServerCases extends FlowControlCases {
     }
   }
 
+  /** Case: Requests over the servers limit fail with resource exhausted. */
   @Test
-  void requestsOverTheServersLimitFailWithResourceExhausted() throws Exception {
+  protected void requestsOverTheServersLimitFailWithResourceExhausted() throws Exception {
     Started server = startServer(serverOptions().with(TransportOptions.MAX_INBOUND_MESSAGE_SIZE, 1024));
     Call call = newCall(connectReady(server), headers("TooBig", server).build());
     call.stream.request(1);
@@ -125,8 +130,9 @@ public abstract class ServerCases extends FlowControlCases {
     }
   }
 
+  /** Case: Responses over the clients limit fail with resource exhausted. */
   @Test
-  void responsesOverTheClientsLimitFailWithResourceExhausted() throws Exception {
+  protected void responsesOverTheClientsLimitFailWithResourceExhausted() throws Exception {
     Started server = startServer();
     Connected client = connect(server.address(), clientOptions().with(TransportOptions.MAX_INBOUND_MESSAGE_SIZE, 1024));
     await(client.recorder.ready, "transportReady");
@@ -142,8 +148,9 @@ public abstract class ServerCases extends FlowControlCases {
     assertThat(call.recorder.pendingMessages()).as("the oversized message delivered").isZero();
   }
 
+  /** Case: Priority and early data flag are carried or harmless. */
   @Test
-  void priorityAndEarlyDataFlagAreCarriedOrHarmless() throws Exception {
+  protected void priorityAndEarlyDataFlagAreCarriedOrHarmless() throws Exception {
     Started server = startServer();
     server.recorder.echoMode();
     Connected client = connectReady(server);

@@ -22,6 +22,7 @@ public final class ServerTransportRecorder implements ServerTransportListener {
   /** Completes when the server transport reports termination. */
   public final CompletableFuture<Void> terminated = new CompletableFuture<>();
   private final BlockingQueue<ServerStreamRecorder> streams = new LinkedBlockingQueue<>();
+  private final List<ServerStreamRecorder> all = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final List<String> violations;
   private volatile boolean echo;
 
@@ -44,11 +45,17 @@ public final class ServerTransportRecorder implements ServerTransportListener {
     }
     ServerStreamRecorder r = new ServerStreamRecorder(stream, headers, violations);
     streams.add(r);
+    all.add(r);
     return r;
   }
 
   @Override
   public void serverTerminated() {
+    for (ServerStreamRecorder r : all) {
+      if (!r.completed.isDone() && !r.cancelled.isDone()) {
+        violations.add("server transport: serverTerminated before a stream's onComplete or onCancel");
+      }
+    }
     if (!terminated.complete(null)) {
       violations.add("server transport: serverTerminated called twice");
     }

@@ -16,8 +16,9 @@ public abstract class StreamingCases extends LifecycleCases {
   static final Metadata.Key<byte[]> BINARY_KEY = Metadata.Key.of("conformance-bin", Metadata.BINARY_BYTE_MARSHALLER);
   static final byte[] BINARY = {0, 1, 2, (byte) 0xff, (byte) 0x80, 10, 13};
 
+  /** Case: Unary call round trips. */
   @Test
-  void unaryCallRoundTrips() throws Exception {
+  protected void unaryCallRoundTrips() throws Exception {
     Started server = startServer();
     Call call = newCall(connectReady(server), headers("Unary", server).build());
     call.stream.request(1);
@@ -36,8 +37,9 @@ public abstract class StreamingCases extends LifecycleCases {
     await(s.completed, "server onComplete");
   }
 
+  /** Case: Client streaming delivers every message in order. */
   @Test
-  void clientStreamingDeliversEveryMessageInOrder() throws Exception {
+  protected void clientStreamingDeliversEveryMessageInOrder() throws Exception {
     Started server = startServer();
     Call call = newCall(connectReady(server), headers("ClientStreaming", server).build());
     for (int i = 0; i < 10; i++) {
@@ -56,8 +58,9 @@ public abstract class StreamingCases extends LifecycleCases {
     assertThat(await(call.recorder.closed, "onClose").status.isOk()).isTrue();
   }
 
+  /** Case: Server streaming delivers every message in order. */
   @Test
-  void serverStreamingDeliversEveryMessageInOrder() throws Exception {
+  protected void serverStreamingDeliversEveryMessageInOrder() throws Exception {
     Started server = startServer();
     Call call = newCall(connectReady(server), headers("ServerStreaming", server).build());
     call.stream.writeMessage(utf8("go"));
@@ -77,8 +80,9 @@ public abstract class StreamingCases extends LifecycleCases {
     assertThat(await(call.recorder.closed, "onClose").status.isOk()).isTrue();
   }
 
+  /** Case: Bidi streaming ping pongs. */
   @Test
-  void bidiStreamingPingPongs() throws Exception {
+  protected void bidiStreamingPingPongs() throws Exception {
     Started server = startServer();
     Call call = newCall(connectReady(server), headers("Bidi", server).build());
     ServerStreamRecorder s = null;
@@ -104,8 +108,9 @@ public abstract class StreamingCases extends LifecycleCases {
     assertThat(await(call.recorder.closed, "onClose").status.isOk()).isTrue();
   }
 
+  /** Case: Empty stream closes cleanly. */
   @Test
-  void emptyStreamClosesCleanly() throws Exception {
+  protected void emptyStreamClosesCleanly() throws Exception {
     Started server = startServer();
     Call call = newCall(connectReady(server), headers("Empty", server).build());
     call.stream.request(1);
@@ -120,8 +125,9 @@ public abstract class StreamingCases extends LifecycleCases {
     assertThat(call.recorder.pendingMessages()).isZero();
   }
 
+  /** Case: Zero length messages arrive as messages. */
   @Test
-  void zeroLengthMessagesArriveAsMessages() throws Exception {
+  protected void zeroLengthMessagesArriveAsMessages() throws Exception {
     Started server = startServer();
     Call call = newCall(connectReady(server), headers("Unary", server).build());
     call.stream.request(1);
@@ -141,8 +147,9 @@ public abstract class StreamingCases extends LifecycleCases {
     await(call.recorder.closed, "onClose");
   }
 
+  /** Case: Request headers arrive intact. */
   @Test
-  void requestHeadersArriveIntact() throws Exception {
+  protected void requestHeadersArriveIntact() throws Exception {
     Started server = startServer();
     Metadata md = new Metadata();
     md.put(ASCII_KEY, "value with spaces");
@@ -162,8 +169,9 @@ public abstract class StreamingCases extends LifecycleCases {
     await(call.recorder.closed, "onClose");
   }
 
+  /** Case: Metadata crosses both ways including trailers. */
   @Test
-  void metadataCrossesBothWaysIncludingTrailers() throws Exception {
+  protected void metadataCrossesBothWaysIncludingTrailers() throws Exception {
     Started server = startServer();
     Call call = newCall(connectReady(server), headers("Metadata", server).build());
     call.stream.request(1);
@@ -186,8 +194,9 @@ public abstract class StreamingCases extends LifecycleCases {
     assertThat(closed.trailers.get(BINARY_KEY)).containsExactly(9, 8, 7, 0);
   }
 
+  /** Case: Status code and unicode message reach the client. */
   @Test
-  void statusCodeAndUnicodeMessageReachTheClient() throws Exception {
+  protected void statusCodeAndUnicodeMessageReachTheClient() throws Exception {
     Started server = startServer();
     Call call = newCall(connectReady(server), headers("Status", server).build());
     call.stream.halfClose();
@@ -199,8 +208,9 @@ public abstract class StreamingCases extends LifecycleCases {
     assertThat(closed.status.getDescription()).isEqualTo(message);
   }
 
+  /** Case: Error without headers or messages is a trailers only response. */
   @Test
-  void errorWithoutHeadersOrMessagesIsATrailersOnlyResponse() throws Exception {
+  protected void errorWithoutHeadersOrMessagesIsATrailersOnlyResponse() throws Exception {
     Started server = startServer();
     Call call = newCall(connectReady(server), headers("TrailersOnly", server).build());
     call.stream.request(1);
@@ -215,8 +225,9 @@ public abstract class StreamingCases extends LifecycleCases {
     assertThat(call.recorder.pendingMessages()).isZero();
   }
 
+  /** Case: Large messages above the window cross both ways. */
   @Test
-  void largeMessagesAboveTheWindowCrossBothWays() throws Exception {
+  protected void largeMessagesAboveTheWindowCrossBothWays() throws Exception {
     int size = 3 * 1024 * 1024;
     Started server = startServer();
     Call call = newCall(connectReady(server), headers("Large", server).build());
@@ -239,8 +250,9 @@ public abstract class StreamingCases extends LifecycleCases {
     assertThat(await(call.recorder.closed, "onClose").status.isOk()).isTrue();
   }
 
+  /** Case: Messages written after half close are dropped. */
   @Test
-  void messagesWrittenAfterHalfCloseAreDropped() throws Exception {
+  protected void messagesWrittenAfterHalfCloseAreDropped() throws Exception {
     Started server = startServer();
     Call call = newCall(connectReady(server), headers("AfterHalfClose", server).build());
     call.stream.writeMessage(utf8("kept"));

@@ -50,7 +50,7 @@ class SuiteRejectsBrokenTransportsTest {
 
     @Override
     protected Duration timeout() {
-      return Duration.ofSeconds(2);
+      return Duration.ofSeconds(4);
     }
   }
 

@@ -36,6 +36,8 @@ final class InProcessStream {
   private boolean serverClosed;
   private Status pendingStatus;
   private Metadata pendingTrailers;
+  private boolean clientCallbacksDone;
+  private boolean serverCallbacksDone;
   private boolean finished;
 
   InProcessStream(InProcessClientTransport transport, InProcessServerTransport server,
@@ -63,9 +65,10 @@ final class InProcessStream {
     synchronized (this) {
       clientClosed = true;
       serverClosed = true;
+      serverCallbacksDone = true;
       clientEvents.execute(() -> clientListener.onClose(status, new Metadata()));
+      clientEvents.execute(this::clientCallbacksDone);
     }
-    finish();
   }
 
   /** Hands the stream to the server's listener. */
@@ -95,18 +98,35 @@ final class InProcessStream {
       if (!clientClosed) {
         clientClosed = true;
         clientEvents.execute(() -> clientListener.onClose(forClient, new Metadata()));
+        clientEvents.execute(this::clientCallbacksDone);
       }
       if (!serverClosed) {
         serverClosed = true;
         serverEvents.execute(() -> serverListener.onCancel(forServer));
+        serverEvents.execute(this::serverCallbacksDone);
       }
+    }
+  }
+
+  // The stream counts as closed for its transports only once each side's last callback has run,
+  // so transportTerminated and serverTerminated never overtake a stream's own events.
+  private void clientCallbacksDone() {
+    synchronized (this) {
+      clientCallbacksDone = true;
+    }
+    finish();
+  }
+
+  private void serverCallbacksDone() {
+    synchronized (this) {
+      serverCallbacksDone = true;
     }
     finish();
   }
 
   private void finish() {
     synchronized (this) {
-      if (finished || !clientClosed || !serverClosed) {
+      if (finished || !clientCallbacksDone || !serverCallbacksDone) {
         return;
       }
       finished = true;
@@ -148,11 +168,12 @@ final class InProcessStream {
       Status status = pendingStatus;
       Metadata trailers = pendingTrailers;
       clientEvents.execute(() -> clientListener.onClose(status, trailers));
+      clientEvents.execute(this::clientCallbacksDone);
       if (!serverClosed) {
         serverClosed = true;
         serverEvents.execute(() -> serverListener.onComplete());
+        serverEvents.execute(this::serverCallbacksDone);
       }
-      clientEvents.execute(this::finish);
       return;
     }
     if (!serverClosed && toClient.takeReady()) {

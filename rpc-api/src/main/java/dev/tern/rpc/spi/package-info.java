@@ -48,6 +48,14 @@
  * its own I/O thread: listeners must not block. Tern's call layer moves work to the application's
  * executor itself.
  *
+ * <h2>Early data</h2>
+ * Tern's call layer opens the streams of calls allowed early data ({@link
+ * dev.tern.rpc.spi.RequestHeaders#earlyDataAllowed()}: idempotent methods, or calls that opt in)
+ * as soon as {@link dev.tern.rpc.spi.ClientTransport#start} has returned, so a transport with 0-RTT
+ * can send them in its first flight; it opens all other streams only after {@code
+ * transportReady}. A transport that cannot send early data simply queues those streams until its
+ * handshake is done. If the handshake fails, it closes them with {@code UNAVAILABLE}.
+ *
  * <h2>Helpers for transports</h2>
  * <ul>
  *   <li>{@link dev.tern.rpc.spi.SerializingExecutor} calls one stream's listener serially on a shared

@@ -19,6 +19,8 @@ import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.SynchronizationContext;
 import io.grpc.netty.NettyChannelBuilder;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -53,6 +55,9 @@ final class TcpClientTransport implements ClientTransport {
   /** False once the transport shut down or its connection failed: new streams fail at once. */
   private volatile boolean accepting = true;
   private volatile SocketAddress localAddress;
+  /** The connection's socket where epoll is used (for TCP_INFO); null otherwise. */
+  private volatile EpollSocketChannel socket;
+  private volatile boolean usesEpoll;
   private volatile SocketAddress remoteAddress;
   // Touched only inside `events`.
   private Listener listener;
@@ -89,7 +94,18 @@ final class TcpClientTransport implements ClientTransport {
         .disableRetry()
         .maxInboundMessageSize(options.get(TransportOptions.MAX_INBOUND_MESSAGE_SIZE))
         .maxInboundMetadataSize(options.get(TransportOptions.MAX_INBOUND_METADATA_SIZE))
-        .flowControlWindow(options.get(TransportOptions.FLOW_CONTROL_WINDOW));
+        .flowControlWindow(options.get(TransportOptions.FLOW_CONTROL_WINDOW))
+        // grpc-java has no client handshake timeout; bound the TCP connect by it at least.
+        .withOption(ChannelOption.CONNECT_TIMEOUT_MILLIS,
+            (int) Math.min(Integer.MAX_VALUE, options.get(TransportOptions.HANDSHAKE_TIMEOUT_MILLIS)));
+    if (EpollSockets.available()) {
+      usesEpoll = true;
+      builder.eventLoopGroup(EpollSockets.acquire()).channelFactory(() -> {
+        EpollSocketChannel created = new EpollSocketChannel();
+        socket = created;
+        return created;
+      });
+    }
     String userAgent = options.get(TransportOptions.USER_AGENT);
     if (userAgent != null) {
       builder.userAgent(userAgent);
@@ -214,11 +230,11 @@ final class TcpClientTransport implements ClientTransport {
 
   @Override
   public ConnectionInfo connectionInfo() {
-    // Kernel TCP's RTT, window and byte counters are not reachable through grpc-java's public API.
-    return ConnectionInfo.builder(TcpTransportProvider.NAME)
+    ConnectionInfo.Builder info = ConnectionInfo.builder(TcpTransportProvider.NAME)
         .localAddress(localAddress)
-        .remoteAddress(remoteAddress)
-        .build();
+        .remoteAddress(remoteAddress);
+    EpollSockets.addTcpInfo(socket, info); // byte counts stay -1: neither grpc-java nor TCP_INFO here has them
+    return info.build();
   }
 
   @Override
@@ -269,12 +285,17 @@ final class TcpClientTransport implements ClientTransport {
       ch.shutdown();
     }
     if (first) {
-      Termination.whenTerminated(ch::awaitTermination,
-          () -> events.execute(() -> {
-            if (listener != null) {
-              listener.transportTerminated();
-            }
-          }));
+      boolean epoll = usesEpoll;
+      Termination.whenTerminated(ch::awaitTermination, () -> {
+        if (epoll) {
+          EpollSockets.release();
+        }
+        events.execute(() -> {
+          if (listener != null) {
+            listener.transportTerminated();
+          }
+        });
+      });
     }
   }
 

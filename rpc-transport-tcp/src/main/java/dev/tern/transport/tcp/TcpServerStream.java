@@ -12,6 +12,7 @@ import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.Status;
 import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One call's server stream over a grpc-java {@link ServerCall}. Calls into grpc-java are made under
@@ -19,6 +20,9 @@ import java.nio.ByteBuffer;
  * under it.
  */
 final class TcpServerStream extends ServerCall.Listener<ByteBuffer> implements ServerStream {
+  /** A client reset this close to the call's deadline is taken as the deadline passing. */
+  private static final long DEADLINE_SLACK_MILLIS = 250;
+
   private final ServerCall<ByteBuffer, ByteBuffer> call;
   private final Context context;
   private final TcpServerTransport owner;
@@ -172,8 +176,10 @@ final class TcpServerStream extends ServerCall.Listener<ByteBuffer> implements S
       cancel = Status.CANCELLED.withDescription("the client cancelled the call or the connection was lost");
     }
     Deadline deadline = context.getDeadline();
-    if (cancel.getCode() == Status.Code.CANCELLED && deadline != null && deadline.isExpired()) {
-      // The client's reset for its expired deadline may beat this server's own deadline timer.
+    if (cancel.getCode() == Status.Code.CANCELLED && deadline != null
+        && deadline.timeRemaining(TimeUnit.MILLISECONDS) < DEADLINE_SLACK_MILLIS) {
+      // HTTP/2 resets carry no reason. The server's copy of the deadline started when the headers
+      // arrived, so the client's reset for that same deadline lands a little before it expires here.
       cancel = Status.DEADLINE_EXCEEDED.withDescription("the call's deadline passed");
     }
     listener.onCancel(cancel);

@@ -27,7 +27,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -89,9 +88,6 @@ class GrpcServicesOverTcpTest {
   }
 
   @Test
-  @Disabled("grpc-java's reflection service finds its server through the call's Context "
-      + "(io.grpc.InternalServer.SERVER_CONTEXT_KEY), which Tern's call layer does not set yet: "
-      + "the handler fails with a NullPointerException when the call starts")
   void stockChannelListsTheServicesOfATernServerByReflection() throws Exception {
     server = ternServerWithHealthAndReflection(TernServerBuilder.create());
     channel = NettyChannelBuilder.forAddress("127.0.0.1", port(server)).usePlaintext().build();

@@ -11,5 +11,6 @@ final class TcpThreads {
   static boolean isShared(Thread thread) {
     String name = thread.getName();
     return name.startsWith("grpc-") || name.startsWith("tern-tcp-termination-");
+    // tern-tcp-epoll threads are not listed: they must end once the last transport terminated.
   }
 }

@@ -5,6 +5,7 @@ import static dev.tern.transport.tcp.Recorders.take;
 import static dev.tern.transport.tcp.Recorders.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.tern.rpc.ConnectionInfo;
 import dev.tern.rpc.spi.ClientStream;
@@ -113,6 +114,26 @@ class TcpTransportTest {
     assertThat(call.trailers.get().get(TAG)).isEqualTo("red");
     served.completed.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
     assertThat(client.connectionInfo().localAddress()).isNotNull();
+  }
+
+  @Test
+  void connectionInfoCarriesTheKernelsTcpCountersOnLinux() throws Exception {
+    assumeTrue(EpollSockets.available(), "epoll (and so TCP_INFO) is only on Linux");
+    start(false, TransportOptions.defaults());
+    clientEvents.ready.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    Recorders.Client call = new Recorders.Client();
+    ClientStream stream = client.newStream(RequestHeaders.builder("test.Echo/Say").build(), call);
+    stream.halfClose();
+    take(serverEvents.calls, "a server stream").stream.close(Status.OK, new Metadata());
+    call.closed.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+
+    ConnectionInfo info = client.connectionInfo();
+    assertThat(info.transport()).isEqualTo("tcp");
+    assertThat(info.smoothedRttNanos()).as("tcpi_rtt after a round trip").isPositive();
+    assertThat(info.congestionWindowBytes()).as("snd_cwnd x snd_mss").isPositive();
+    assertThat(info.packetsRetransmitted()).as("tcpi_total_retrans on loopback").isZero();
+    assertThat(info.localAddress()).isNotNull();
+    assertThat(info.bytesSent()).as("not known through grpc-java").isEqualTo(-1);
   }
 
   @Test

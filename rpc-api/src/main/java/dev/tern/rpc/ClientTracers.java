@@ -1,0 +1,84 @@
+package dev.tern.rpc;
+
+import io.grpc.Attributes;
+import io.grpc.CallOptions;
+import io.grpc.ClientStreamTracer;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import java.util.List;
+
+/**
+ * The {@link ClientStreamTracer}s a call's {@link CallOptions} ask for (census, interop metrics),
+ * told of the call's stream, messages and close.
+ */
+final class ClientTracers {
+  private static final ClientStreamTracer[] NONE = new ClientStreamTracer[0];
+
+  private final ClientStreamTracer[] tracers;
+  private int outboundSeq;
+  private int inboundSeq;
+  private boolean closed;
+
+  private ClientTracers(ClientStreamTracer[] tracers) {
+    this.tracers = tracers;
+  }
+
+  static ClientTracers create(CallOptions options, Metadata headers) {
+    List<ClientStreamTracer.Factory> factories = options.getStreamTracerFactories();
+    if (factories.isEmpty()) {
+      return new ClientTracers(NONE);
+    }
+    ClientStreamTracer.StreamInfo info = ClientStreamTracer.StreamInfo.newBuilder().setCallOptions(options)
+        .setPreviousAttempts(0).setIsTransparentRetry(false).build();
+    ClientStreamTracer[] t = new ClientStreamTracer[factories.size()];
+    for (int i = 0; i < t.length; i++) {
+      t[i] = factories.get(i).newClientStreamTracer(info, headers);
+    }
+    return new ClientTracers(t);
+  }
+
+  void streamCreated(Attributes attrs, Metadata headers) {
+    for (ClientStreamTracer t : tracers) {
+      t.streamCreated(attrs, headers);
+      t.outboundHeaders();
+    }
+  }
+
+  synchronized void outboundMessage(long size) {
+    int seq = outboundSeq++;
+    for (ClientStreamTracer t : tracers) {
+      t.outboundMessage(seq);
+      t.outboundUncompressedSize(size);
+      t.outboundWireSize(size);
+      t.outboundMessageSent(seq, size, size);
+    }
+  }
+
+  void inboundHeaders(Metadata headers) {
+    for (ClientStreamTracer t : tracers) {
+      t.inboundHeaders();
+      t.inboundHeaders(headers);
+    }
+  }
+
+  synchronized void inboundMessage(long size) {
+    int seq = inboundSeq++;
+    for (ClientStreamTracer t : tracers) {
+      t.inboundMessage(seq);
+      t.inboundUncompressedSize(size);
+      t.inboundWireSize(size);
+      t.inboundMessageRead(seq, size, size);
+    }
+  }
+
+  synchronized void closed(Status status, Metadata trailers) {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    for (ClientStreamTracer t : tracers) {
+      t.inboundTrailers(trailers);
+      t.streamClosed(status);
+    }
+  }
+}

@@ -1,0 +1,80 @@
+package dev.tern.rpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tern.rpc.inprocess.InProcessTransportProvider;
+import dev.tern.rpc.spi.ClientTransport;
+import dev.tern.rpc.spi.ServerTransport;
+import dev.tern.rpc.spi.TransportOptions;
+import dev.tern.rpc.spi.TransportProvider;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.net.SocketAddress;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class TransportSelectorTest {
+  /** A provider that is only a name and an availability. */
+  private static final class Fake implements TransportProvider {
+    private final String name;
+    private final String unavailable;
+
+    Fake(String name, String unavailable) {
+      this.name = name;
+      this.unavailable = unavailable;
+    }
+
+    @Override public String name() { return name; }
+
+    @Override public boolean isAvailable() { return unavailable == null; }
+
+    @Override public String unavailableReason() { return unavailable; }
+
+    @Override public VersionHandshake versionHandshake() { return VersionHandshake.IN_TRANSPORT; }
+
+    @Override
+    public ClientTransport newClientTransport(SocketAddress a, String authority, TransportOptions o) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public ServerTransport newServerTransport(SocketAddress a, TransportOptions o) {
+      throw new UnsupportedOperationException();
+    }
+  }
+
+  @Test
+  void theFirstAvailablePreferredTransportWins() {
+    TransportSelector s = new TransportSelector(List.of("quic", "tcp"),
+        List.of(new Fake("tcp", null), new Fake("quic", "native library missing")));
+    assertThat(s.select().name()).isEqualTo("tcp");
+  }
+
+  @Test
+  void noUsableTransportIsUnavailableNamingEachReason() {
+    TransportSelector s = new TransportSelector(List.of("quic", "udp"), List.of(new Fake("quic", "native library missing")));
+    assertThatThrownBy(s::select).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+      assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+      assertThat(e.getStatus().getDescription()).contains("quic: native library missing")
+          .contains("udp: not on the class path");
+    });
+  }
+
+  @Test
+  void theDefaultOrderPrefersUdpThenQuicThenTcpAndLeavesInProcessOut() {
+    TransportSelector s = new TransportSelector(List.of(), List.of(new Fake("tcp", null), new Fake("zeta", null),
+        new Fake("udp", null), new InProcessTransportProvider()));
+    assertThat(s.preference()).containsExactly("udp", "quic", "tcp", "zeta");
+    assertThat(s.select().name()).isEqualTo("udp");
+  }
+
+  @Test
+  void explicitProvidersWinOverDiscoveredOnes() {
+    Fake mine = new Fake("inprocess", null);
+    TransportSelector s = TransportSelector.fromServiceLoader(List.of("inprocess"), List.of(mine));
+    assertThat(s.select()).isSameAs(mine);
+    assertThat(TransportSelector.fromServiceLoader(List.of("inprocess")).select())
+        .isInstanceOf(InProcessTransportProvider.class);
+  }
+}
