@@ -1,5 +1,6 @@
 package dev.tern.interop;
 
+import dev.tern.conformance.TestCertificates;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tern.rpc.ConnectionInfo;

@@ -1,5 +1,6 @@
 package dev.tern.transport.tcp;
 
+import dev.tern.conformance.TestCertificates;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tern.rpc.TernChannelBuilder;

@@ -1,5 +1,6 @@
 package dev.tern.transport.tcp;
 
+import dev.tern.conformance.TestCertificates;
 import dev.tern.conformance.AbstractTransportConformanceTest;
 import dev.tern.rpc.TernChannelBuilder;
 import dev.tern.rpc.TernServerBuilder;

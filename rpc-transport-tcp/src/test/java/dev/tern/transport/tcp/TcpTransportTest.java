@@ -1,5 +1,6 @@
 package dev.tern.transport.tcp;
 
+import dev.tern.conformance.TestCertificates;
 import static dev.tern.transport.tcp.Recorders.TIMEOUT_SECONDS;
 import static dev.tern.transport.tcp.Recorders.take;
 import static dev.tern.transport.tcp.Recorders.utf8;

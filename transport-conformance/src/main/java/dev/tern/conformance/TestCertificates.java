@@ -1,4 +1,4 @@
-package dev.tern.interop;
+package dev.tern.conformance;
 
 import dev.tern.rpc.spi.TlsSettings;
 import java.io.StringWriter;
