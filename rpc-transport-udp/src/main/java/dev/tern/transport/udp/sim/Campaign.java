@@ -53,7 +53,7 @@ public final class Campaign {
     public List<RunResult> overTimeBound() {
       List<RunResult> f = new ArrayList<>();
       for (RunResult r : results) {
-        if (r.ok() && r.ratio() > TIME_BOUND_RATIO) {
+        if (r.ok() && !r.withinTimeBound(TIME_BOUND_RATIO)) {
           f.add(r);
         }
       }
@@ -77,16 +77,20 @@ public final class Campaign {
 
     private static String row(String name, List<RunResult> rs) {
       double[] ratio = new double[rs.size()];
+      int rated = 0;
       double[] done = new double[rs.size()];
       int fail = 0;
       int over = 0;
       for (int i = 0; i < rs.size(); i++) {
         RunResult r = rs.get(i);
-        ratio[i] = r.ratio();
+        if (!Double.isNaN(r.ratio())) {
+          ratio[rated++] = r.ratio();
+        }
         done[i] = r.completionNs < 0 ? Double.POSITIVE_INFINITY : r.completionNs / 1e6;
         fail += r.ok() ? 0 : 1;
-        over += r.ok() && r.ratio() > TIME_BOUND_RATIO ? 1 : 0;
+        over += r.ok() && !r.withinTimeBound(TIME_BOUND_RATIO) ? 1 : 0;
       }
+      ratio = Arrays.copyOf(ratio, rated);
       return String.format("%-14s %6d %5d %6d %9.2f %9.2f %11.1f %11.1f%n", name, rs.size(), fail,
           over, pct(ratio, 50), pct(ratio, 99), pct(done, 50), pct(done, 99));
     }

@@ -34,9 +34,27 @@ public final class RunResult {
     return failure == null;
   }
 
-  /** Completion over ideal. */
+  /**
+   * A run whose ideal is 0 (a link with neither delay nor rate limit, every call at time 0)
+   * has no ratio; it must instead finish within RFC 9002 §6.1.2's timer granularity, 1 ms: a
+   * run that waited for any timer of the protocol (an ACK delay, a probe) does not.
+   */
+  public static final long ZERO_IDEAL_BOUND_NS = 1_000_000L;
+
+  /** Completion over ideal; NaN when the ideal is 0 (see {@link #ZERO_IDEAL_BOUND_NS}). */
   public double ratio() {
-    return completionNs < 0 ? Double.POSITIVE_INFINITY : (double) completionNs / idealNs;
+    if (completionNs < 0) {
+      return Double.POSITIVE_INFINITY;
+    }
+    return idealNs == 0 ? Double.NaN : (double) completionNs / idealNs;
+  }
+
+  /** Whether the run completed within {@code ratio} x its ideal (or 1 ms for an ideal of 0). */
+  public boolean withinTimeBound(double ratio) {
+    if (completionNs < 0) {
+      return false;
+    }
+    return idealNs == 0 ? completionNs <= ZERO_IDEAL_BOUND_NS : completionNs <= ratio * idealNs;
   }
 
   /** Goodput of the responses, bits per second. */
