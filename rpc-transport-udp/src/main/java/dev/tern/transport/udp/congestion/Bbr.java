@@ -59,6 +59,7 @@ public final class Bbr implements CongestionController {
   private static final int FULL_BW_ROUNDS = 3;
   private static final double FULL_BW_GROWTH = 1.25;
   private static final int MAX_UP_ROUNDS = 8;
+  private static final int STARTUP_FULL_LOSS_COUNT = 6;
 
   private final DeliveryRateEstimator rate = new DeliveryRateEstimator(1024);
   private final MaxBandwidthFilter maxBw = new MaxBandwidthFilter();
@@ -168,7 +169,10 @@ public final class Bbr implements CongestionController {
     switch (mode) {
       case STARTUP:
         checkFullPipe();
-        if (tooHigh) {
+        // §5.3.1.3: STARTUP ends on loss only after BBRStartupFullLossCnt (6) losses in a round,
+        // so a handful of early losses (a PMTU black hole, a burst) cannot freeze a model built
+        // from the first few round trips.
+        if (tooHigh && loss.roundLostBytes() >= (long) STARTUP_FULL_LOSS_COUNT * mss) {
           // §5.3.1.3: excessive loss ends STARTUP and caps inflight at what the pipe held.
           filledPipe = true;
           inflightHi = Math.max(bdpBytes(1.0), deliveredInRound);

@@ -7,7 +7,8 @@ import dev.tern.transport.udp.path.MtuDiscovery;
 /**
  * Sits between loss recovery and the congestion controller: tells {@link MtuDiscovery} about every
  * acknowledged and lost packet, keeps lost PMTU probes from the controller (RFC 8899 §4.4: a probe
- * lost for its size is no congestion signal), and passes a changed datagram size on to the
+ * lost for its size is no congestion signal), and likewise losses of packets larger than the size
+ * in use (sent before a black-hole fall-back), and passes a changed datagram size on to the
  * controller and the pacer.
  */
 final class PathMtuController implements CongestionController {
@@ -54,7 +55,10 @@ final class PathMtuController implements CongestionController {
   @Override
   public void onPacketLost(long nowNs, long packetNumber, int bytes, long sentTimeNs,
       long bytesInFlight) {
-    if (!mtu.onPacketLost(packetNumber, bytes, nowNs)) {
+    boolean probe = mtu.onPacketLost(packetNumber, bytes, nowNs);
+    // A packet larger than the size now in use was lost to the black hole that made discovery
+    // fall back, not to congestion: the controller must not cut its window for it.
+    if (!probe && bytes <= mtu.maxDatagramSize()) {
       cc.onPacketLost(nowNs, packetNumber, bytes, sentTimeNs, bytesInFlight);
     }
     checkSize();
