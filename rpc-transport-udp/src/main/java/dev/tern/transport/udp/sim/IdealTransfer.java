@@ -4,6 +4,7 @@ import dev.tern.netlab.link.Delivery;
 import dev.tern.netlab.link.Link;
 import dev.tern.netlab.link.LinkConfig;
 import dev.tern.netlab.link.LinkProfile;
+import dev.tern.netlab.link.TraceSchedule;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -119,6 +120,29 @@ final class IdealTransfer {
       bound2 = push(d2, allRequests, smallest);
     }
     return Math.max(bound1, bound2);
+  }
+
+  /**
+   * The longest time within [0, {@code untilNs}] during which the client-to-server direction
+   * (the server's feedback path: its ACKs and credit) can deliver nothing: a gap between two
+   * delivery opportunities of its trace. 0 for a fixed-rate or unlimited link.
+   */
+  long longestFeedbackOutageNs(long untilNs) {
+    TraceSchedule t = up.trace();
+    if (t == null || t.size() == 0) {
+      return 0;
+    }
+    long untilMs = untilNs / 1_000_000L + 1;
+    long prev = 0;
+    long longest = 0;
+    for (long cycle = 0; prev <= untilMs; cycle++) {
+      for (int i = 0; i < t.size() && prev <= untilMs; i++) {
+        long at = cycle * t.periodMs() + t.opportunityMs(i);
+        longest = Math.max(longest, Math.min(at, untilMs) - prev);
+        prev = Math.max(prev, at);
+      }
+    }
+    return longest * 1_000_000L;
   }
 
   /** Sends {@code bytes} at {@code atNs} in full-size packets; returns the last delivery. */

@@ -44,7 +44,10 @@ public final class SimRun {
     res.seed = seed;
     res.profile = profileName;
     res.scenario = scenario;
-    res.idealNs = new IdealTransfer(profile, upSeed, downSeed).of(calls);
+    IdealTransfer ideal = new IdealTransfer(profile, upSeed, downSeed);
+    res.idealNs = ideal.of(calls);
+    res.feedbackOutageNs = ideal.longestFeedbackOutageNs(
+        (long) (Campaign.TIME_BOUND_RATIO * res.idealNs));
     boolean done = sim.runUntil(sim::allCallsDone, CALL_LIMIT_NS);
     res.callLatencyNs = new long[calls.size()];
     long last = -1;
