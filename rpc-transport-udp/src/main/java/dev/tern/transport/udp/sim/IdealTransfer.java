@@ -63,6 +63,12 @@ final class IdealTransfer {
         .queueLimitPackets(0).queueLimitBytes(0).build();
   }
 
+  /** The ideal handshake: the client has the server's answer at this time, ns from 0. */
+  long handshakeNs() {
+    long serverHello = send(new Link(up, upSeed, 0), 0, HANDSHAKE_DATAGRAM);
+    return send(new Link(down, downSeed, 0), serverHello, HANDSHAKE_DATAGRAM);
+  }
+
   /** The ideal time, ns from 0, of {@code calls}. */
   long of(List<Call> calls) {
     Link hsUp = new Link(up, upSeed, 0);

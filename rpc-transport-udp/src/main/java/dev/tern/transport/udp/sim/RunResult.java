@@ -19,6 +19,10 @@ public final class RunResult {
    * within 3x the ideal, ns; 0 on fixed-rate links.
    */
   public long feedbackOutageNs;
+  /** Datagrams lost (either direction) before the client completed its handshake. */
+  public int handshakeLosses;
+  /** Lost datagrams (either direction) no later arrival could reveal: only a timer can. */
+  public int timerOnlyLosses;
   /** Completion time of each call, ns from its start (-1 if not completed). */
   public long[] callLatencyNs = new long[0];
   /** Response bytes delivered. */
@@ -56,14 +60,19 @@ public final class RunResult {
 
   /**
    * Why the time bound is not asserted on this run, or null when it is (see
-   * docs/udp-simulator.md): the link dropped or corrupted packets (recovery by timeout can cost
-   * more than 3x a short ideal whatever the protocol), or the feedback path was out for longer
-   * than the whole ideal (an ACK-clocked sender idles while its window waits for ACKs that
-   * cannot arrive; the ideal's perfect sender needs none).
+   * docs/udp-simulator.md): a handshake datagram was lost (before any RTT sample the first
+   * probe timeout is 999 ms, RFC 9002 §6.2.2's 333 ms initial RTT), a lost datagram had no later
+   * arrival in its direction within a round trip (only the probe timer of RFC 9002 §6.2 can
+   * reveal it), or the feedback path was out for longer than the whole ideal (an ACK-clocked
+   * sender idles while its window waits for ACKs that cannot arrive; the perfect sender needs
+   * none). Losses that a later arrival reveals (RFC 9002 §6.1) exempt nothing.
    */
   public String boundExemption() {
-    if (linkDrops > 0 || corruptDropped > 0) {
-      return "link-loss";
+    if (handshakeLosses > 0) {
+      return "handshake-loss";
+    }
+    if (timerOnlyLosses > 0) {
+      return "timer-only-loss";
     }
     if (idealNs > 0 && feedbackOutageNs >= idealNs) {
       return "feedback-outage";
@@ -87,10 +96,11 @@ public final class RunResult {
   /** One line describing the run. */
   public String line() {
     return String.format("seed=%d profile=%s scenario=%s %s completion=%.1fms ideal=%.1fms "
-        + "ratio=%.2f feedbackOutage=%.0fms goodput=%.0fkbit/s retx=%d lost=%d pto=%d linkDrops=%d corruptDropped=%d",
+        + "ratio=%.2f feedbackOutage=%.0fms hsLost=%d timerOnlyLost=%d goodput=%.0fkbit/s retx=%d lost=%d pto=%d linkDrops=%d corruptDropped=%d",
         seed, profile, scenario.name().toLowerCase(java.util.Locale.ROOT),
         failure == null ? "OK" : "FAIL(" + failure + ")", completionNs / 1e6, idealNs / 1e6,
-        ratio(), feedbackOutageNs / 1e6, goodputBitsPerSecond() / 1e3, retransmittedPackets, lostPackets, ptos,
+        ratio(), feedbackOutageNs / 1e6, handshakeLosses, timerOnlyLosses,
+        goodputBitsPerSecond() / 1e3, retransmittedPackets, lostPackets, ptos,
         linkDrops, corruptDropped);
   }
 }

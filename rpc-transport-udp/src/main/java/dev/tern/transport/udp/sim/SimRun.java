@@ -92,6 +92,12 @@ public final class SimRun {
       res.corruptDropped += ss.corruptDropped;
     }
     res.linkDrops = up.link().droppedPackets() + down.link().droppedPackets();
+    long handshakeEnd = sim.clientApp.handshakeDoneNs < 0 ? Long.MAX_VALUE
+        : sim.clientApp.handshakeDoneNs;
+    res.handshakeLosses = up.lostBefore(handshakeEnd) + down.lostBefore(handshakeEnd);
+    long roundTrip = ideal.handshakeNs();
+    res.timerOnlyLosses = up.lostWithoutLaterArrival(roundTrip)
+        + down.lostWithoutLaterArrival(roundTrip);
     return res;
   }
 }
