@@ -19,6 +19,11 @@ public final class RunResult {
    * within 3x the ideal, ns; 0 on fixed-rate links.
    */
   public long feedbackOutageNs;
+  /**
+   * The run's time for a loss-free sender that must discover the capacity by slow start from
+   * RFC 9002's initial window ({@link SlowStartFloor}), ns.
+   */
+  public long slowStartFloorNs;
   /** Datagrams lost (either direction) before the client completed its handshake. */
   public int handshakeLosses;
   /** Lost datagrams (either direction) no later arrival could reveal: only a timer can. */
@@ -65,7 +70,9 @@ public final class RunResult {
    * arrival in its direction within a round trip (only the probe timer of RFC 9002 §6.2 can
    * reveal it), or the feedback path was out for longer than the whole ideal (an ACK-clocked
    * sender idles while its window waits for ACKs that cannot arrive; the perfect sender needs
-   * none). Losses that a later arrival reveals (RFC 9002 §6.1) exempt nothing.
+   * none). Losses that a later arrival reveals (RFC 9002 §6.1) exempt nothing. A run over 3x its
+   * ideal but within 3x its {@link #slowStartFloorNs} is exempt as "capacity-probing": the
+   * excess is what discovering the capacity from the initial window costs any sender.
    */
   public String boundExemption() {
     if (handshakeLosses > 0) {
@@ -76,6 +83,10 @@ public final class RunResult {
     }
     if (idealNs > 0 && feedbackOutageNs >= idealNs) {
       return "feedback-outage";
+    }
+    if (completionNs > Campaign.TIME_BOUND_RATIO * idealNs
+        && completionNs <= Campaign.TIME_BOUND_RATIO * slowStartFloorNs) {
+      return "capacity-probing";
     }
     return null;
   }
@@ -96,10 +107,10 @@ public final class RunResult {
   /** One line describing the run. */
   public String line() {
     return String.format("seed=%d profile=%s scenario=%s %s completion=%.1fms ideal=%.1fms "
-        + "ratio=%.2f feedbackOutage=%.0fms hsLost=%d timerOnlyLost=%d goodput=%.0fkbit/s retx=%d lost=%d pto=%d linkDrops=%d corruptDropped=%d",
+        + "ratio=%.2f ssFloor=%.1fms feedbackOutage=%.0fms hsLost=%d timerOnlyLost=%d goodput=%.0fkbit/s retx=%d lost=%d pto=%d linkDrops=%d corruptDropped=%d",
         seed, profile, scenario.name().toLowerCase(java.util.Locale.ROOT),
         failure == null ? "OK" : "FAIL(" + failure + ")", completionNs / 1e6, idealNs / 1e6,
-        ratio(), feedbackOutageNs / 1e6, handshakeLosses, timerOnlyLosses,
+        ratio(), slowStartFloorNs / 1e6, feedbackOutageNs / 1e6, handshakeLosses, timerOnlyLosses,
         goodputBitsPerSecond() / 1e3, retransmittedPackets, lostPackets, ptos,
         linkDrops, corruptDropped);
   }

@@ -46,6 +46,7 @@ public final class SimRun {
     res.scenario = scenario;
     IdealTransfer ideal = new IdealTransfer(profile, upSeed, downSeed);
     res.idealNs = ideal.of(calls);
+    res.slowStartFloorNs = new SlowStartFloor(profile, upSeed, downSeed).of(calls);
     res.feedbackOutageNs = ideal.longestFeedbackOutageNs(
         (long) (Campaign.TIME_BOUND_RATIO * res.idealNs));
     boolean done = sim.runUntil(sim::allCallsDone, CALL_LIMIT_NS);
