@@ -229,8 +229,11 @@ public final class LossDetector {
   }
 
   /**
-   * Re-queues the frames of the oldest {@code count} ack-eliciting packets still in flight, as
-   * the content of probes when there is no new data (RFC 9002 §6.2.4).
+   * Re-queues the frames of the oldest {@code count} ack-eliciting packets still in flight that
+   * carry something to repeat, as the content of probes when there is no new data (RFC 9002
+   * §6.2.4: "retransmit data from the oldest in-flight packet"). Packets with nothing to repeat
+   * (a PMTU probe, a PING) are passed over: repeating them would make the probe a bare PING and
+   * leave the lost data waiting a further round trip for the ACK that declares it lost.
    *
    * @return how many packets were repeated
    */
@@ -238,7 +241,7 @@ public final class LossDetector {
     int repeated = 0;
     for (long pn = log.firstPacketNumber(); pn < log.nextPacketNumber() && repeated < count;
         pn++) {
-      if (log.isOpen(pn) && log.isAckEliciting(pn)) {
+      if (log.isOpen(pn) && log.isAckEliciting(pn) && log.carriesRetransmittable(pn)) {
         log.repeat(pn, sink);
         repeated++;
       }

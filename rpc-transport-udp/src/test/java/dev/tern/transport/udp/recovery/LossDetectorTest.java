@@ -91,6 +91,17 @@ class LossDetectorTest {
   }
 
   @Test
+  void probeRepeatsTheOldestDataNotAnOlderPacketWithNothingToRepeat() {
+    log.beginPacket(); // a PMTU probe: PING and padding, sent before the data
+    log.addFrame(SentFrameType.PING, 0, 0, 0);
+    detector.onPacketSent(0, 1400, true, true);
+    send(MS, 4, 0);
+    assertThat(detector.onTimeout(detector.timerNs())).isEqualTo(LossDetector.PROBES_PER_PTO);
+    assertThat(detector.repeatOldest(1)).isEqualTo(1);
+    assertThat(lost).containsExactly("4@0"); // the data, not a bare PING
+  }
+
+  @Test
   void rejectsAnAckOfAPacketNeverSent() {
     send(0, 4, 0);
     assertThat(detector.onAck(ack(7, 0), MS)).isFalse();
