@@ -107,11 +107,21 @@ public final class RunResult {
   /** One line describing the run. */
   public String line() {
     return String.format("seed=%d profile=%s scenario=%s %s completion=%.1fms ideal=%.1fms "
-        + "ratio=%.2f ssFloor=%.1fms feedbackOutage=%.0fms hsLost=%d timerOnlyLost=%d goodput=%.0fkbit/s retx=%d lost=%d pto=%d linkDrops=%d corruptDropped=%d",
+        + "ratio=%.2f bound=%s ssFloor=%.1fms feedbackOutage=%.0fms hsLost=%d "
+        + "timerOnlyLost=%d goodput=%.0fkbit/s retx=%d lost=%d pto=%d linkDrops=%d "
+        + "corruptDropped=%d",
         seed, profile, scenario.name().toLowerCase(java.util.Locale.ROOT),
         failure == null ? "OK" : "FAIL(" + failure + ")", completionNs / 1e6, idealNs / 1e6,
-        ratio(), slowStartFloorNs / 1e6, feedbackOutageNs / 1e6, handshakeLosses, timerOnlyLosses,
-        goodputBitsPerSecond() / 1e3, retransmittedPackets, lostPackets, ptos,
-        linkDrops, corruptDropped);
+        ratio(), boundVerdict(), slowStartFloorNs / 1e6, feedbackOutageNs / 1e6,
+        handshakeLosses, timerOnlyLosses, goodputBitsPerSecond() / 1e3, retransmittedPackets,
+        lostPackets, ptos, linkDrops, corruptDropped);
+  }
+
+  private String boundVerdict() {
+    String exemption = boundExemption();
+    if (exemption != null) {
+      return "exempt:" + exemption;
+    }
+    return withinTimeBound(Campaign.TIME_BOUND_RATIO) ? "met" : "VIOLATED";
   }
 }
