@@ -36,6 +36,7 @@ public final class LossDetector {
   private int ackElicitingInFlight;
   private long lastAckElicitingSentNs;
   private long lossTimeNs; // 0 = none
+  private long timerEventNs; // the last ACK or timeout that (re)armed the timer
   private int ptoCount;
   private long maxAckDelayNs;
   private boolean handshakeConfirmed;
@@ -133,6 +134,7 @@ public final class LossDetector {
       return true;
     }
     detectLost(nowNs);
+    timerEventNs = nowNs;
     ptoCount = 0; // RFC 9002 §6.2.1: reset on an acknowledgement
     cc.onAckProcessed(nowNs, bytesInFlight);
     return true;
@@ -204,8 +206,10 @@ public final class LossDetector {
       return Long.MAX_VALUE;
     }
     long pto = rtt.ptoNs(handshakeConfirmed ? maxAckDelayNs : 0) << Math.min(ptoCount, 20);
-    long base = ackElicitingInFlight == 0 ? Math.max(lastAckElicitingSentNs, 0)
-        : lastAckElicitingSentNs;
+    // RFC 9002 §A.8: with nothing in flight (a client before confirmation) the timer runs from
+    // when it was last set, by an ACK or a timeout, not from the last packet sent.
+    long base = ackElicitingInFlight == 0
+        ? Math.max(lastAckElicitingSentNs, timerEventNs) : lastAckElicitingSentNs;
     return base + pto;
   }
 
@@ -225,6 +229,7 @@ public final class LossDetector {
     }
     ptoCount++;
     ptoFired++;
+    timerEventNs = nowNs;
     return PROBES_PER_PTO;
   }
 

@@ -102,6 +102,16 @@ class LossDetectorTest {
   }
 
   @Test
+  void withNothingInFlightAClientsProbeTimerRunsFromTheLastAck() {
+    detector.setArmWithoutInFlight(true); // a client before handshake confirmation
+    send(0, 4, 0);
+    detector.onAck(ack(0, 0), 100 * MS);
+    assertThat(detector.ackElicitingInFlight()).isZero();
+    // RFC 9002 §A.8: now + PTO when the ACK emptied the flight, not last-sent + PTO.
+    assertThat(detector.timerNs()).isEqualTo(100 * MS + rtt.ptoNs(0));
+  }
+
+  @Test
   void rejectsAnAckOfAPacketNeverSent() {
     send(0, 4, 0);
     assertThat(detector.onAck(ack(7, 0), MS)).isFalse();
