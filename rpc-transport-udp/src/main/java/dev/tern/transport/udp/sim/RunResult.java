@@ -70,7 +70,8 @@ public final class RunResult {
    * arrival in its direction within a round trip (only the probe timer of RFC 9002 §6.2 can
    * reveal it), or the feedback path was out for longer than the whole ideal (an ACK-clocked
    * sender idles while its window waits for ACKs that cannot arrive; the perfect sender needs
-   * none). Losses that a later arrival reveals (RFC 9002 §6.1) exempt nothing. A run over 3x its
+   * none), provided the run stays within 3x its {@link #slowStartFloorNs}, whose ACKs cross the
+   * same outage. Losses that a later arrival reveals (RFC 9002 §6.1) exempt nothing. A run over 3x its
    * ideal but within 3x its {@link #slowStartFloorNs} is exempt as "capacity-probing": the
    * excess is what discovering the capacity from the initial window costs any sender.
    */
@@ -81,11 +82,12 @@ public final class RunResult {
     if (timerOnlyLosses > 0) {
       return "timer-only-loss";
     }
-    if (idealNs > 0 && feedbackOutageNs >= idealNs) {
-      return "feedback-outage";
+    boolean withinFloor = completionNs >= 0
+        && completionNs <= Campaign.TIME_BOUND_RATIO * slowStartFloorNs;
+    if (idealNs > 0 && feedbackOutageNs >= idealNs && withinFloor) {
+      return "feedback-outage"; // the floor's ACKs cross the same outage
     }
-    if (completionNs > Campaign.TIME_BOUND_RATIO * idealNs
-        && completionNs <= Campaign.TIME_BOUND_RATIO * slowStartFloorNs) {
+    if (completionNs > Campaign.TIME_BOUND_RATIO * idealNs && withinFloor) {
       return "capacity-probing";
     }
     return null;
