@@ -108,6 +108,9 @@ final class PacketReceiver {
     }
     long largestBefore = c.acks.largestReceived();
     c.acks.onPacketReceived(pn, c.reader.lastWasAckEliciting(), c.nowNs);
+    if (h.type == PacketType.INITIAL) {
+      c.acks.ackImmediately(); // RFC 9000 §13.2.1: Initial packets are acknowledged at once
+    }
     c.stats.packetsReceived++;
     c.idle.onPacketReceived(c.nowNs);
     if (pn > largestBefore && pathId != c.currentPathId) {

@@ -139,6 +139,16 @@ public final class AckTracker {
     return count;
   }
 
+  /**
+   * Makes the pending ACK due at once: RFC 9000 §13.2.1 says an endpoint MUST NOT delay the
+   * acknowledgement of ack-eliciting Initial (and Handshake) packets.
+   */
+  public void ackImmediately() {
+    if (unackedEliciting > 0) {
+      immediate = true;
+    }
+  }
+
   /** Whether an ACK should go out now (RFC 9000 §13.2.1-13.2.2). */
   public boolean ackDue(long nowNs) {
     return unackedEliciting > 0 && (immediate || nowNs >= ackDeadlineNs);

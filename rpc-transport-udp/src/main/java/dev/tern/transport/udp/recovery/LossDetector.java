@@ -36,6 +36,7 @@ public final class LossDetector {
   private int ackElicitingInFlight;
   private long lastAckElicitingSentNs;
   private long lossTimeNs; // 0 = none
+  private long timerEventNs; // the last ACK or timeout that (re)armed the timer
   private int ptoCount;
   private long maxAckDelayNs;
   private boolean handshakeConfirmed;
@@ -133,6 +134,7 @@ public final class LossDetector {
       return true;
     }
     detectLost(nowNs);
+    timerEventNs = nowNs;
     ptoCount = 0; // RFC 9002 §6.2.1: reset on an acknowledgement
     cc.onAckProcessed(nowNs, bytesInFlight);
     return true;
@@ -204,8 +206,10 @@ public final class LossDetector {
       return Long.MAX_VALUE;
     }
     long pto = rtt.ptoNs(handshakeConfirmed ? maxAckDelayNs : 0) << Math.min(ptoCount, 20);
-    long base = ackElicitingInFlight == 0 ? Math.max(lastAckElicitingSentNs, 0)
-        : lastAckElicitingSentNs;
+    // RFC 9002 §A.8: with nothing in flight (a client before confirmation) the timer runs from
+    // when it was last set, by an ACK or a timeout, not from the last packet sent.
+    long base = ackElicitingInFlight == 0
+        ? Math.max(lastAckElicitingSentNs, timerEventNs) : lastAckElicitingSentNs;
     return base + pto;
   }
 
@@ -225,12 +229,16 @@ public final class LossDetector {
     }
     ptoCount++;
     ptoFired++;
+    timerEventNs = nowNs;
     return PROBES_PER_PTO;
   }
 
   /**
-   * Re-queues the frames of the oldest {@code count} ack-eliciting packets still in flight, as
-   * the content of probes when there is no new data (RFC 9002 §6.2.4).
+   * Re-queues the frames of the oldest {@code count} ack-eliciting packets still in flight that
+   * carry something to repeat, as the content of probes when there is no new data (RFC 9002
+   * §6.2.4: "retransmit data from the oldest in-flight packet"). Packets with nothing to repeat
+   * (a PMTU probe, a PING) are passed over: repeating them would make the probe a bare PING and
+   * leave the lost data waiting a further round trip for the ACK that declares it lost.
    *
    * @return how many packets were repeated
    */
@@ -238,7 +246,7 @@ public final class LossDetector {
     int repeated = 0;
     for (long pn = log.firstPacketNumber(); pn < log.nextPacketNumber() && repeated < count;
         pn++) {
-      if (log.isOpen(pn) && log.isAckEliciting(pn)) {
+      if (log.isOpen(pn) && log.isAckEliciting(pn) && log.carriesRetransmittable(pn)) {
         log.repeat(pn, sink);
         repeated++;
       }

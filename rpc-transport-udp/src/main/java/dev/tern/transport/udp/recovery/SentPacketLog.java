@@ -155,6 +155,23 @@ public final class SentPacketLog {
     forEachFrame(pn, false, sink);
   }
 
+  /**
+   * Whether packet {@code pn} carried a frame a loss would re-queue: anything but ACK and PING
+   * (a PMTU probe, a keep-alive or an earlier probe carries nothing to repeat).
+   */
+  public boolean carriesRetransmittable(long pn) {
+    int slot = (int) (pn & packetMask);
+    int start = frameStart[slot];
+    int count = frameCount[slot];
+    for (int k = 0; k < count; k++) {
+      byte t = fType[(start + k) & frameMask];
+      if (t != SentFrameType.ACK && t != SentFrameType.PING) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private void forEachFrame(long pn, boolean acked, SentFrameSink sink) {
     int slot = (int) (pn & packetMask);
     int start = frameStart[slot];

@@ -53,11 +53,36 @@ public final class Campaign {
     public List<RunResult> overTimeBound() {
       List<RunResult> f = new ArrayList<>();
       for (RunResult r : results) {
-        if (r.ok() && r.ratio() > TIME_BOUND_RATIO) {
+        if (r.ok() && !r.withinTimeBound(TIME_BOUND_RATIO)) {
           f.add(r);
         }
       }
       return f;
+    }
+
+    /**
+     * Correct runs over the bound on which it is asserted (no {@link RunResult#boundExemption}):
+     * each is a protocol deficiency.
+     */
+    public List<RunResult> boundViolations() {
+      List<RunResult> f = new ArrayList<>();
+      for (RunResult r : overTimeBound()) {
+        if (r.boundExemption() == null) {
+          f.add(r);
+        }
+      }
+      return f;
+    }
+
+    /** Runs the bound is not asserted on, by reason. */
+    public Map<String, Integer> exemptions() {
+      Map<String, Integer> m = new TreeMap<>();
+      for (RunResult r : results) {
+        if (r.ok() && r.boundExemption() != null) {
+          m.merge(r.boundExemption(), 1, Integer::sum);
+        }
+      }
+      return m;
     }
 
     /** A table: per profile, runs, failures, over-bound runs, ratio p50/p99, completion p50/p99. */
@@ -66,8 +91,8 @@ public final class Campaign {
       for (RunResult r : results) {
         byProfile.computeIfAbsent(r.profile, k -> new ArrayList<>()).add(r);
       }
-      StringBuilder sb = new StringBuilder(String.format("%-14s %6s %5s %6s %9s %9s %11s %11s%n",
-          "profile", "runs", "fail", ">3x", "ratio-p50", "ratio-p99", "done-p50ms", "done-p99ms"));
+      StringBuilder sb = new StringBuilder(String.format("%-14s %6s %5s %6s %6s %6s %9s %9s %11s %11s%n",
+          "profile", "runs", "fail", "exempt", ">3x", "viol", "ratio-p50", "ratio-p99", "done-p50ms", "done-p99ms"));
       for (Map.Entry<String, List<RunResult>> e : byProfile.entrySet()) {
         sb.append(row(e.getKey(), e.getValue()));
       }
@@ -77,18 +102,27 @@ public final class Campaign {
 
     private static String row(String name, List<RunResult> rs) {
       double[] ratio = new double[rs.size()];
+      int rated = 0;
       double[] done = new double[rs.size()];
       int fail = 0;
       int over = 0;
+      int exempt = 0;
+      int viol = 0;
       for (int i = 0; i < rs.size(); i++) {
         RunResult r = rs.get(i);
-        ratio[i] = r.ratio();
+        if (!Double.isNaN(r.ratio())) {
+          ratio[rated++] = r.ratio();
+        }
         done[i] = r.completionNs < 0 ? Double.POSITIVE_INFINITY : r.completionNs / 1e6;
         fail += r.ok() ? 0 : 1;
-        over += r.ok() && r.ratio() > TIME_BOUND_RATIO ? 1 : 0;
+        boolean slow = r.ok() && !r.withinTimeBound(TIME_BOUND_RATIO);
+        over += slow ? 1 : 0;
+        exempt += r.ok() && r.boundExemption() != null ? 1 : 0;
+        viol += slow && r.boundExemption() == null ? 1 : 0;
       }
-      return String.format("%-14s %6d %5d %6d %9.2f %9.2f %11.1f %11.1f%n", name, rs.size(), fail,
-          over, pct(ratio, 50), pct(ratio, 99), pct(done, 50), pct(done, 99));
+      ratio = Arrays.copyOf(ratio, rated);
+      return String.format("%-14s %6d %5d %6d %6d %6d %9.2f %9.2f %11.1f %11.1f%n", name, rs.size(),
+          fail, exempt, over, viol, pct(ratio, 50), pct(ratio, 99), pct(done, 50), pct(done, 99));
     }
   }
 

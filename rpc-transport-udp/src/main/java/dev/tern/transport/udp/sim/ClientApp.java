@@ -22,6 +22,7 @@ final class ClientApp implements ConnectionListener {
   private long nowNs;
   private int nextToStart;
   boolean handshakeDone;
+  long handshakeDoneNs = -1;
   String fatal;
 
   ClientApp(long seed, List<Call> calls) {
@@ -127,6 +128,7 @@ final class ClientApp implements ConnectionListener {
   @Override
   public void onHandshakeComplete(Connection c) {
     handshakeDone = true;
+    handshakeDoneNs = nowNs;
   }
 
   @Override

@@ -11,6 +11,9 @@ public final class LinkChannel implements Channel {
 
   private final Link link;
   private final Delivery delivery = new Delivery();
+  private long[] sentNs = new long[256];
+  private final java.util.BitSet lost = new java.util.BitSet();
+  private int sent;
 
   /** A channel over {@code link}. */
   public LinkChannel(Link link) {
@@ -25,10 +28,48 @@ public final class LinkChannel implements Channel {
   @Override
   public int transmit(long nowNs, ByteBuffer datagram, long[] deliverAtNs, boolean[] corrupt) {
     int copies = link.send(nowNs, datagram.remaining() + IP_UDP_OVERHEAD, delivery);
+    boolean arrives = false;
     for (int i = 0; i < copies; i++) {
       deliverAtNs[i] = delivery.deliverAtNs(i);
       corrupt[i] = delivery.corrupted(i);
+      arrives |= !corrupt[i];
     }
+    record(nowNs, arrives);
     return copies;
+  }
+
+  private void record(long nowNs, boolean arrives) {
+    if (sent == sentNs.length) {
+      sentNs = java.util.Arrays.copyOf(sentNs, 2 * sent);
+    }
+    if (!arrives) {
+      lost.set(sent); // dropped, or every copy corrupted (the receiver's checksum drops it)
+    }
+    sentNs[sent++] = nowNs;
+  }
+
+  /** Datagrams lost (dropped, or only corrupted copies) that were sent before {@code ns}. */
+  public int lostBefore(long ns) {
+    int n = 0;
+    for (int i = lost.nextSetBit(0); i >= 0 && sentNs[i] < ns; i = lost.nextSetBit(i + 1)) {
+      n++;
+    }
+    return n;
+  }
+
+  /**
+   * Lost datagrams that only a timer can reveal: no datagram sent after it in this direction
+   * within {@code windowNs} arrived, so no acknowledgement of a later packet can show the gap
+   * (RFC 9002 §6.1 needs one; otherwise the probe timeout of §6.2 must fire).
+   */
+  public int lostWithoutLaterArrival(long windowNs) {
+    int n = 0;
+    for (int i = lost.nextSetBit(0); i >= 0; i = lost.nextSetBit(i + 1)) {
+      int next = lost.nextClearBit(i + 1);
+      if (next >= sent || sentNs[next] > sentNs[i] + windowNs) {
+        n++;
+      }
+    }
+    return n;
   }
 }

@@ -16,22 +16,6 @@ public final class SimRun {
 
   private SimRun() {}
 
-  /** The ideal: a handshake round trip, then all bytes at the link's rate, or the latest call. */
-  static long ideal(LinkProfile p, List<Call> calls) {
-    long handshake = p.idealRoundTripNs(1200, 1200);
-    long req = 0;
-    long resp = 0;
-    long latest = 0;
-    for (Call c : calls) {
-      req += c.requestBytes;
-      resp += c.responseBytes;
-      latest = Math.max(latest, c.startNs + p.idealRoundTripNs(c.requestBytes, c.responseBytes));
-    }
-    long all = handshake + p.idealRoundTripNs((int) Math.min(req, Integer.MAX_VALUE),
-        (int) Math.min(resp, Integer.MAX_VALUE));
-    return Math.max(Math.max(all, handshake + latest), 1_000_000L);
-  }
-
   /** Runs {@code scenario} on {@code profileName} with {@code seed}. */
   public static RunResult run(String profileName, Scenario scenario, long seed,
       ConnectionConfig config, long rebindAtNs) {
@@ -48,8 +32,10 @@ public final class SimRun {
   private static RunResult run(String profileName, Scenario scenario, List<Call> calls,
       long seed, ConnectionConfig config, long rebindAtNs) {
     LinkProfile profile = SimProfiles.get(profileName);
-    LinkChannel up = new LinkChannel(new Link(profile.clientToServer(), seed * 31 + 1, 0));
-    LinkChannel down = new LinkChannel(new Link(profile.serverToClient(), seed * 31 + 2, 0));
+    long upSeed = seed * 31 + 1;
+    long downSeed = seed * 31 + 2;
+    LinkChannel up = new LinkChannel(new Link(profile.clientToServer(), upSeed, 0));
+    LinkChannel down = new LinkChannel(new Link(profile.serverToClient(), downSeed, 0));
     Simulation sim = new Simulation(seed, up, down, config, config, calls);
     if (rebindAtNs >= 0) {
       sim.rebindAt(rebindAtNs);
@@ -58,7 +44,11 @@ public final class SimRun {
     res.seed = seed;
     res.profile = profileName;
     res.scenario = scenario;
-    res.idealNs = ideal(profile, calls);
+    IdealTransfer ideal = new IdealTransfer(profile, upSeed, downSeed);
+    res.idealNs = ideal.of(calls);
+    res.slowStartFloorNs = new SlowStartFloor(profile, upSeed, downSeed).of(calls);
+    res.feedbackOutageNs = ideal.longestFeedbackOutageNs(
+        (long) (Campaign.TIME_BOUND_RATIO * res.idealNs));
     boolean done = sim.runUntil(sim::allCallsDone, CALL_LIMIT_NS);
     res.callLatencyNs = new long[calls.size()];
     long last = -1;
@@ -73,9 +63,16 @@ public final class SimRun {
           : "calls incomplete at " + sim.nowNs() / 1e6 + " ms";
     } else {
       res.completionNs = last;
+      if (last < res.idealNs) {
+        // The ideal is a lower bound no schedule beats: being faster means a measurement bug.
+        res.failure = "completion " + last / 1e6 + " ms below the ideal " + res.idealNs / 1e6
+            + " ms: the ideal or the measurement is wrong";
+      }
       boolean quiet = sim.runUntil(sim::quiescent, sim.nowNs() + QUIESCE_LIMIT_NS);
       if (sim.fatal() != null) {
         res.failure = sim.fatal();
+      } else if (res.failure != null) {
+        sim.closeAndDrain(sim.nowNs() + QUIESCE_LIMIT_NS); // keeps the below-ideal failure
       } else if (!quiet) {
         res.failure = "state left after completion: client streams=" + sim.client().streamCount()
             + " server streams=" + (sim.server() == null ? 0 : sim.server().streamCount());
@@ -96,6 +93,12 @@ public final class SimRun {
       res.corruptDropped += ss.corruptDropped;
     }
     res.linkDrops = up.link().droppedPackets() + down.link().droppedPackets();
+    long handshakeEnd = sim.clientApp.handshakeDoneNs < 0 ? Long.MAX_VALUE
+        : sim.clientApp.handshakeDoneNs;
+    res.handshakeLosses = up.lostBefore(handshakeEnd) + down.lostBefore(handshakeEnd);
+    long roundTrip = ideal.handshakeNs();
+    res.timerOnlyLosses = up.lostWithoutLaterArrival(roundTrip)
+        + down.lostWithoutLaterArrival(roundTrip);
     return res;
   }
 }

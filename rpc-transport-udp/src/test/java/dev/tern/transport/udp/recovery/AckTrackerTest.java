@@ -36,6 +36,18 @@ class AckTrackerTest {
   }
 
   @Test
+  void ackImmediatelyMakesAPendingAckDueAtOnceAndNothingWithoutOne() {
+    AckTracker t = new AckTracker(25 * MS);
+    t.ackImmediately(); // nothing received: no ACK is due
+    assertThat(t.ackDeadlineNs()).isEqualTo(Long.MAX_VALUE);
+    t.onPacketReceived(0, true, 0);
+    assertThat(t.ackDue(0)).isFalse();
+    t.ackImmediately(); // an Initial packet (RFC 9000 §13.2.1)
+    assertThat(t.ackDue(0)).isTrue();
+    assertThat(t.ackDeadlineNs()).isZero();
+  }
+
+  @Test
   void rangesMatchAReferenceSetUnderRandomArrivalAndDetectDuplicates() {
     Random r = new Random(5);
     AckTracker t = new AckTracker(25 * MS);

@@ -91,6 +91,27 @@ class LossDetectorTest {
   }
 
   @Test
+  void probeRepeatsTheOldestDataNotAnOlderPacketWithNothingToRepeat() {
+    log.beginPacket(); // a PMTU probe: PING and padding, sent before the data
+    log.addFrame(SentFrameType.PING, 0, 0, 0);
+    detector.onPacketSent(0, 1400, true, true);
+    send(MS, 4, 0);
+    assertThat(detector.onTimeout(detector.timerNs())).isEqualTo(LossDetector.PROBES_PER_PTO);
+    assertThat(detector.repeatOldest(1)).isEqualTo(1);
+    assertThat(lost).containsExactly("4@0"); // the data, not a bare PING
+  }
+
+  @Test
+  void withNothingInFlightAClientsProbeTimerRunsFromTheLastAck() {
+    detector.setArmWithoutInFlight(true); // a client before handshake confirmation
+    send(0, 4, 0);
+    detector.onAck(ack(0, 0), 100 * MS);
+    assertThat(detector.ackElicitingInFlight()).isZero();
+    // RFC 9002 §A.8: now + PTO when the ACK emptied the flight, not last-sent + PTO.
+    assertThat(detector.timerNs()).isEqualTo(100 * MS + rtt.ptoNs(0));
+  }
+
+  @Test
   void rejectsAnAckOfAPacketNeverSent() {
     send(0, 4, 0);
     assertThat(detector.onAck(ack(7, 0), MS)).isFalse();
