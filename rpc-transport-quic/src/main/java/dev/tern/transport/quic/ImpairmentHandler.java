@@ -19,6 +19,7 @@ final class ImpairmentHandler extends ChannelDuplexHandler {
   private final SplittableRandom random;
   private final AtomicLong dropped = new AtomicLong();
   private DatagramPacket heldInbound;
+  private final java.util.ArrayDeque<DatagramPacket> delayed = new java.util.ArrayDeque<>();
   private DatagramPacket heldOutbound;
   private ChannelPromise heldOutboundPromise;
 
@@ -39,8 +40,15 @@ final class ImpairmentHandler extends ChannelDuplexHandler {
       return;
     }
     if (spec.inboundDelayMillis() > 0) {
-      ctx.executor().schedule(() -> impairInbound(ctx, (DatagramPacket) msg), spec.inboundDelayMillis(),
-          TimeUnit.MILLISECONDS);
+      // Held here rather than in the task alone, so that a channel closed (or a loop shut down)
+      // before the delay ends still releases it; one delay for all, so they leave in order.
+      delayed.add((DatagramPacket) msg);
+      ctx.executor().schedule(() -> {
+        DatagramPacket next = delayed.poll();
+        if (next != null) {
+          impairInbound(ctx, next);
+        }
+      }, spec.inboundDelayMillis(), TimeUnit.MILLISECONDS);
       return;
     }
     impairInbound(ctx, (DatagramPacket) msg);
@@ -119,6 +127,9 @@ final class ImpairmentHandler extends ChannelDuplexHandler {
   }
 
   private void releaseHeld() {
+    for (DatagramPacket p = delayed.poll(); p != null; p = delayed.poll()) {
+      p.release();
+    }
     if (heldInbound != null) {
       heldInbound.release();
       heldInbound = null;

@@ -53,12 +53,16 @@ final class QuicClientTransport implements ClientTransport {
   private volatile int version;
   private boolean earlyDataReady;
   private volatile boolean earlyDataSent;
+  private volatile boolean settingsReceived;
+  /** The server as TLS and the versions it named are remembered: name, address, port. */
+  private final String serverKey;
 
   QuicClientTransport(InetSocketAddress address, String authority, TransportOptions options) {
     this.address = address;
     this.authority = authority != null ? authority : address.getHostString() + ":" + address.getPort();
     this.options = options;
     this.ourVersions = TernVersions.toBits(options.get(TransportOptions.PROTOCOL_VERSIONS));
+    this.serverKey = this.authority + '@' + address;
   }
 
   @Override
@@ -153,10 +157,17 @@ final class QuicClientTransport implements ClientTransport {
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
       active = true;
-      // Calls go out now; the transport reports ready once the server's SETTINGS name its versions.
+      // Calls go out now. Ready once the server's versions are known: from its SETTINGS, or, when
+      // they are still on their way (they leave only once the server has our Finished, a round trip
+      // from now), from what it named on an earlier connection, so that calls the call layer holds
+      // until ready need not wait that round trip. The SETTINGS still confirm the version.
       openPending(false);
+      Long remembered = serverVersions != null ? serverVersions : KnownServerVersions.get(serverKey);
+      int v = remembered == null ? 0 : TernVersions.highestCommon(ourVersions, remembered);
       if (serverVersions != null) {
         onServerVersions(serverVersions);
+      } else if (v != 0) {
+        becomeReady(v);
       }
       ctx.fireChannelActive();
     }
@@ -217,6 +228,8 @@ final class QuicClientTransport implements ClientTransport {
 
   private void onServerVersions(long bits) {
     serverVersions = bits;
+    settingsReceived = true;
+    KnownServerVersions.put(serverKey, bits);
     int v = TernVersions.highestCommon(ourVersions, bits);
     if (v == 0) {
       fail(TernVersions.noCommonVersion(ourVersions, bits));
@@ -233,6 +246,11 @@ final class QuicClientTransport implements ClientTransport {
     version = v;
     ready = true;
     listener.transportReady(connectionInfo());
+  }
+
+  /** True once this connection's server SETTINGS have arrived (read on any thread). */
+  boolean settingsReceived() {
+    return settingsReceived;
   }
 
   private void onGoAway() {

@@ -22,12 +22,17 @@ import java.util.concurrent.ConcurrentHashMap;
  * TLS 1.3 contexts for QUIC (RFC 9001) from {@link TlsSettings} PEM. The ALPN token is {@code h3}
  * (RFC 9114 §3.1): the Tern version travels in SETTINGS, so any HTTP/3 peer can connect.
  *
- * <p>Client contexts are shared by every client transport with the same TLS material, because the
- * TLS session cache (and so 0-RTT resumption) lives in the context: a new connection to a server
- * resumes the session an earlier one left, keyed by host and port.
+ * <p>Client contexts are shared process-wide by every client transport with the same TLS material
+ * (whichever provider instance or channel made it), because the TLS session cache, and so 0-RTT
+ * resumption, lives in the context: a new connection to a server resumes the session an earlier one
+ * left. That cache is Netty's: keyed by the host and port each engine is made for, thread-safe, and
+ * bounded to {@link #CLIENT_SESSION_CACHE_SIZE} servers. It lives in memory only: Netty's QUIC API
+ * does not expose a session's bytes, so a store that survives a restart cannot be plugged in here.
  */
 final class QuicTls {
   static final String ALPN = "h3";
+  /** Servers whose latest session each client context remembers (least recently used dropped). */
+  static final long CLIENT_SESSION_CACHE_SIZE = 1024;
   private static final Map<List<Object>, QuicSslContext> CLIENT_CONTEXTS = new ConcurrentHashMap<>();
 
   private QuicTls() {}
@@ -63,6 +68,7 @@ final class QuicTls {
       QuicSslContextBuilder b = QuicSslContextBuilder.forClient()
           .applicationProtocols(ALPN)
           .earlyData(earlyData)
+          .sessionCacheSize(CLIENT_SESSION_CACHE_SIZE)
           .endpointIdentificationAlgorithm("HTTPS");
       if (trust != null) {
         b.trustManager(certificates(trust, "trustedCertificatesPem"));

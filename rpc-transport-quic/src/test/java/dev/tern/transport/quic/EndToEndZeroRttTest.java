@@ -48,6 +48,13 @@ class EndToEndZeroRttTest {
       .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("test.Early/Connection")
       .setRequestMarshaller(UTF8).setResponseMarshaller(UTF8).setIdempotent(true).build();
 
+  /** A unary method of strings; {@code idempotent} makes the call layer allow it early data. */
+  static MethodDescriptor<String, String> method(String fullName, boolean idempotent) {
+    return MethodDescriptor.<String, String>newBuilder().setType(MethodDescriptor.MethodType.UNARY)
+        .setFullMethodName(fullName).setRequestMarshaller(UTF8).setResponseMarshaller(UTF8)
+        .setIdempotent(idempotent).build();
+  }
+
   @Test
   void aResumedChannelsFirstCallArrivesAsEarlyData() throws Exception {
     ServerServiceDefinition service = ServerServiceDefinition.builder("test.Early")

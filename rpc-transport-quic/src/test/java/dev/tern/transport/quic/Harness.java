@@ -133,7 +133,7 @@ final class Harness {
   }
 
   /** Records a client transport's events. */
-  static final class TransportEvents implements ClientTransport.Listener {
+  static class TransportEvents implements ClientTransport.Listener {
     final CompletableFuture<ConnectionInfo> ready = new CompletableFuture<>();
     final CompletableFuture<Status> shutdown = new CompletableFuture<>();
     final CountDownLatch terminated = new CountDownLatch(1);

@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -113,8 +114,58 @@ class QuicTransportTest {
   void highestCommonVersionIsAgreed() throws Exception {
     Harness.EchoServer server = server(Harness.serverOptions().with(TransportOptions.PROTOCOL_VERSIONS, new int[] {3, 2}));
     Harness.TransportEvents events = new Harness.TransportEvents();
-    client(server.port(), Harness.clientOptions().with(TransportOptions.PROTOCOL_VERSIONS, new int[] {1, 2}), events);
-    assertThat(events.ready.get(10, TimeUnit.SECONDS).protocolVersion()).isEqualTo(2);
+    ClientTransport client = client(server.port(),
+        Harness.clientOptions().with(TransportOptions.PROTOCOL_VERSIONS, new int[] {1, 2}), events);
+    events.ready.get(10, TimeUnit.SECONDS);
+    awaitSettings((QuicClientTransport) client);
+    assertThat(client.connectionInfo().protocolVersion()).isEqualTo(2);
+  }
+
+  @Test
+  void aLaterConnectionIsReadyAtItsHandshakeWithTheVersionsTheServerNamedBefore() throws Exception {
+    Harness.EchoServer server = server(Harness.serverOptions());
+    ReadyProbe first = new ReadyProbe();
+    first.start(server.port());
+    assertThat(first.events.ready.get(10, TimeUnit.SECONDS).protocolVersion()).isEqualTo(1);
+    assertThat(first.settingsAtReady.get()).as("first contact: ready once the server's SETTINGS arrived").isTrue();
+
+    ReadyProbe second = new ReadyProbe();
+    second.start(server.port());
+    // The server sends its SETTINGS only once it has our Finished, so they cannot have arrived when
+    // our handshake completes: ready now means no call held by the call layer waits for them.
+    assertThat(second.events.ready.get(10, TimeUnit.SECONDS).protocolVersion()).isEqualTo(1);
+    assertThat(second.settingsAtReady.get()).as("later contact: ready before this connection's SETTINGS").isFalse();
+    awaitSettings(second.transport);
+    assertThat(second.transport.connectionInfo().protocolVersion()).isEqualTo(1);
+  }
+
+  /** A client transport that records whether its server's SETTINGS had arrived when it became ready. */
+  private final class ReadyProbe {
+    final AtomicReference<Boolean> settingsAtReady = new AtomicReference<>();
+    QuicClientTransport transport;
+    final Harness.TransportEvents events = new Harness.TransportEvents() {
+      @Override
+      public void transportReady(ConnectionInfo info) {
+        settingsAtReady.set(transport.settingsReceived());
+        super.transportReady(info);
+      }
+    };
+
+    void start(int port) {
+      transport = (QuicClientTransport) PROVIDER.newClientTransport(new InetSocketAddress("127.0.0.1", port),
+          "localhost:" + port, Harness.clientOptions());
+      clients.add(transport);
+      clientEvents.add(events);
+      transport.start(events);
+    }
+  }
+
+  private static void awaitSettings(QuicClientTransport client) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!client.settingsReceived() && System.nanoTime() < deadline) {
+      TimeUnit.MILLISECONDS.sleep(5);
+    }
+    assertThat(client.settingsReceived()).as("server SETTINGS arrived").isTrue();
   }
 
   @Test
