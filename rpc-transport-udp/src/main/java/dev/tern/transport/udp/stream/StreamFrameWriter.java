@@ -51,6 +51,15 @@ public final class StreamFrameWriter {
     return s == null ? -1 : s.urgency();
   }
 
+  /**
+   * Whether the stream the scheduler would send next has lost data waiting to be sent again
+   * (retransmitted data goes first within its stream, so that is what it would send).
+   */
+  public boolean nextIsRetransmission() {
+    Stream s = set.scheduler.next();
+    return s != null && s.send().hasRetransmission();
+  }
+
   /** Whether stream data is waiting that can be sent now. */
   public boolean hasStreamData() {
     return !set.scheduler.isEmpty();
