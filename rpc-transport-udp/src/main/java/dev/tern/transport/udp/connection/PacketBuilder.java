@@ -160,7 +160,7 @@ final class PacketBuilder {
       return true;
     }
     int urgency = c.streamWriter.nextUrgency();
-    return urgency >= BACKGROUND_ABOVE_URGENCY && !c.streamWriter.nextIsRetransmission();
+    return urgency >= BACKGROUND_ABOVE_URGENCY && !c.streamWriter.hasRetransmission();
   }
 
   /** RFC 8899 §4.1: a probe is a PING padded to the size under test; it carries nothing else. */

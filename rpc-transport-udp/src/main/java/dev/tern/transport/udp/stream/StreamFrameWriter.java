@@ -52,12 +52,11 @@ public final class StreamFrameWriter {
   }
 
   /**
-   * Whether the stream the scheduler would send next has lost data waiting to be sent again
-   * (retransmitted data goes first within its stream, so that is what it would send).
+   * Whether any stream has lost data waiting to be sent again. It scans every stream, so it is
+   * for rare decisions (a due PMTU probe), not for every packet.
    */
-  public boolean nextIsRetransmission() {
-    Stream s = set.scheduler.next();
-    return s != null && s.send().hasRetransmission();
+  public boolean hasRetransmission() {
+    return set.anyRetransmission();
   }
 
   /** Whether stream data is waiting that can be sent now. */

@@ -87,4 +87,33 @@ class MtuTest {
     assertThat(firstProbe).isNotNegative();
     assertThat(up.sent.get(firstData).sentNs).isLessThan(up.sent.get(firstProbe).sentNs);
   }
+
+  @org.junit.jupiter.api.Test
+  void retransmissionsOfALostFlightGoAheadOfAPmtuProbe() {
+    // mobile, concurrent, seed 2689: the client's whole first flight of requests is lost in one
+    // burst; the ACK of its PTO probes declares it lost while a PMTU probe is due. RFC 8899 §5.1:
+    // the repairs go first, the probe after them.
+    long seed = 2689;
+    LinkProfile p = SimProfiles.get("mobile");
+    WireLog up = new WireLog(new LinkChannel(new Link(p.clientToServer(), seed * 31 + 1, 0)));
+    Channel down = new LinkChannel(new Link(p.serverToClient(), seed * 31 + 2, 0));
+    ConnectionConfig config = ConnectionConfig.defaults();
+    Simulation sim = new Simulation(seed, up, down, config, config,
+        Scenario.CONCURRENT.calls(new java.util.Random(seed)));
+    sim.runUntil(() -> sim.allCallsDone() || sim.fatal() != null, 120_000 * MS);
+    assertThat(sim.fatal()).isNull();
+    assertThat(sim.allCallsDone()).isTrue();
+    assertThat(sim.client().stats().packetsRetransmitted).isPositive();
+    long lastData = -1;
+    long firstProbe = Long.MAX_VALUE;
+    for (WireLog.Datagram d : up.sent) {
+      if (!d.streamIds.isEmpty()) {
+        lastData = Math.max(lastData, d.sentNs);
+      } else if (!d.ackOnly && d.bytes > 1252) {
+        firstProbe = Math.min(firstProbe, d.sentNs);
+      }
+    }
+    assertThat(firstProbe).isNotEqualTo(Long.MAX_VALUE);
+    assertThat(firstProbe).isGreaterThan(lastData);
+  }
 }
