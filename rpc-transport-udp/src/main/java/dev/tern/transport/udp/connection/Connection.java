@@ -78,6 +78,8 @@ public final class Connection {
   boolean handshakeDoneAcked;
   boolean peerEstablished;
   boolean retransmitQueued;
+  /** The number of the first 1-RTT packet sent, or -1 before it. */
+  long firstOneRttPn = -1;
   boolean addressValidated;
   long amplificationReceivedBytes;
   long amplificationSentBytes;

@@ -137,10 +137,30 @@ final class PacketBuilder {
       return 0;
     }
     int size = c.mtu.probeSize(c.nowNs);
-    if (size == 0 || !c.cc.canSend(c.loss.bytesInFlight(), size) || !c.log.hasRoom()) {
+    if (size == 0 || !c.cc.canSend(c.loss.bytesInFlight(), size) || !c.log.hasRoom()
+        || !spareCapacityForProbe()) {
       return 0;
     }
     return size;
+  }
+
+  /**
+   * RFC 8899 §5.1: probing must not hold back the application's data or its repairs. A due probe
+   * waits while no 1-RTT packet has been acknowledged yet (so the first request goes first, and
+   * the probe needs the window anyway), while lost data waits to be sent again, while data more
+   * urgent than RFC 9218's default waits, and while a PTO probe is due. It is only ever deferred,
+   * never dropped: it goes with the next spare capacity.
+   */
+  private boolean spareCapacityForProbe() {
+    if (c.probesPending > 0 || c.firstOneRttPn < 0
+        || c.loss.largestAckedPn() < c.firstOneRttPn) {
+      return false;
+    }
+    if (!c.streamWriter.hasStreamData()) {
+      return true;
+    }
+    int urgency = c.streamWriter.nextUrgency();
+    return urgency >= BACKGROUND_ABOVE_URGENCY && !c.streamWriter.hasRetransmission();
   }
 
   /** RFC 8899 §4.1: a probe is a PING padded to the size under test; it carries nothing else. */
@@ -183,6 +203,9 @@ final class PacketBuilder {
           pnLength);
     } else {
       PacketWriter.writeShortHeader(out, c.peerCid, pn, pnLength);
+      if (c.firstOneRttPn < 0) {
+        c.firstOneRttPn = pn;
+      }
     }
     int payloadStart = out.position();
     int limit = start + max - c.protection.overheadBytes();

@@ -206,11 +206,28 @@ public final class LossDetector {
       return Long.MAX_VALUE;
     }
     long pto = rtt.ptoNs(handshakeConfirmed ? maxAckDelayNs : 0) << Math.min(ptoCount, 20);
+    if (ptoCount == 0 && handshakeConfirmed && rtt.hasSample() && ackElicitingInFlight > 0) {
+      pto = Math.min(pto, tailLossProbeNs());
+    }
     // RFC 9002 §A.8: with nothing in flight (a client before confirmation) the timer runs from
     // when it was last set, by an ACK or a timeout, not from the last packet sent.
     long base = ackElicitingInFlight == 0
         ? Math.max(lastAckElicitingSentNs, timerEventNs) : lastAckElicitingSentNs;
     return base + pto;
+  }
+
+  /**
+   * RFC 8985 §7.2: the first probe after the last ack-eliciting send is a tail-loss probe, due
+   * after 2 SRTT, plus the peer's max_ack_delay when a single packet is in flight (its ACK may be
+   * delayed; with two or more the peer acknowledges at once, RFC 9000 §13.2.2), and never later
+   * than RFC 9002's PTO. Only the first probe is armed so; later ones back off from RFC 9002's
+   * PTO (§6.2.1), and persistent congestion is still judged on RFC 9002's PTO (§7.6.1). A
+   * spurious probe costs only the probe packets: a PTO declares nothing lost and leaves the
+   * window alone (RFC 9002 §7.5).
+   */
+  private long tailLossProbeNs() {
+    long tlp = Math.max(2 * rtt.smoothedRttNs(), RttEstimator.GRANULARITY_NS);
+    return ackElicitingInFlight == 1 ? tlp + maxAckDelayNs : tlp;
   }
 
   /**

@@ -224,6 +224,11 @@ public final class SendStream {
     }
   }
 
+  /** Whether lost data of this stream waits to be sent again. */
+  boolean hasRetransmission() {
+    return !resetRequested && !retransmit.isEmpty();
+  }
+
   /** Whether RESET_STREAM is to be sent. */
   boolean resetPending() {
     return resetState == 1;

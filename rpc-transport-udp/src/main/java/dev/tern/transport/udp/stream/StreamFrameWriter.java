@@ -51,6 +51,14 @@ public final class StreamFrameWriter {
     return s == null ? -1 : s.urgency();
   }
 
+  /**
+   * Whether any stream has lost data waiting to be sent again. It scans every stream, so it is
+   * for rare decisions (a due PMTU probe), not for every packet.
+   */
+  public boolean hasRetransmission() {
+    return set.anyRetransmission();
+  }
+
   /** Whether stream data is waiting that can be sent now. */
   public boolean hasStreamData() {
     return !set.scheduler.isEmpty();

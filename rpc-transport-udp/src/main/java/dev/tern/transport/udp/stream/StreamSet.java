@@ -61,6 +61,17 @@ public final class StreamSet {
     return streams.size();
   }
 
+  /** Whether any stream has lost data waiting to be sent again (a scan: not per packet). */
+  public boolean anyRetransmission() {
+    for (int i = 0; i < streams.capacity(); i++) {
+      Stream s = streams.slot(i);
+      if (s != null && s.send().hasRetransmission()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** The stream with {@code id}, or null if it is not open. */
   public Stream get(long id) {
     return streams.get(id);

@@ -91,6 +91,30 @@ class LossDetectorTest {
   }
 
   @Test
+  void theFirstProbeIsATailLossProbeAfterTwoSmoothedRtts() {
+    // One jittery sample: SRTT 200 ms, RTTVAR 100 ms, so RFC 9002's PTO is 625 ms with a 25 ms
+    // max_ack_delay while RFC 8985 §7.2's TLP is due after 2 SRTT = 400 ms.
+    rtt.onSample(200 * MS, 0);
+    detector.setPeerMaxAckDelay(25 * MS, true);
+    send(0, 4, 0);
+    assertThat(detector.timerNs()).isEqualTo(400 * MS + 25 * MS); // one packet: its ACK may wait
+    send(0, 4, 1000);
+    assertThat(detector.timerNs()).isEqualTo(400 * MS); // two: the peer acknowledges at once
+    assertThat(detector.onTimeout(400 * MS)).isEqualTo(LossDetector.PROBES_PER_PTO);
+    // Later probes back off from RFC 9002's PTO.
+    assertThat(detector.timerNs()).isEqualTo(2 * rtt.ptoNs(25 * MS));
+  }
+
+  @Test
+  void noTailLossProbeBeforeTheHandshakeIsConfirmed() {
+    rtt.onSample(200 * MS, 0);
+    detector.setPeerMaxAckDelay(25 * MS, false);
+    send(0, 4, 0);
+    send(0, 4, 1000);
+    assertThat(detector.timerNs()).isEqualTo(rtt.ptoNs(0));
+  }
+
+  @Test
   void probeRepeatsTheOldestDataNotAnOlderPacketWithNothingToRepeat() {
     log.beginPacket(); // a PMTU probe: PING and padding, sent before the data
     log.addFrame(SentFrameType.PING, 0, 0, 0);

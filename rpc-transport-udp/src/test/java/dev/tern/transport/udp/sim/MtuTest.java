@@ -57,4 +57,63 @@ class MtuTest {
     assertThat(sim.server().maxDatagramBytes()).isBetween(1200, 1300);
     assertThat(sim.server().mtuDiscovery().blackHolesDetected()).isPositive();
   }
+
+  @ParameterizedTest
+  @CsvSource({"mobile,1", "3g-tmobile,2", "wifi,3"})
+  void theFirstRequestGoesAheadOfAnyPmtuProbe(String profile, long seed) {
+    // RFC 8899 §5.1: probing must not delay application data.
+    LinkProfile p = SimProfiles.get(profile);
+    WireLog up = new WireLog(new LinkChannel(new Link(p.clientToServer(), seed * 31 + 1, 0)));
+    Channel down = new LinkChannel(new Link(p.serverToClient(), seed * 31 + 2, 0));
+    ConnectionConfig config = ConnectionConfig.defaults();
+    Simulation sim = new Simulation(seed, up, down, config, config,
+        List.of(new Call(0, 4096, 1 << 16)));
+    sim.runUntil(() -> sim.allCallsDone() || sim.fatal() != null, 120_000 * MS);
+    assertThat(sim.fatal()).isNull();
+    assertThat(sim.allCallsDone()).isTrue();
+    int firstData = -1;
+    int firstProbe = -1;
+    for (int i = 0; i < up.sent.size(); i++) {
+      WireLog.Datagram d = up.sent.get(i);
+      if (firstData < 0 && !d.streamIds.isEmpty()) {
+        firstData = i;
+      }
+      // A PMTU probe: ack-eliciting, no stream data, larger than any packet of the base size.
+      if (firstProbe < 0 && !d.ackOnly && d.streamIds.isEmpty() && d.bytes > 1252) {
+        firstProbe = i;
+      }
+    }
+    assertThat(firstData).isNotNegative();
+    assertThat(firstProbe).isNotNegative();
+    assertThat(up.sent.get(firstData).sentNs).isLessThan(up.sent.get(firstProbe).sentNs);
+  }
+
+  @org.junit.jupiter.api.Test
+  void retransmissionsOfALostFlightGoAheadOfAPmtuProbe() {
+    // mobile, concurrent, seed 2689: the client's whole first flight of requests is lost in one
+    // burst; the ACK of its PTO probes declares it lost while a PMTU probe is due. RFC 8899 §5.1:
+    // the repairs go first, the probe after them.
+    long seed = 2689;
+    LinkProfile p = SimProfiles.get("mobile");
+    WireLog up = new WireLog(new LinkChannel(new Link(p.clientToServer(), seed * 31 + 1, 0)));
+    Channel down = new LinkChannel(new Link(p.serverToClient(), seed * 31 + 2, 0));
+    ConnectionConfig config = ConnectionConfig.defaults();
+    Simulation sim = new Simulation(seed, up, down, config, config,
+        Scenario.CONCURRENT.calls(new java.util.Random(seed)));
+    sim.runUntil(() -> sim.allCallsDone() || sim.fatal() != null, 120_000 * MS);
+    assertThat(sim.fatal()).isNull();
+    assertThat(sim.allCallsDone()).isTrue();
+    assertThat(sim.client().stats().packetsRetransmitted).isPositive();
+    long lastData = -1;
+    long firstProbe = Long.MAX_VALUE;
+    for (WireLog.Datagram d : up.sent) {
+      if (!d.streamIds.isEmpty()) {
+        lastData = Math.max(lastData, d.sentNs);
+      } else if (!d.ackOnly && d.bytes > 1252) {
+        firstProbe = Math.min(firstProbe, d.sentNs);
+      }
+    }
+    assertThat(firstProbe).isNotEqualTo(Long.MAX_VALUE);
+    assertThat(firstProbe).isGreaterThan(lastData);
+  }
 }
