@@ -89,6 +89,15 @@ final class QuicClientTransport implements ClientTransport {
         // Host and port let the TLS session cache resume sessions per server (0-RTT).
         .sslEngineProvider(q -> ssl.newEngine(q.alloc(), sniHost, port))
         .build();
+    // Armed before the connect: a connect that fails at once (nothing listens) shuts the event loop
+    // down from the loop's own thread, after which nothing more can be scheduled on it.
+    long timeoutMillis = options.get(TransportOptions.HANDSHAKE_TIMEOUT_MILLIS);
+    loop.schedule(() -> {
+      if (!ready && !closing) {
+        fail(Status.UNAVAILABLE.withDescription("QUIC handshake with " + address + " did not finish in "
+            + timeoutMillis + " ms"));
+      }
+    }, timeoutMillis, TimeUnit.MILLISECONDS);
     DatagramImpairment impairment = options.get(QuicTransportOptions.IMPAIRMENT);
     InetSocketAddress local = address.getAddress() != null && address.getAddress().isLoopbackAddress()
         ? new InetSocketAddress(address.getAddress(), 0) : new InetSocketAddress(0);
@@ -114,13 +123,6 @@ final class QuicClientTransport implements ClientTransport {
           udp = ((io.netty.channel.ChannelFuture) f).channel();
           connect();
         });
-    long timeoutMillis = options.get(TransportOptions.HANDSHAKE_TIMEOUT_MILLIS);
-    loop.schedule(() -> {
-      if (!ready && !closing) {
-        fail(Status.UNAVAILABLE.withDescription("QUIC handshake with " + address + " did not finish in "
-            + timeoutMillis + " ms"));
-      }
-    }, timeoutMillis, TimeUnit.MILLISECONDS);
   }
 
   private static String host(String authority) {
@@ -339,15 +341,8 @@ final class QuicClientTransport implements ClientTransport {
 
   /** Runs {@code task} on the loop; once the loop is gone the transport is over and it is dropped. */
   private boolean execute(Runnable task) {
-    if (loop == null) {
-      return false; // never started: nothing to shut down
-    }
-    try {
-      loop.execute(task);
-      return true;
-    } catch (java.util.concurrent.RejectedExecutionException terminated) {
-      return false;
-    }
+    // A transport never started has nothing to shut down.
+    return loop != null && EventLoops.run(loop, task);
   }
 
   @Override
