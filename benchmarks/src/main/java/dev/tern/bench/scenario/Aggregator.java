@@ -46,7 +46,17 @@ final class Aggregator {
     latency(link, variant, raw, reference, "setup", "resumed", link.idealExchangeMillis(1024, 1024),
         link.floorExchangeMillis(1024, 1024));
     metric(link, variant, raw, reference, "setup", "round_trips", "RTT", 1, true);
-    for (String s : List.of("unary", "feed", "bulk", "setup")) {
+    latency(link, variant, raw, reference, "scale", "active", link.idealExchangeMillis(1024, 1024),
+        link.floorExchangeMillis(1024, 1024));
+    for (String m : List.of("heap_per_conn_kib", "rss_per_conn_kib")) {
+      metric(link, variant, raw, reference, "scale", m, "KiB", Double.NaN, true);
+    }
+    metric(link, variant, raw, reference, "scale", "cpu_per_conn_ms", "ms", Double.NaN, true);
+    metric(link, variant, raw, reference, "scale", "cpu_per_call_us", "µs", Double.NaN, true);
+    metric(link, variant, raw, reference, "scale", "active_calls", "calls", Double.NaN, false);
+    metric(link, variant, raw, reference, "scale", "idle_failed", "conns", 0, true);
+    metric(link, variant, raw, reference, "scale", "active_failed_calls", "calls", 0, true);
+    for (String s : List.of("unary", "feed", "bulk", "setup", "scale")) {
       metric(link, variant, raw, reference, s, "failed", "reps", 0, true);
     }
     for (String n : raw.notes) {

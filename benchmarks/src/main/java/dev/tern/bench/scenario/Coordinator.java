@@ -31,6 +31,11 @@ final class Coordinator {
     ask("SYNC close");
   }
 
+  /** Asks the orchestrator for a sample of the server process's resources. */
+  ServerStats serverStats() {
+    return ServerStats.parse(ask("SYNC stats"));
+  }
+
   private String ask(String request) {
     synchronized (System.out) {
       System.out.println(request);
