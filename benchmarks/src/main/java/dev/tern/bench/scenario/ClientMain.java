@@ -53,6 +53,7 @@ public final class ClientMain {
       case BulkScenario.NAME -> BulkScenario.run(rep, ctx);
       case SetupScenario.NAME -> SetupScenario.run(rep, ctx);
       case ScaleScenario.NAME -> ScaleScenario.run(rep, ctx);
+      case MigrationScenario.NAME -> MigrationScenario.run(rep, ctx);
       default -> throw new IllegalArgumentException("unknown client scenario '" + scenario + "'");
     }
   }

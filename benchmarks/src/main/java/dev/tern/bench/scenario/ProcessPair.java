@@ -97,6 +97,15 @@ final class ProcessPair {
           }
           w.write(answer + "\n");
           w.flush();
+        } else if (line.equals("SYNC move")) {
+          String answer = "ok";
+          try {
+            lab.moveClientAddress();
+          } catch (RuntimeException e) {
+            answer = "ERROR " + e.getMessage();
+          }
+          w.write(answer + "\n");
+          w.flush();
         } else if (line.equals("SYNC close")) {
           lab.closeWindow();
           w.write("ok\n");
