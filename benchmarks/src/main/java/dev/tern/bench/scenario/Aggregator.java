@@ -46,7 +46,24 @@ final class Aggregator {
     latency(link, variant, raw, reference, "setup", "resumed", link.idealExchangeMillis(1024, 1024),
         link.floorExchangeMillis(1024, 1024));
     metric(link, variant, raw, reference, "setup", "round_trips", "RTT", 1, true);
-    for (String s : List.of("unary", "feed", "bulk", "setup")) {
+    latency(link, variant, raw, reference, "scale", "active", link.idealExchangeMillis(1024, 1024),
+        link.floorExchangeMillis(1024, 1024));
+    for (String m : List.of("heap_per_conn_kib", "rss_per_conn_kib")) {
+      metric(link, variant, raw, reference, "scale", m, "KiB", Double.NaN, true);
+    }
+    metric(link, variant, raw, reference, "scale", "cpu_per_conn_ms", "ms", Double.NaN, true);
+    metric(link, variant, raw, reference, "scale", "cpu_per_call_us", "µs", Double.NaN, true);
+    metric(link, variant, raw, reference, "scale", "active_calls", "calls", Double.NaN, false);
+    metric(link, variant, raw, reference, "scale", "idle_failed", "conns", 0, true);
+    metric(link, variant, raw, reference, "scale", "active_failed_calls", "calls", 0, true);
+    metric(link, variant, raw, reference, "migration", "survived", "reps", 1, false);
+    metric(link, variant, raw, reference, "migration", "call_failed", "reps", 0, true);
+    metric(link, variant, raw, reference, "migration", "stall_ms", "ms", Double.NaN, true);
+    metric(link, variant, raw, reference, "migration", "bytes_after_move", "B", Double.NaN, false);
+    metric(link, variant, raw, reference, "migration", "completion_ms", "ms", Double.NaN, true);
+    metric(link, variant, raw, reference, "migration", "move_ms", "ms", Double.NaN, true);
+    metric(link, variant, raw, reference, "migration", "new_connection_ok", "reps", 1, false);
+    for (String s : List.of("unary", "feed", "bulk", "setup", "scale", "migration")) {
       metric(link, variant, raw, reference, s, "failed", "reps", 0, true);
     }
     for (String n : raw.notes) {

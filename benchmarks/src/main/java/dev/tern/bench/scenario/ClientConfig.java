@@ -10,20 +10,26 @@ package dev.tern.bench.scenario;
  * @param capSeconds longest one download may run before it is cut and reported as capped
  * @param setupSamples cold connections per repetition
  * @param seed seed of every random choice (image sizes)
+ * @param idleConnections connections the scale scenario opens and leaves idle
+ * @param activeConnections connections of the scale scenario making unary calls
+ * @param activeSeconds how long the scale scenario's active connections make calls
  */
 record ClientConfig(int unaryCalls, int concurrentCalls, int screens, long bulkBytes, int capSeconds,
-    int setupSamples, long seed) {
+    int setupSamples, long seed, int idleConnections, int activeConnections, int activeSeconds) {
 
   static ClientConfig from(Args a) {
     return new ClientConfig(a.getInt("unary-calls", 50), a.getInt("concurrent-calls", 160),
         a.getInt("screens", 4), a.getLong("bulk-bytes", 2L << 20), a.getInt("cap-seconds", 60),
-        a.getInt("setup-samples", 2), a.getLong("seed", 1));
+        a.getInt("setup-samples", 2), a.getLong("seed", 1),
+        a.getInt("idle-connections", 500), a.getInt("active-connections", 16), a.getInt("active-seconds", 20));
   }
 
   String[] toArgs() {
     return new String[] {"--unary-calls", Integer.toString(unaryCalls),
         "--concurrent-calls", Integer.toString(concurrentCalls), "--screens", Integer.toString(screens),
         "--bulk-bytes", Long.toString(bulkBytes), "--cap-seconds", Integer.toString(capSeconds),
-        "--setup-samples", Integer.toString(setupSamples), "--seed", Long.toString(seed)};
+        "--setup-samples", Integer.toString(setupSamples), "--seed", Long.toString(seed),
+        "--idle-connections", Integer.toString(idleConnections), "--active-connections",
+        Integer.toString(activeConnections), "--active-seconds", Integer.toString(activeSeconds)};
   }
 }

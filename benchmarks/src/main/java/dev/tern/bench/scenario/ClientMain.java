@@ -52,6 +52,8 @@ public final class ClientMain {
       case FeedScenario.NAME -> FeedScenario.run(rep, ctx);
       case BulkScenario.NAME -> BulkScenario.run(rep, ctx);
       case SetupScenario.NAME -> SetupScenario.run(rep, ctx);
+      case ScaleScenario.NAME -> ScaleScenario.run(rep, ctx);
+      case MigrationScenario.NAME -> MigrationScenario.run(rep, ctx);
       default -> throw new IllegalArgumentException("unknown client scenario '" + scenario + "'");
     }
   }

@@ -31,6 +31,19 @@ final class Coordinator {
     ask("SYNC close");
   }
 
+  /** Asks the orchestrator for a sample of the server process's resources. */
+  ServerStats serverStats() {
+    return ServerStats.parse(ask("SYNC stats"));
+  }
+
+  /** Asks the orchestrator to move the client to a new address; returns once it has, fails if it could not. */
+  void moveClientAddress() {
+    String answer = ask("SYNC move");
+    if (!answer.equals("ok")) {
+      throw new IllegalStateException("the client's address could not be moved: " + answer);
+    }
+  }
+
   private String ask(String request) {
     synchronized (System.out) {
       System.out.println(request);

@@ -41,6 +41,16 @@ public interface Lab extends AutoCloseable {
    */
   List<Integer> roundTrips();
 
+  /**
+   * Moves the client to a new source address while connections are open: packets the client sends
+   * afterwards leave from the new address and the server can answer it; the old address is gone.
+   *
+   * @throws UnsupportedOperationException where the lab has no address to move
+   */
+  default void moveClientAddress() {
+    throw new UnsupportedOperationException("this lab cannot move the client's address");
+  }
+
   /** Removes whatever the lab created (namespaces, devices, settings it changed). */
   @Override
   void close() throws Exception;

@@ -3,9 +3,13 @@ package dev.tern.bench.scenario;
 import dev.tern.netlab.emu.NetlabEmulator;
 import dev.tern.netlab.emu.Netns;
 import dev.tern.netlab.link.LinkProfiles;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The netlab IP-level emulator: server and client in two network namespaces, every IP packet
@@ -18,6 +22,8 @@ final class NetlabLab implements Lab {
   private final Path packetLog;
   private final List<double[]> windows = new ArrayList<>();
   private List<Integer> roundTrips = List.of();
+  private String clientAddress;
+  private int moves;
 
   NetlabLab(String profile, long seed, String cc, Path packetLog) {
     NetlabEmulator.Builder b = NetlabEmulator.builder().profile(LinkProfiles.get(profile)).seed(seed)
@@ -29,6 +35,7 @@ final class NetlabLab implements Lab {
     this.link = LinkSpec.of(emu.profile());
     this.cc = cc;
     this.packetLog = packetLog;
+    this.clientAddress = emu.clientAddress();
   }
 
   @Override
@@ -80,6 +87,36 @@ final class NetlabLab implements Lab {
   @Override
   public List<Integer> roundTrips() {
     return roundTrips;
+  }
+
+  @Override
+  public synchronized void moveClientAddress() {
+    String to = ClientAddressMove.address(++moves);
+    for (List<String> cmd : ClientAddressMove.commands(emu.clientNamespace(), emu.serverNamespace(),
+        NetlabEmulator.DEVICE, clientAddress, to, emu.serverAddress())) {
+      run(cmd);
+    }
+    clientAddress = to;
+  }
+
+  private static void run(List<String> cmd) {
+    try {
+      Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+      byte[] out = p.getInputStream().readAllBytes();
+      if (!p.waitFor(20, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        throw new IllegalStateException("timed out: " + String.join(" ", cmd));
+      }
+      if (p.exitValue() != 0) {
+        throw new IllegalStateException("failed (exit " + p.exitValue() + "): " + String.join(" ", cmd) + ": "
+            + new String(out, StandardCharsets.UTF_8).trim());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot run " + String.join(" ", cmd), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted running " + String.join(" ", cmd), e);
+    }
   }
 
   @Override

@@ -8,19 +8,16 @@ import java.util.Map;
 final class NotApplicable {
   private NotApplicable() {}
 
-  static Map<String, String> reasons(List<String> transports, List<String> variants) {
-    boolean datagram = transports.contains("quic") || transports.contains("udp");
+  static Map<String, String> reasons(List<String> transports, List<String> variants, List<String> scenarios) {
     Map<String, String> m = new LinkedHashMap<>();
-    m.put("migration", datagram
-        ? "not run: the client-address change is not implemented in this benchmark yet"
-        : "not applicable to the transports present (" + variants + "): a TCP connection cannot survive an "
-            + "address change, so every open call fails; there is nothing to compare it with");
-    m.put("fallback", datagram
-        ? "not run: blocking UDP on the emulated link is not implemented in this benchmark yet"
-        : "not applicable to the transports present (" + variants + "): with no UDP transport there is nothing "
-            + "to fall back from");
-    m.put("scale", "not run: thousands of connections need more than this 2-core machine can give while "
-        + "measuring; not implemented in this benchmark yet");
+    if (!scenarios.contains("migration")) {
+      m.put("migration", "not run in this invocation (add it with --scenarios ...,migration)");
+    }
+    m.put("fallback", "not run: falling back from a blocked UDP transport to TCP needs transport negotiation "
+        + "(the client choosing among transports at connect time), which does not exist yet");
+    if (!scenarios.contains("scale")) {
+      m.put("scale", "not run in this invocation (add it with --scenarios ...,scale)");
+    }
     return m;
   }
 }

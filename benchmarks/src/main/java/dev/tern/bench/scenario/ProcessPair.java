@@ -43,6 +43,7 @@ final class ProcessPair {
             + logDir.resolve(tag + "-server.err") + ")");
       }
       int port = Integer.parseInt(first.substring(10).trim());
+      ServerControl control = new ServerControl(sout, sp);
       Path out = logDir.resolve(tag + "-client.txt");
       List<String> client = java(ClientMain.class, "--stack", stack, "--host", lab.serverHostForClient(),
           "--port", Integer.toString(port), "--scenarios", String.join(",", scenarios), "--reps",
@@ -50,7 +51,7 @@ final class ProcessPair {
       client.addAll(List.of(config.toArgs()));
       Process cp = new ProcessBuilder(lab.clientCommand(client))
           .redirectError(logDir.resolve(tag + "-client.err").toFile()).start();
-      Thread talker = new Thread(() -> talk(cp, progress), "client-" + tag);
+      Thread talker = new Thread(() -> talk(cp, control, progress), "client-" + tag);
       talker.setDaemon(true);
       talker.start();
       if (!cp.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
@@ -64,8 +65,9 @@ final class ProcessPair {
       }
       return out;
     } finally {
-      try (Writer w = new OutputStreamWriter(sp.getOutputStream(), StandardCharsets.UTF_8)) {
-        w.write("quit\n");
+      try {
+        serverInput(sp).write("quit\n");
+        serverInput(sp).close();
       } catch (IOException ignored) {
         // The server already exited; nothing to stop.
       }
@@ -75,7 +77,7 @@ final class ProcessPair {
     }
   }
 
-  private void talk(Process cp, Consumer<String> progress) {
+  private void talk(Process cp, ServerControl control, Consumer<String> progress) {
     try (BufferedReader in = new BufferedReader(new InputStreamReader(cp.getInputStream(), StandardCharsets.UTF_8));
         Writer w = new OutputStreamWriter(cp.getOutputStream(), StandardCharsets.UTF_8)) {
       String line;
@@ -86,6 +88,24 @@ final class ProcessPair {
           lab.openWindow();
           w.write("ok\n");
           w.flush();
+        } else if (line.equals("SYNC stats")) {
+          String answer;
+          try {
+            answer = control.stats();
+          } catch (IOException e) {
+            answer = "ERROR " + e.getMessage(); // the client's parse fails the scenario with this text
+          }
+          w.write(answer + "\n");
+          w.flush();
+        } else if (line.equals("SYNC move")) {
+          String answer = "ok";
+          try {
+            lab.moveClientAddress();
+          } catch (RuntimeException e) {
+            answer = "ERROR " + e.getMessage();
+          }
+          w.write(answer + "\n");
+          w.flush();
         } else if (line.equals("SYNC close")) {
           lab.closeWindow();
           w.write("ok\n");
@@ -94,6 +114,34 @@ final class ProcessPair {
       }
     } catch (IOException e) {
       progress.accept("lost the client's output: " + e);
+    }
+  }
+
+  private final java.util.Map<Process, Writer> inputs = new java.util.concurrent.ConcurrentHashMap<>();
+
+  private Writer serverInput(Process sp) {
+    return inputs.computeIfAbsent(sp, p -> new OutputStreamWriter(p.getOutputStream(), StandardCharsets.UTF_8));
+  }
+
+  /** Asks the server process for a {@link ServerStats} line over its standard input and output. */
+  private final class ServerControl {
+    private final BufferedReader out;
+    private final Process sp;
+
+    ServerControl(BufferedReader out, Process sp) {
+      this.out = out;
+      this.sp = sp;
+    }
+
+    synchronized String stats() throws IOException {
+      Writer w = serverInput(sp);
+      w.write("stats\n");
+      w.flush();
+      String line = out.readLine();
+      if (line == null || !line.startsWith(ServerStats.PREFIX)) {
+        throw new IOException("server answered stats with '" + line + "'");
+      }
+      return line;
     }
   }
 

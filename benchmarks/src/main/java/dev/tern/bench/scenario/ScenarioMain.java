@@ -39,7 +39,7 @@ public final class ScenarioMain implements Callable<Integer> {
   List<String> variants;
 
   @Option(names = "--scenarios", split = ",", defaultValue = "unary,feed,bulk,setup",
-      description = "scenarios (default: ${DEFAULT-VALUE}); migration, fallback, scale are reported as not applicable")
+      description = "scenarios (default: ${DEFAULT-VALUE}); also: scale; migration and fallback are reported as not run")
   List<String> scenarios;
 
   @Option(names = "--reps", defaultValue = "5", description = "repetitions (default: ${DEFAULT-VALUE})")
@@ -62,6 +62,15 @@ public final class ScenarioMain implements Callable<Integer> {
 
   @Option(names = "--cap-seconds", defaultValue = "45", description = "longest one download may run")
   int capSeconds;
+
+  @Option(names = "--scale-idle", description = "scale: idle connections (default 500; --smoke: 20)")
+  Integer scaleIdle;
+
+  @Option(names = "--scale-active", defaultValue = "16", description = "scale: connections making calls")
+  int scaleActive;
+
+  @Option(names = "--scale-seconds", description = "scale: seconds of active calls (default 20; --smoke: 3)")
+  Integer scaleSeconds;
 
   @Option(names = "--plaintext-tcp",
       description = "run the kernel-TCP stacks without TLS (QUIC always uses TLS); default: TLS everywhere")
@@ -177,10 +186,12 @@ public final class ScenarioMain implements Callable<Integer> {
   private ClientConfig configFor(LinkSpec link) {
     if (smoke) {
       return new ClientConfig(unaryCalls != null ? unaryCalls : 5, 32, 1,
-          bulkBytes != null ? bulkBytes : 128 * 1024, capSeconds, 1, seed);
+          bulkBytes != null ? bulkBytes : 128 * 1024, capSeconds, 1, seed,
+          scaleIdle != null ? scaleIdle : 20, Math.min(scaleActive, 4), scaleSeconds != null ? scaleSeconds : 3);
     }
     long bulk = bulkBytes != null ? bulkBytes : defaultBulkBytes(link);
-    return new ClientConfig(unaryCalls != null ? unaryCalls : 20, 64, 1, bulk, capSeconds, 1, seed);
+    return new ClientConfig(unaryCalls != null ? unaryCalls : 20, 64, 1, bulk, capSeconds, 1, seed,
+        scaleIdle != null ? scaleIdle : 500, scaleActive, scaleSeconds != null ? scaleSeconds : 20);
   }
 
   /** 20 MiB where the link is fast or unshaped, 2 MiB on links of 2 Mbit/s and over, 1 MiB below. */
@@ -193,7 +204,7 @@ public final class ScenarioMain implements Callable<Integer> {
 
   private void writeOutputs(Path dir, Aggregator agg, List<String> labels, Map<String, String> skipped,
       Map<String, Object> profilesJson, long startNs) throws Exception {
-    Map<String, String> notApplicable = NotApplicable.reasons(RpcStacks.transportNames(), labels);
+    Map<String, String> notApplicable = NotApplicable.reasons(RpcStacks.transportNames(), labels, scenarios);
     Map<String, Object> json = new LinkedHashMap<>();
     json.put("date", Instant.now().toString());
     json.put("command", String.join(" ", commandLine()));

@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The benchmark's server process: serves {@link BenchService} on one stack, prints {@code LISTENING
- * <port>} and runs until its standard input ends or reads {@code quit}.
+ * <port>} and runs until its standard input ends or reads {@code quit}; answers {@code stats} with a {@link ServerStats} line.
  */
 public final class ServerMain {
   private ServerMain() {}
@@ -37,7 +37,11 @@ public final class ServerMain {
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     String line;
     while ((line = in.readLine()) != null && !line.trim().equals("quit")) {
-      // Only "quit" or the end of input stops the server.
+      // "stats" samples this process for the scale scenario; only "quit" or the end of input stops the server.
+      if (line.trim().equals("stats")) {
+        System.out.println(ServerStats.sample().toLine());
+        System.out.flush();
+      }
     }
     server.shutdown();
     if (!server.awaitTermination(5, TimeUnit.SECONDS)) {
