@@ -1,5 +1,6 @@
 package dev.tern.transport.udp.connection;
 
+import dev.tern.transport.udp.util.LongObjectMap;
 import dev.tern.transport.udp.packet.ConnectionId;
 import dev.tern.transport.udp.packet.PacketHeader;
 import dev.tern.transport.udp.packet.PacketType;
@@ -22,7 +23,7 @@ public final class ServerDemux {
   private final ConnectionConfig config;
   private final Random random;
   private final Function<Connection, ConnectionListener> listeners;
-  private final CidMap byCid = new CidMap();
+  private final LongObjectMap<Connection> byCid = new LongObjectMap<>();
   private final List<Connection> connections = new ArrayList<>();
   private final PacketHeader header = new PacketHeader();
   private final PlaintextProtection initialProtection = new PlaintextProtection();

@@ -1,5 +1,6 @@
 package dev.tern.transport.udp.stream;
 
+import dev.tern.transport.udp.util.LongObjectMap;
 import dev.tern.transport.udp.frame.ResetStreamFrame;
 import dev.tern.transport.udp.frame.StreamFrame;
 import dev.tern.transport.udp.frame.TransportError;
@@ -16,7 +17,7 @@ public final class StreamSet {
   private final StreamLimits local;
   private final StreamListener listener;
   final SendScheduler scheduler;
-  private final StreamMap streams = new StreamMap();
+  private final LongObjectMap<Stream> streams = new LongObjectMap<>();
   final ArrayDeque<Stream> controlQueue = new ArrayDeque<>();
   private final ArrayDeque<Stream> notifyQueue = new ArrayDeque<>();
 
