@@ -5,7 +5,7 @@ package dev.tern.transport.udp.congestion;
  * Windows are kept in bytes; the cubic function is evaluated in bytes by scaling C with the
  * segment size (RFC 9438 §4.1 states it in segments).
  */
-public final class Cubic implements CongestionController {
+public final class Cubic extends WindowController {
   /** RFC 9438 §4.1: C = 0.4 segments / s^3. */
   static final double C = 0.4;
   /** RFC 9438 §4.6: beta_cubic = 0.7. */
@@ -13,12 +13,7 @@ public final class Cubic implements CongestionController {
   /** RFC 9438 §4.3: alpha_cubic = 3 (1 - beta) / (1 + beta). */
   static final double RENO_ALPHA = 3.0 * (1.0 - BETA) / (1.0 + BETA);
 
-  private final CwndUseTracker use = new CwndUseTracker();
   private final HyStartPlusPlus hystart = new HyStartPlusPlus();
-  private int maxDatagramSize;
-  private long cwndBytes;
-  private long ssthreshBytes = Long.MAX_VALUE;
-  private long recoveryStartNs = Long.MIN_VALUE;
   /** RFC 9438 §4.1: W_max, bytes. */
   private double wMaxBytes;
   /** RFC 9438 §4.3: cwnd_prior, bytes. */
@@ -33,8 +28,7 @@ public final class Cubic implements CongestionController {
 
   /** A controller for datagrams of up to {@code maxDatagramSize} bytes. */
   public Cubic(int maxDatagramSize) {
-    this.maxDatagramSize = WindowPacing.checkDatagramSize(maxDatagramSize);
-    this.cwndBytes = WindowPacing.initialWindowBytes(maxDatagramSize);
+    super(maxDatagramSize);
   }
 
   @Override
@@ -139,27 +133,6 @@ public final class Cubic implements CongestionController {
     onPacketLost(nowNs, -1, 0, nowNs - 1, 0);
     cwndBytes = WindowPacing.minimumWindowBytes(maxDatagramSize);
     recoveryStartNs = nowNs;
-  }
-
-  @Override
-  public void onMaxDatagramSizeChanged(int bytes) {
-    maxDatagramSize = WindowPacing.checkDatagramSize(bytes);
-    cwndBytes = Math.max(cwndBytes, WindowPacing.minimumWindowBytes(bytes));
-  }
-
-  @Override
-  public long congestionWindowBytes() {
-    return cwndBytes;
-  }
-
-  @Override
-  public long pacingRateBytesPerSecond(RttView rtt) {
-    return WindowPacing.rateBytesPerSecond(cwndBytes, rtt.smoothedRttNs(), inSlowStart());
-  }
-
-  @Override
-  public boolean inSlowStart() {
-    return cwndBytes < ssthreshBytes;
   }
 
   @Override

@@ -5,21 +5,15 @@ package dev.tern.transport.udp.congestion;
  * datagram per window, halving on loss once per recovery period, the minimum window on persistent
  * congestion.
  */
-public final class NewReno implements CongestionController {
+public final class NewReno extends WindowController {
   /** RFC 9002 §7.3.2: kLossReductionFactor. */
   private static final double LOSS_REDUCTION = 0.5;
 
-  private final CwndUseTracker use = new CwndUseTracker();
-  private int maxDatagramSize;
-  private long cwndBytes;
-  private long ssthreshBytes = Long.MAX_VALUE;
-  private long recoveryStartNs = Long.MIN_VALUE;
   private long avoidanceAckedBytes;
 
   /** A controller for datagrams of up to {@code maxDatagramSize} bytes. */
   public NewReno(int maxDatagramSize) {
-    this.maxDatagramSize = WindowPacing.checkDatagramSize(maxDatagramSize);
-    this.cwndBytes = WindowPacing.initialWindowBytes(maxDatagramSize);
+    super(maxDatagramSize);
   }
 
   @Override
@@ -70,27 +64,6 @@ public final class NewReno implements CongestionController {
     cwndBytes = WindowPacing.minimumWindowBytes(maxDatagramSize);
     recoveryStartNs = nowNs;
     avoidanceAckedBytes = 0;
-  }
-
-  @Override
-  public void onMaxDatagramSizeChanged(int bytes) {
-    maxDatagramSize = WindowPacing.checkDatagramSize(bytes);
-    cwndBytes = Math.max(cwndBytes, WindowPacing.minimumWindowBytes(bytes));
-  }
-
-  @Override
-  public long congestionWindowBytes() {
-    return cwndBytes;
-  }
-
-  @Override
-  public long pacingRateBytesPerSecond(RttView rtt) {
-    return WindowPacing.rateBytesPerSecond(cwndBytes, rtt.smoothedRttNs(), inSlowStart());
-  }
-
-  @Override
-  public boolean inSlowStart() {
-    return cwndBytes < ssthreshBytes;
   }
 
   @Override
