@@ -106,6 +106,30 @@ class LossDetectorTest {
   }
 
   @Test
+  void anUrgentTailIsProbedAfterOneAndAHalfSmoothedRtts() {
+    rtt.onSample(200 * MS, 0);
+    detector.setPeerMaxAckDelay(25 * MS, true);
+    send(0, 8, 0); // bulk data first
+    log.beginPacket();
+    log.addFrame(SentFrameType.STREAM_FIN, 24, 0, 600);
+    detector.onPacketSent(10 * MS, 700, true, true, true); // the end of an urgent request
+    assertThat(detector.timerNs()).isEqualTo(10 * MS + 300 * MS);
+    // Bulk data sent after it is the tail again: back to 2 SRTT from that packet.
+    send(20 * MS, 8, 1000);
+    assertThat(detector.timerNs()).isEqualTo(20 * MS + 400 * MS);
+  }
+
+  @Test
+  void anUrgentSinglePacketStillWaitsForTheDelayedAck() {
+    rtt.onSample(200 * MS, 0);
+    detector.setPeerMaxAckDelay(25 * MS, true);
+    log.beginPacket();
+    log.addFrame(SentFrameType.STREAM_FIN, 24, 0, 600);
+    detector.onPacketSent(0, 700, true, true, true);
+    assertThat(detector.timerNs()).isEqualTo(300 * MS + 25 * MS);
+  }
+
+  @Test
   void noTailLossProbeBeforeTheHandshakeIsConfirmed() {
     rtt.onSample(200 * MS, 0);
     detector.setPeerMaxAckDelay(25 * MS, false);

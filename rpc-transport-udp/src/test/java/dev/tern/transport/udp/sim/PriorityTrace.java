@@ -17,8 +17,8 @@ import java.util.Locale;
  *
  * <p>Arguments: {@code <profile> <seed> [clean|lossy] [from-ms]} ({@code clean} strips loss,
  * jitter and reordering; from-ms defaults to 300 ms before the urgent call), or
- * {@code scan <n>}, which lists the seeds among 1..n on {@code mobile} whose urgent call took
- * over 500 ms.
+ * {@code scan <n> [threshold-ms]}, which lists the seeds among 1..n on {@code mobile} whose urgent
+ * call took over the threshold (500 ms unless given).
  */
 public final class PriorityTrace {
   private static final long MS = 1_000_000L;
@@ -28,7 +28,7 @@ public final class PriorityTrace {
   /** Prints the trace of one run, or the slow seeds of a scan. */
   public static void main(String[] args) {
     if (args.length > 1 && args[0].equals("scan")) {
-      scan(Integer.parseInt(args[1]));
+      scan(Integer.parseInt(args[1]), args.length > 2 ? Long.parseLong(args[2]) : 500);
       return;
     }
     LinkProfile profile = SimProfiles.get(args.length > 0 ? args[0] : "mobile");
@@ -43,12 +43,12 @@ public final class PriorityTrace {
     trace(profile, seed, fromNs);
   }
 
-  private static void scan(int seeds) {
+  private static void scan(int seeds, long thresholdMs) {
     for (int seed = 1; seed <= seeds; seed++) {
       CcExperiments.PriorityResult r = CcExperiments.urgentAmidBulkSeed(
           SimProfiles.get("mobile"), seed, CongestionControl.BBR);
       long latency = r.latencyNs.length == 0 ? -1 : r.latencyNs[0];
-      if (latency > 500 * MS || latency < 0) {
+      if (latency > thresholdMs * MS || latency < 0) {
         System.out.printf(Locale.ROOT, "seed %d latency %.1f ms%n", seed, latency / 1e6);
       }
     }
