@@ -86,7 +86,7 @@ public final class LossDetector {
   public void onPacketSent(long nowNs, int bytes, boolean ackEliciting, boolean inFlight,
       boolean urgent) {
     long pn = log.nextPacketNumber();
-    log.endPacket(nowNs, bytes, ackEliciting, inFlight);
+    log.endPacket(nowNs, bytes, ackEliciting, inFlight, urgent);
     if (!ackEliciting && !inFlight) {
       // ACK-only packets are never acknowledged by themselves (RFC 9000 §13.2.1): tracking them
       // would only fill the log. Their ACK frames need no retransmission.
@@ -285,6 +285,27 @@ public final class LossDetector {
     for (long pn = log.firstPacketNumber(); pn < log.nextPacketNumber() && repeated < count;
         pn++) {
       if (log.isOpen(pn) && log.isAckEliciting(pn) && log.carriesRetransmittable(pn)) {
+        log.repeat(pn, sink);
+        repeated++;
+      }
+    }
+    return repeated;
+  }
+
+  /**
+   * Re-queues the frames of the oldest {@code count} packets in flight that carried urgent stream
+   * data, so that a probe repeats them ahead of less urgent new data (RFC 9218 §12: retransmission
+   * scheduling follows the streams' priorities). Without it a PTO probe would carry new bulk data
+   * (RFC 9002 §6.2.4 prefers new data) while the end of an urgent response lost in the same burst
+   * waited for the ACK of that probe, a round trip later. Scans the log: for probe timeouts only.
+   *
+   * @return how many packets were repeated
+   */
+  public int repeatOldestUrgent(int count) {
+    int repeated = 0;
+    for (long pn = log.firstPacketNumber(); pn < log.nextPacketNumber() && repeated < count;
+        pn++) {
+      if (log.isOpen(pn) && log.isUrgent(pn) && log.carriesRetransmittable(pn)) {
         log.repeat(pn, sink);
         repeated++;
       }

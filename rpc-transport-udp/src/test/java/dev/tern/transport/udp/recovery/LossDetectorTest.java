@@ -150,6 +150,27 @@ class LossDetectorTest {
   }
 
   @Test
+  void probeRepeatsUrgentDataInFlightBeforeOlderBulkData() {
+    send(0, 8, 0); // bulk
+    log.beginPacket();
+    log.addFrame(SentFrameType.STREAM, 24, 0, 1000);
+    detector.onPacketSent(MS, 1200, true, true, true); // urgent
+    send(2 * MS, 8, 1000); // bulk
+    log.beginPacket();
+    log.addFrame(SentFrameType.STREAM_FIN, 24, 1000, 500);
+    detector.onPacketSent(3 * MS, 700, true, true, true); // urgent
+    send(4 * MS, 8, 2000); // bulk
+    assertThat(detector.repeatOldestUrgent(LossDetector.PROBES_PER_PTO)).isEqualTo(2);
+    assertThat(lost).containsExactly("24@0", "24@1000");
+    // Still in flight: a repeat is not a loss.
+    assertThat(detector.bytesInFlight()).isEqualTo(3 * 1200 + 1200 + 700);
+    lost.clear();
+    detector.onAck(ack(4, 0), 5 * MS);
+    assertThat(detector.repeatOldestUrgent(LossDetector.PROBES_PER_PTO)).isZero();
+    assertThat(lost).isEmpty();
+  }
+
+  @Test
   void withNothingInFlightAClientsProbeTimerRunsFromTheLastAck() {
     detector.setArmWithoutInFlight(true); // a client before handshake confirmation
     send(0, 4, 0);
