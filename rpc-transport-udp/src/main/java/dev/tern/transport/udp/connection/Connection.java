@@ -298,6 +298,11 @@ public final class Connection {
       if (probes > 0) {
         stats.ptoCount++;
         probesPending = probes;
+        int next = streamWriter.nextUrgency();
+        if (next < 0 || next >= PacketBuilder.URGENT_BELOW_URGENCY) {
+          // The probes carry urgent data still in flight before any less urgent new data.
+          loss.repeatOldestUrgent(probes);
+        }
         mtu.onProbeTimeout(nowNs, loss.ptoCount());
         pathMtu.checkSize();
       }

@@ -22,6 +22,8 @@ final class PacketBuilder {
   static final long MAX_PACING_RATE_BYTES_PER_SECOND = 10_000_000_000L;
   /** RFC 9218 §4.1: the default urgency; data less urgent than this is background data. */
   static final int BACKGROUND_ABOVE_URGENCY = 3;
+  /** RFC 9218 §4.1: streams more urgent than the default (urgency 0-2) are urgent. */
+  static final int URGENT_BELOW_URGENCY = 3;
 
   private final Connection c;
 
@@ -222,14 +224,17 @@ final class PacketBuilder {
       c.pathResponsePending = false;
       eliciting = true;
     }
+    boolean urgent = false;
     if (dataAllowed) {
       eliciting |= writeData(out, limit);
+      urgent = c.streamWriter.lastCallMostUrgent() < URGENT_BELOW_URGENCY;
       if (probe && !eliciting) {
         // RFC 9002 §6.2.4: no new data, so the probes repeat the oldest data in flight: one
         // packet's frames per probe still due, so two probes carry the two oldest packets rather
         // than the oldest twice (a lost two-packet request then needs one PTO, not two).
         c.loss.repeatOldest(c.probesPending);
         eliciting = writeData(out, limit);
+        urgent = c.streamWriter.lastCallMostUrgent() < URGENT_BELOW_URGENCY;
       }
       if (probe && !eliciting && limit - out.position() >= 1) {
         SimpleFrames.encodePing(out);
@@ -255,7 +260,7 @@ final class PacketBuilder {
     }
     c.protection.seal(out, start, payloadStart, pn);
     int size = out.position() - start;
-    c.loss.onPacketSent(c.nowNs, size, eliciting, eliciting || padded);
+    c.loss.onPacketSent(c.nowNs, size, eliciting, eliciting || padded, urgent);
     if (eliciting) {
       c.idle.onAckElicitingSent(c.nowNs);
       c.pacer.onPacketSent(c.nowNs, size, true);

@@ -35,6 +35,7 @@ public final class LossDetector {
   private long bytesInFlight;
   private int ackElicitingInFlight;
   private long lastAckElicitingSentNs;
+  private boolean lastAckElicitingUrgent;
   private long lossTimeNs; // 0 = none
   private long timerEventNs; // the last ACK or timeout that (re)armed the timer
   private int ptoCount;
@@ -74,8 +75,18 @@ public final class LossDetector {
    * congestion controller.
    */
   public void onPacketSent(long nowNs, int bytes, boolean ackEliciting, boolean inFlight) {
+    onPacketSent(nowNs, bytes, ackEliciting, inFlight, false);
+  }
+
+  /**
+   * As {@link #onPacketSent(long, int, boolean, boolean)}; {@code urgent} says that the packet
+   * carried data of an urgent stream (more urgent than RFC 9218's default), which shortens the
+   * tail-loss probe while it is the last ack-eliciting packet sent (see {@link #timerNs()}).
+   */
+  public void onPacketSent(long nowNs, int bytes, boolean ackEliciting, boolean inFlight,
+      boolean urgent) {
     long pn = log.nextPacketNumber();
-    log.endPacket(nowNs, bytes, ackEliciting, inFlight);
+    log.endPacket(nowNs, bytes, ackEliciting, inFlight, urgent);
     if (!ackEliciting && !inFlight) {
       // ACK-only packets are never acknowledged by themselves (RFC 9000 §13.2.1): tracking them
       // would only fill the log. Their ACK frames need no retransmission.
@@ -89,6 +100,7 @@ public final class LossDetector {
     if (ackEliciting) {
       ackElicitingInFlight++;
       lastAckElicitingSentNs = nowNs;
+      lastAckElicitingUrgent = urgent;
     }
   }
 
@@ -224,9 +236,18 @@ public final class LossDetector {
    * PTO (§6.2.1), and persistent congestion is still judged on RFC 9002's PTO (§7.6.1). A
    * spurious probe costs only the probe packets: a PTO declares nothing lost and leaves the
    * window alone (RFC 9002 §7.5).
+   *
+   * <p>When the last ack-eliciting packet carried urgent stream data (the end of an urgent
+   * request or response), the probe is due after 1.5 SRTT instead, the tail-loss probe timeout
+   * of the QUIC recovery drafts that preceded RFC 9002. 2 SRTT is RFC 8985's margin against
+   * spurious probes; for an urgent tail a spurious probe costs the repetition of its last
+   * packets, while a late one costs the call half an SRTT more when the tail was lost (a lost
+   * request otherwise waits 2 SRTT before anything is resent).
    */
   private long tailLossProbeNs() {
-    long tlp = Math.max(2 * rtt.smoothedRttNs(), RttEstimator.GRANULARITY_NS);
+    long srtt = rtt.smoothedRttNs();
+    long tlp = Math.max(lastAckElicitingUrgent ? srtt + srtt / 2 : 2 * srtt,
+        RttEstimator.GRANULARITY_NS);
     return ackElicitingInFlight == 1 ? tlp + maxAckDelayNs : tlp;
   }
 
@@ -264,6 +285,27 @@ public final class LossDetector {
     for (long pn = log.firstPacketNumber(); pn < log.nextPacketNumber() && repeated < count;
         pn++) {
       if (log.isOpen(pn) && log.isAckEliciting(pn) && log.carriesRetransmittable(pn)) {
+        log.repeat(pn, sink);
+        repeated++;
+      }
+    }
+    return repeated;
+  }
+
+  /**
+   * Re-queues the frames of the oldest {@code count} packets in flight that carried urgent stream
+   * data, so that a probe repeats them ahead of less urgent new data (RFC 9218 §12: retransmission
+   * scheduling follows the streams' priorities). Without it a PTO probe would carry new bulk data
+   * (RFC 9002 §6.2.4 prefers new data) while the end of an urgent response lost in the same burst
+   * waited for the ACK of that probe, a round trip later. Scans the log: for probe timeouts only.
+   *
+   * @return how many packets were repeated
+   */
+  public int repeatOldestUrgent(int count) {
+    int repeated = 0;
+    for (long pn = log.firstPacketNumber(); pn < log.nextPacketNumber() && repeated < count;
+        pn++) {
+      if (log.isOpen(pn) && log.isUrgent(pn) && log.carriesRetransmittable(pn)) {
         log.repeat(pn, sink);
         repeated++;
       }

@@ -14,6 +14,7 @@ public final class SentPacketLog {
   static final byte IN_FLIGHT = 1;
   static final byte ACK_ELICITING = 2;
   static final byte DONE = 4;
+  static final byte URGENT = 8;
 
   private long firstPn; // smallest packet number still tracked
   private long nextPn; // next packet number to be recorded
@@ -105,10 +106,17 @@ public final class SentPacketLog {
 
   /** Finishes the packet begun last. */
   public void endPacket(long sentTimeNs, int bytes, boolean ackEliciting, boolean inFlight) {
+    endPacket(sentTimeNs, bytes, ackEliciting, inFlight, false);
+  }
+
+  /** Finishes the packet begun last; {@code urgent}: it carried an urgent stream's data. */
+  public void endPacket(long sentTimeNs, int bytes, boolean ackEliciting, boolean inFlight,
+      boolean urgent) {
     int slot = (int) (nextPn & packetMask);
     this.sentTimeNs[slot] = sentTimeNs;
     sizeBytes[slot] = bytes;
-    flags[slot] = (byte) ((ackEliciting ? ACK_ELICITING : 0) | (inFlight ? IN_FLIGHT : 0));
+    flags[slot] = (byte) ((ackEliciting ? ACK_ELICITING : 0) | (inFlight ? IN_FLIGHT : 0)
+        | (urgent ? URGENT : 0));
     nextPn++;
     openPackets++;
   }
@@ -131,6 +139,11 @@ public final class SentPacketLog {
   /** Whether {@code pn} counts toward bytes in flight. */
   public boolean isInFlight(long pn) {
     return (flags[(int) (pn & packetMask)] & IN_FLIGHT) != 0;
+  }
+
+  /** Whether {@code pn} carried data of an urgent stream (as the sender said when it ended it). */
+  public boolean isUrgent(long pn) {
+    return (flags[(int) (pn & packetMask)] & URGENT) != 0;
   }
 
   /** Whether {@code pn} is ack-eliciting. */

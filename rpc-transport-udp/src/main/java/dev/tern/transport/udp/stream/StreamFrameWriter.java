@@ -23,6 +23,7 @@ public final class StreamFrameWriter {
   private final StreamSet set;
   private final EmittedFrame emitted = new EmittedFrame();
   private boolean lastCallRetransmitted;
+  private int lastCallMostUrgent = Integer.MAX_VALUE;
 
   /** A writer over {@code set}. */
   public StreamFrameWriter(StreamSet set) {
@@ -43,6 +44,14 @@ public final class StreamFrameWriter {
   /** Whether the last {@link #writeStreamFrames} re-sent data that had been sent before. */
   public boolean lastCallRetransmitted() {
     return lastCallRetransmitted;
+  }
+
+  /**
+   * The lowest urgency value (the most urgent stream) the last {@link #writeStreamFrames} wrote
+   * data of, {@code Integer.MAX_VALUE} if it wrote none.
+   */
+  public int lastCallMostUrgent() {
+    return lastCallMostUrgent;
   }
 
   /** The urgency of the stream the scheduler would send next, or -1 if none is ready. */
@@ -135,6 +144,7 @@ public final class StreamFrameWriter {
   public boolean writeStreamFrames(ByteBuffer out, int limit, SentPacketLog log) {
     boolean wrote = false;
     lastCallRetransmitted = false;
+    lastCallMostUrgent = Integer.MAX_VALUE;
     Stream s;
     while ((s = set.scheduler.next()) != null) {
       int room = limit - out.position();
@@ -155,6 +165,7 @@ public final class StreamFrameWriter {
       }
       set.freshBytesSent += emitted.freshBytes;
       lastCallRetransmitted |= emitted.freshBytes < emitted.length;
+      lastCallMostUrgent = Math.min(lastCallMostUrgent, s.urgency());
       log.addFrame(emitted.fin ? SentFrameType.STREAM_FIN : SentFrameType.STREAM, s.id(),
           emitted.offset, emitted.length);
       wrote = true;

@@ -106,6 +106,30 @@ class LossDetectorTest {
   }
 
   @Test
+  void anUrgentTailIsProbedAfterOneAndAHalfSmoothedRtts() {
+    rtt.onSample(200 * MS, 0);
+    detector.setPeerMaxAckDelay(25 * MS, true);
+    send(0, 8, 0); // bulk data first
+    log.beginPacket();
+    log.addFrame(SentFrameType.STREAM_FIN, 24, 0, 600);
+    detector.onPacketSent(10 * MS, 700, true, true, true); // the end of an urgent request
+    assertThat(detector.timerNs()).isEqualTo(10 * MS + 300 * MS);
+    // Bulk data sent after it is the tail again: back to 2 SRTT from that packet.
+    send(20 * MS, 8, 1000);
+    assertThat(detector.timerNs()).isEqualTo(20 * MS + 400 * MS);
+  }
+
+  @Test
+  void anUrgentSinglePacketStillWaitsForTheDelayedAck() {
+    rtt.onSample(200 * MS, 0);
+    detector.setPeerMaxAckDelay(25 * MS, true);
+    log.beginPacket();
+    log.addFrame(SentFrameType.STREAM_FIN, 24, 0, 600);
+    detector.onPacketSent(0, 700, true, true, true);
+    assertThat(detector.timerNs()).isEqualTo(300 * MS + 25 * MS);
+  }
+
+  @Test
   void noTailLossProbeBeforeTheHandshakeIsConfirmed() {
     rtt.onSample(200 * MS, 0);
     detector.setPeerMaxAckDelay(25 * MS, false);
@@ -123,6 +147,27 @@ class LossDetectorTest {
     assertThat(detector.onTimeout(detector.timerNs())).isEqualTo(LossDetector.PROBES_PER_PTO);
     assertThat(detector.repeatOldest(1)).isEqualTo(1);
     assertThat(lost).containsExactly("4@0"); // the data, not a bare PING
+  }
+
+  @Test
+  void probeRepeatsUrgentDataInFlightBeforeOlderBulkData() {
+    send(0, 8, 0); // bulk
+    log.beginPacket();
+    log.addFrame(SentFrameType.STREAM, 24, 0, 1000);
+    detector.onPacketSent(MS, 1200, true, true, true); // urgent
+    send(2 * MS, 8, 1000); // bulk
+    log.beginPacket();
+    log.addFrame(SentFrameType.STREAM_FIN, 24, 1000, 500);
+    detector.onPacketSent(3 * MS, 700, true, true, true); // urgent
+    send(4 * MS, 8, 2000); // bulk
+    assertThat(detector.repeatOldestUrgent(LossDetector.PROBES_PER_PTO)).isEqualTo(2);
+    assertThat(lost).containsExactly("24@0", "24@1000");
+    // Still in flight: a repeat is not a loss.
+    assertThat(detector.bytesInFlight()).isEqualTo(3 * 1200 + 1200 + 700);
+    lost.clear();
+    detector.onAck(ack(4, 0), 5 * MS);
+    assertThat(detector.repeatOldestUrgent(LossDetector.PROBES_PER_PTO)).isZero();
+    assertThat(lost).isEmpty();
   }
 
   @Test

@@ -33,12 +33,14 @@ public final class CcExperiments {
   /**
    * Prints the PMTU and priority experiments' figures; {@code args[0]} is the number of seeds of
    * the priority experiment (1000); {@code args[1] = priority} prints the priority experiment only,
-   * {@code args[1] = bbr} only its BBR runs with the priority scheduler.
+   * {@code args[1] = bbr} only its BBR runs with the priority scheduler; {@code args[2]} is the
+   * first seed of the priority experiment (1).
    */
   public static void main(String[] args) {
     int runs = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
     boolean bbrOnly = args.length > 1 && args[1].equals("bbr");
     boolean priorityOnly = bbrOnly || args.length > 1 && args[1].equals("priority");
+    long firstSeed = args.length > 2 ? Long.parseLong(args[2]) : 1;
     String[] mtuProfiles = {"lan", "wifi", "lossy-fat", "mobile"};
     for (String profile : priorityOnly ? new String[0] : mtuProfiles) {
       for (int limit : new int[] {1472, 1452, 1300}) {
@@ -52,7 +54,7 @@ public final class CcExperiments {
     LinkProfile clean = new LinkProfile("mobile-clean", "mobile without loss, jitter, reordering",
         clean(mobile.clientToServer()), clean(mobile.serverToClient()));
     System.out.println("BBR, urgent call at 2500 ms: "
-        + urgentAmidBulk(clean, runs, true, CongestionControl.BBR, URGENT_START_NS));
+        + urgentAmidBulk(clean, firstSeed, runs, true, CongestionControl.BBR, URGENT_START_NS));
     for (long start : new long[] {URGENT_START_NS, EARLY_URGENT_START_NS}) {
       for (CongestionControl cc : CongestionControl.values()) {
         for (boolean priorities : new boolean[] {true, false}) {
@@ -60,7 +62,7 @@ public final class CcExperiments {
             continue;
           }
           System.out.println(cc + ", urgent call at " + start / MS + " ms: "
-              + urgentAmidBulk("mobile", runs, priorities, cc, start));
+              + urgentAmidBulk(SimProfiles.get("mobile"), firstSeed, runs, priorities, cc, start));
         }
       }
     }

@@ -17,8 +17,10 @@ import java.util.Locale;
  *
  * <p>Arguments: {@code <profile> <seed> [clean|lossy] [from-ms]} ({@code clean} strips loss,
  * jitter and reordering; from-ms defaults to 300 ms before the urgent call), or
- * {@code scan <n>}, which lists the seeds among 1..n on {@code mobile} whose urgent call took
- * over 500 ms.
+ * {@code scan <n> [threshold-ms]}, which lists the seeds among 1..n on {@code mobile} whose urgent
+ * call took over the threshold (500 ms unless given), or {@code probes <n>}, which counts the
+ * runs among 1..n in which the client's probe timer fired during the urgent call and the bytes
+ * the client sent meanwhile (the cost of probing an urgent tail early).
  */
 public final class PriorityTrace {
   private static final long MS = 1_000_000L;
@@ -28,7 +30,11 @@ public final class PriorityTrace {
   /** Prints the trace of one run, or the slow seeds of a scan. */
   public static void main(String[] args) {
     if (args.length > 1 && args[0].equals("scan")) {
-      scan(Integer.parseInt(args[1]));
+      scan(Integer.parseInt(args[1]), args.length > 2 ? Long.parseLong(args[2]) : 500);
+      return;
+    }
+    if (args.length > 1 && args[0].equals("probes")) {
+      probes(Integer.parseInt(args[1]));
       return;
     }
     LinkProfile profile = SimProfiles.get(args.length > 0 ? args[0] : "mobile");
@@ -43,15 +49,47 @@ public final class PriorityTrace {
     trace(profile, seed, fromNs);
   }
 
-  private static void scan(int seeds) {
+  private static void scan(int seeds, long thresholdMs) {
     for (int seed = 1; seed <= seeds; seed++) {
       CcExperiments.PriorityResult r = CcExperiments.urgentAmidBulkSeed(
           SimProfiles.get("mobile"), seed, CongestionControl.BBR);
       long latency = r.latencyNs.length == 0 ? -1 : r.latencyNs[0];
-      if (latency > 500 * MS || latency < 0) {
+      if (latency > thresholdMs * MS || latency < 0) {
         System.out.printf(Locale.ROOT, "seed %d latency %.1f ms%n", seed, latency / 1e6);
       }
     }
+  }
+
+  private static void probes(int seeds) {
+    LinkProfile profile = SimProfiles.get("mobile");
+    ConnectionConfig config = ConnectionConfig.builder().priorityScheduling(true)
+        .congestionControl(CongestionControl.BBR).build();
+    int runsWithProbe = 0;
+    long bytes = 0;
+    for (long seed = 1; seed <= seeds; seed++) {
+      List<Call> calls = new ArrayList<>();
+      for (int i = 0; i < CcExperiments.BULK_CALLS; i++) {
+        calls.add(new Call(0, 512, CcExperiments.BULK_RESPONSE_BYTES, 5));
+      }
+      Call urgent = new Call(CcExperiments.URGENT_START_NS, 2048, 8192, 0);
+      calls.add(urgent);
+      Simulation sim = new Simulation(seed,
+          new LinkChannel(new Link(profile.clientToServer(), seed * 31 + 1, 0)),
+          new LinkChannel(new Link(profile.serverToClient(), seed * 31 + 2, 0)), config, config,
+          calls);
+      sim.runUntil(() -> sim.nowNs() >= CcExperiments.URGENT_START_NS || sim.fatal() != null,
+          SimRun.CALL_LIMIT_NS);
+      long pto = sim.client().stats().ptoCount;
+      long sent = sim.client().stats().bytesSent;
+      sim.runUntil(() -> urgent.doneNs() >= 0 || sim.fatal() != null, SimRun.CALL_LIMIT_NS);
+      if (sim.client().stats().ptoCount > pto) {
+        runsWithProbe++;
+      }
+      bytes += sim.client().stats().bytesSent - sent;
+    }
+    System.out.printf(Locale.ROOT,
+        "%d runs: the client's probe timer fired during the urgent call in %d; the client sent "
+            + "%.0f bytes per call on average%n", seeds, runsWithProbe, (double) bytes / seeds);
   }
 
   private static void trace(LinkProfile profile, long seed, long fromNs) {
