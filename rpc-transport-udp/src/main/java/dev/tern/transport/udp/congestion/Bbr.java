@@ -93,6 +93,8 @@ public final class Bbr implements CongestionController {
   private long nextRoundDelivered;
   private boolean roundStart;
   private long roundMaxBw;
+  /** Some delivery-rate sample of this round was application-limited. */
+  private boolean roundAppLimited;
   private long roundMinInflight = Long.MAX_VALUE;
   private long roundMinRttNs = Long.MAX_VALUE;
   // STARTUP's full-pipe test (§5.3.1.2).
@@ -170,6 +172,7 @@ public final class Bbr implements CongestionController {
         maxBw.update(bw);
       }
       roundMaxBw = Math.max(roundMaxBw, bw);
+      roundAppLimited |= rate.sampleAppLimited();
     }
     if (roundStart) {
       onRoundEnd(nowNs);
@@ -222,7 +225,8 @@ public final class Bbr implements CongestionController {
         break;
       case PROBE_BW_DOWN:
       case PROBE_BW_CRUISE:
-        if (!tooHigh && standingQueue() && roundMaxBw < RATE_FELL * maxBw.maxBytesPerSecond()) {
+        if (!tooHigh && !roundAppLimited && standingQueue()
+            && roundMaxBw < RATE_FELL * maxBw.maxBytesPerSecond()) {
           // The path's rate fell (a cellular link fading): the windowed max still holds the old
           // peak for up to two probe cycles (MaxBwFilterLen, see MaxBandwidthFilter), and 1.25 x that BDP keeps the excess in
           // the bottleneck queue for seconds. A round in which every RTT sample stayed half a
@@ -231,7 +235,8 @@ public final class Bbr implements CongestionController {
           // beta per round, and is forgotten at the next REFILL (§5.3.3.3) or PROBE_RTT exit.
           // Both conditions are needed: a loss-based flow filling the queue keeps the delay
           // high while this flow's delivery rate stays near its max, and cutting on delay
-          // alone would hand that flow the link.
+          // alone would hand that flow the link. An application-limited round says nothing
+          // about the path's rate (§5.5.5), so it never lowers the bound.
           long bwBase = Math.min(bwLo, maxBw.maxBytesPerSecond());
           bwLo = Math.max(roundMaxBw, (long) (BETA * bwBase));
         }
@@ -248,6 +253,7 @@ public final class Bbr implements CongestionController {
     }
     loss.startRound();
     roundMaxBw = 0;
+    roundAppLimited = false;
   }
 
   private void checkFullPipe() {

@@ -57,6 +57,35 @@ class BbrRateFallTest {
   }
 
   @Test
+  void lowersTheBoundOnlyOnRoundsThatWereNotApplicationLimited() {
+    long[] after = new long[2];
+    for (int appLimited = 0; appLimited < 2; appLimited++) {
+      Bbr bbr = new Bbr(RoundDriver.MSS, 1);
+      RoundDriver d = new RoundDriver(bbr);
+      for (int i = 0; i < 12; i++) {
+        d.round(20, 50 * MS); // 540 kB/s, min RTT 50 ms
+      }
+      long before = bbr.bandwidthEstimateBytesPerSecond();
+      assertThat(bbr.mode()).isIn(Bbr.Mode.PROBE_BW_DOWN, Bbr.Mode.PROBE_BW_CRUISE);
+      after[appLimited] = 100;
+      for (int i = 0; i < 5; i++) {
+        if (appLimited == 1) {
+          bbr.onApplicationLimited(d.nowNs, d.inFlight);
+        }
+        // A fifth of the rate at twice the min RTT: a queue that stays all round.
+        d.round(4, 100 * MS);
+        after[appLimited] = Math.min(after[appLimited],
+            bbr.bandwidthEstimateBytesPerSecond() * 100 / before);
+      }
+    }
+    // Path-limited: cut by beta per round, at least three times (0.7^3 = 34%) before the smaller
+    // BDP brings the next REFILL, which forgets the bound (§5.3.3.3). Application-limited: never.
+    assertThat(after[0]).isLessThanOrEqualTo(35);
+    assertThat(after[1]).isGreaterThanOrEqualTo(99);
+    assertThat(after[0]).isGreaterThan(0);
+  }
+
+  @Test
   void standingQueueStillChargesASenderThatOverdrivesTheLink() {
     LinkConfig link = fallingLink();
     long mean = link.meanRateBitsPerSecond() / 8;
