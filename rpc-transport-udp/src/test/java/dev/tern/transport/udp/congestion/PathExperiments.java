@@ -19,7 +19,8 @@ public final class PathExperiments {
 
   /**
    * Prints every experiment's figures; {@code args[0]} is the virtual duration in s (60),
-   * {@code args[1]} the number of seeds per bulk cell (1; the median and range are printed).
+   * {@code args[1]} the number of seeds per bulk cell (1; the median and range are printed);
+   * {@code args[2] = "lte"} prints only the LTE queueing table ({@link #lte}).
    */
   public static void main(String[] args) {
     long duration = (args.length > 0 ? Long.parseLong(args[0]) : 60) * S;
