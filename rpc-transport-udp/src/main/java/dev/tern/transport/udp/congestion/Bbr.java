@@ -8,6 +8,11 @@ package dev.tern.transport.udp.congestion;
  *
  * <p>States: STARTUP (pacing gain 2.77, cwnd gain 2), DRAIN, PROBE_BW (DOWN 0.9, CRUISE 1.0,
  * REFILL 1.0, UP 1.25) and PROBE_RTT (every 5 s, 200 ms at half the BDP, at least 4 packets).
+ *
+ * <p>Beyond the draft: in PROBE_BW DOWN and CRUISE, a round that kept a standing queue (every RTT
+ * sample at least 1.5 min RTT) while delivering under 0.7 of the max-filtered bandwidth lowers
+ * bw_lo as a lossy round would, so a link whose rate fell (cellular fading) is not kept filled
+ * with the old peak's BDP until the max filter forgets it.
  */
 public final class Bbr implements CongestionController {
   /** The model's states; PROBE_BW is split into its four phases. */
@@ -59,6 +64,10 @@ public final class Bbr implements CongestionController {
   private static final int FULL_BW_ROUNDS = 3;
   /** A queue of this many BDPs held through a whole round shows a full pipe (see checkFullPipe). */
   private static final double PERSISTENT_QUEUE_BDP = 0.5;
+  /** A round whose every RTT sample is this many min RTTs above the min RTT kept a queue. */
+  private static final double STANDING_QUEUE_RTT = 0.5;
+  /** A round delivering under this fraction of the max-filtered bandwidth: the rate fell. */
+  private static final double RATE_FELL = 0.7;
   /** Below this pacing rate the send quantum floor is one datagram (§5.6.3: 1.2 Mbit/s). */
   private static final long LOW_RATE_BYTES_PER_SECOND = 1_200_000L / 8;
   private static final double FULL_BW_GROWTH = 1.25;
@@ -84,6 +93,8 @@ public final class Bbr implements CongestionController {
   private long nextRoundDelivered;
   private boolean roundStart;
   private long roundMaxBw;
+  /** Some delivery-rate sample of this round was application-limited. */
+  private boolean roundAppLimited;
   private long roundMinInflight = Long.MAX_VALUE;
   private long roundMinRttNs = Long.MAX_VALUE;
   // STARTUP's full-pipe test (§5.3.1.2).
@@ -161,6 +172,7 @@ public final class Bbr implements CongestionController {
         maxBw.update(bw);
       }
       roundMaxBw = Math.max(roundMaxBw, bw);
+      roundAppLimited |= rate.sampleAppLimited();
     }
     if (roundStart) {
       onRoundEnd(nowNs);
@@ -211,6 +223,24 @@ public final class Bbr implements CongestionController {
           probeUpBytes = Math.min(probeUpBytes * 2, 1L << 40);
         }
         break;
+      case PROBE_BW_DOWN:
+      case PROBE_BW_CRUISE:
+        if (!tooHigh && !roundAppLimited && standingQueue()
+            && roundMaxBw < RATE_FELL * maxBw.maxBytesPerSecond()) {
+          // The path's rate fell (a cellular link fading): the windowed max still holds the old
+          // peak for up to two probe cycles (MaxBwFilterLen, see MaxBandwidthFilter), and 1.25 x that BDP keeps the excess in
+          // the bottleneck queue for seconds. A round in which every RTT sample stayed half a
+          // min RTT above the min RTT and the delivery rate stayed under 0.7 x max bw is read
+          // like a lossy round of §5.5.10: bw_lo falls to what the round delivered, by at most
+          // beta per round, and is forgotten at the next REFILL (§5.3.3.3) or PROBE_RTT exit.
+          // Both conditions are needed: a loss-based flow filling the queue keeps the delay
+          // high while this flow's delivery rate stays near its max, and cutting on delay
+          // alone would hand that flow the link. An application-limited round says nothing
+          // about the path's rate (§5.5.5), so it never lowers the bound.
+          long bwBase = Math.min(bwLo, maxBw.maxBytesPerSecond());
+          bwLo = Math.max(roundMaxBw, (long) (BETA * bwBase));
+        }
+        // fall through: excess loss is handled as in the other phases
       default:
         if (tooHigh) {
           // §5.5.10: lower bounds cut by beta, but never below what this round delivered.
@@ -223,6 +253,7 @@ public final class Bbr implements CongestionController {
     }
     loss.startRound();
     roundMaxBw = 0;
+    roundAppLimited = false;
   }
 
   private void checkFullPipe() {
@@ -247,6 +278,12 @@ public final class Bbr implements CongestionController {
       // §5.3.1.2: three rounds without 25% growth: the pipe is full.
       filledPipe = true;
     }
+  }
+
+  /** No RTT sample of the round came within half a min RTT of the min RTT. */
+  private boolean standingQueue() {
+    return minRttNs != Long.MAX_VALUE && roundMinRttNs != Long.MAX_VALUE && roundMaxBw > 0
+        && roundMinRttNs >= minRttNs + (long) (STANDING_QUEUE_RTT * minRttNs);
   }
 
   private boolean persistentQueue() {

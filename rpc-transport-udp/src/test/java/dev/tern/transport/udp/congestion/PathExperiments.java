@@ -19,11 +19,19 @@ public final class PathExperiments {
 
   /**
    * Prints every experiment's figures; {@code args[0]} is the virtual duration in s (60),
-   * {@code args[1]} the number of seeds per bulk cell (1; the median and range are printed).
+   * {@code args[1]} the number of seeds per bulk cell (1; the median and range are printed);
+   * {@code args[2] = "lte"} prints only the LTE queueing table ({@link #lte}).
    */
   public static void main(String[] args) {
     long duration = (args.length > 0 ? Long.parseLong(args[0]) : 60) * S;
     int seeds = args.length > 1 ? Integer.parseInt(args[1]) : 1;
+    if (args.length > 2 && args[2].equals("lte")) {
+      lte(duration, seeds); // the LTE queueing table alone (about 10 s for 60 s x 10 seeds)
+      return;
+    }
+    if (args.length > 2) {
+      throw new IllegalArgumentException("third argument must be \"lte\" (or absent): " + args[2]);
+    }
     for (String profile : new String[] {"lossy-fat", "mobile", "lte-verizon", "lte-tmobile",
         "lte-att", "3g-tmobile", "mobile-tail", "crowded", "wifi"}) {
       for (CongestionControl cc : CongestionControl.values()) {
@@ -48,35 +56,7 @@ public final class PathExperiments {
             p95[seeds / 2], p95[0], p95[seeds - 1]);
       }
     }
-    for (String profile : new String[] {"lte-verizon", "lte-tmobile", "lte-att"}) {
-      // What the trace imposes by itself: a sender at a quarter of its mean rate, no feedback.
-      LinkProfile p = LinkProfiles.get(profile);
-      PathSim sim = new PathSim(p.serverToClient(), 1);
-      PathSim.Flow f = sim.addFlow(
-          new FixedRate(p.serverToClient().meanRateBitsPerSecond() / 8 / 4), 0, Long.MAX_VALUE);
-      f.logSends = false;
-      sim.run(duration);
-      System.out.printf(Locale.ROOT,
-          "%-12s fixed rate at 25%% of the mean: queueing p50 %.0f / p95 %.0f ms; "
-              + "self-inflicted p50 %.0f / p95 %.0f ms%n", profile,
-          sim.percentileQueueDelayNs(0.5) / 1e6, sim.percentileQueueDelayNs(0.95) / 1e6,
-          sim.percentileSelfQueueDelayNs(0.5) / 1e6, sim.percentileSelfQueueDelayNs(0.95) / 1e6);
-    }
-    for (String profile : new String[] {"lte-verizon", "lte-tmobile", "lte-att"}) {
-      for (CongestionControl cc : CongestionControl.values()) {
-        double[] self = new double[seeds];
-        Result r = null;
-        for (int i = 0; i < seeds; i++) {
-          r = bulk(profile, cc, duration, i + 1);
-          self[i] = r.p95SelfQueueNs / 1e6;
-        }
-        java.util.Arrays.sort(self);
-        System.out.printf(Locale.ROOT,
-            "%-12s %-8s %d seeds: self-inflicted queueing p95 median %.0f ms (min %.0f, max %.0f)"
-                + " = %.2f x base RTT %d ms%n", profile, cc, seeds, self[seeds / 2], self[0],
-            self[seeds - 1], self[seeds / 2] / (r.rttNs / 1e6), r.rttNs / MS);
-      }
-    }
+    lte(duration, seeds);
     for (long queueBdps : new long[] {2, 1}) {
       for (CongestionControl other : CongestionControl.values()) {
         for (long seed = 1; seed <= 3; seed++) {
@@ -86,6 +66,59 @@ public final class PathExperiments {
                   + "BBR at %.2f x fair share%n",
               queueBdps, other, seed, g[0] / 1e6, g[1] / 1e6, 2 * g[0] / (g[0] + g[1]));
         }
+      }
+    }
+  }
+
+  /**
+   * The LTE queueing table: reference senders at a fixed 25% and 120% of the trace's mean rate,
+   * then every controller over {@code seeds} seeds, each with its goodput, the self-inflicted
+   * queueing p95 and the standing self-inflicted queue p95 ({@link
+   * PathSim#percentileStandingSelfQueueNs}, window one base RTT).
+   */
+  static void lte(long duration, int seeds) {
+    for (String profile : new String[] {"lte-verizon", "lte-tmobile", "lte-att"}) {
+      for (int percent : new int[] {25, 120}) {
+        // What the trace imposes by itself, and what a sender that overdrives it builds.
+        LinkProfile p = LinkProfiles.get(profile);
+        PathSim sim = new PathSim(p.serverToClient(), 1);
+        PathSim.Flow f = sim.addFlow(new FixedRate(
+            p.serverToClient().meanRateBitsPerSecond() / 8 * percent / 100), 0, Long.MAX_VALUE);
+        f.logSends = false;
+        sim.run(duration);
+        System.out.printf(Locale.ROOT,
+            "%-12s fixed rate at %3d%% of the mean: queueing p50 %.0f / p95 %.0f ms; "
+                + "self-inflicted p50 %.0f / p95 %.0f ms; standing p95 %.0f ms = %.2f x base RTT%n",
+            profile, percent,
+            sim.percentileQueueDelayNs(0.5) / 1e6, sim.percentileQueueDelayNs(0.95) / 1e6,
+            sim.percentileSelfQueueDelayNs(0.5) / 1e6, sim.percentileSelfQueueDelayNs(0.95) / 1e6,
+            sim.percentileStandingSelfQueueNs(0.95, p.rttNs()) / 1e6,
+            sim.percentileStandingSelfQueueNs(0.95, p.rttNs()) / (double) p.rttNs());
+      }
+    }
+    for (String profile : new String[] {"lte-verizon", "lte-tmobile", "lte-att"}) {
+      for (CongestionControl cc : CongestionControl.values()) {
+        double[] self = new double[seeds];
+        double[] standing = new double[seeds];
+        double[] goodput = new double[seeds];
+        Result r = null;
+        for (int i = 0; i < seeds; i++) {
+          r = bulk(profile, cc, duration, i + 1);
+          self[i] = r.p95SelfQueueNs / 1e6;
+          standing[i] = r.p95StandingQueueNs / 1e6;
+          goodput[i] = 100 * r.goodputBitsPerSecond / r.linkBitsPerSecond;
+        }
+        java.util.Arrays.sort(self);
+        java.util.Arrays.sort(standing);
+        java.util.Arrays.sort(goodput);
+        double rttMs = r.rttNs / 1e6;
+        System.out.printf(Locale.ROOT,
+            "%-12s %-8s %d seeds: goodput %% of link median %.1f (min %.1f); self-inflicted p95 "
+                + "median %.0f ms (max %.0f) = %.2f x RTT; standing p95 median %.0f ms (max %.0f)"
+                + " = %.2f x RTT (max %.2f); base RTT %.0f ms%n", profile, cc, seeds,
+            goodput[seeds / 2], goodput[0], self[seeds / 2], self[seeds - 1],
+            self[seeds / 2] / rttMs, standing[seeds / 2], standing[seeds - 1],
+            standing[seeds / 2] / rttMs, standing[seeds - 1] / rttMs, rttMs);
       }
     }
   }
@@ -121,6 +154,7 @@ public final class PathExperiments {
     long p95QueueNs;
     long p50QueueNs;
     long p95SelfQueueNs;
+    long p95StandingQueueNs;
     long rttNs;
 
     @Override
@@ -153,6 +187,7 @@ public final class PathExperiments {
     r.p95QueueNs = sim.percentileQueueDelayNs(0.95);
     r.p50QueueNs = sim.percentileQueueDelayNs(0.5);
     r.p95SelfQueueNs = sim.percentileSelfQueueDelayNs(0.95);
+    r.p95StandingQueueNs = sim.percentileStandingSelfQueueNs(0.95, p.rttNs());
     r.rttNs = p.rttNs();
     return r;
   }

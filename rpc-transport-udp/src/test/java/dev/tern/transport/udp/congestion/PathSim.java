@@ -38,6 +38,8 @@ final class PathSim {
    * the trace's next opportunity (its outages) is not counted, since no sender could avoid it.
    */
   long[] selfQueueDelaysNs = new long[1 << 16];
+  /** Each self-inflicted delay's packet's departure from the bottleneck, in the same order. */
+  long[] selfDepartNs = new long[1 << 16];
   int selfQueueDelayCount;
   private final TraceSchedule trace;
 
@@ -84,6 +86,42 @@ final class PathSim {
     return d.length == 0 ? 0 : d[Math.min(d.length - 1, (int) (p * d.length))];
   }
 
+  /**
+   * Percentile {@code p} of the standing self-inflicted queue (trace links only, else 0): for each
+   * delivered packet, the smallest self-inflicted delay among the packets that left the
+   * bottleneck within {@code windowNs} before it (itself included). This is RFC 8289's standing
+   * queue (CoDel §3: the minimum sojourn over an interval; a queue that drains within the interval
+   * is a burst, one that does not is the standing queue) applied to the self-inflicted sojourn,
+   * with the interval one base RTT: the fastest a sender can learn that its packets are queueing.
+   * A sender that keeps more in flight than the link delivers keeps every packet of the window
+   * behind its own earlier ones, so this stays as high as the plain measure; a burst queued
+   * behind an outage, which the first packet after the outage does not wait for (it is
+   * delivered at the first opportunity), counts only if it is still there a window later.
+   */
+  long percentileStandingSelfQueueNs(double p, long windowNs) {
+    int n = selfQueueDelayCount;
+    long[] standing = new long[n];
+    int[] deque = new int[n]; // indices of increasing delay; the front is the window's minimum
+    int head = 0;
+    int tail = 0;
+    for (int i = 0; i < n; i++) {
+      if (i > 0 && selfDepartNs[i] < selfDepartNs[i - 1]) {
+        throw new IllegalStateException("departures out of order at packet " + i
+            + ": the standing queue needs a FIFO bottleneck");
+      }
+      while (tail > head && selfQueueDelaysNs[deque[tail - 1]] >= selfQueueDelaysNs[i]) {
+        tail--;
+      }
+      deque[tail++] = i;
+      while (selfDepartNs[deque[head]] < selfDepartNs[i] - windowNs) {
+        head++;
+      }
+      standing[i] = selfQueueDelaysNs[deque[head]];
+    }
+    Arrays.sort(standing);
+    return n == 0 ? 0 : standing[Math.min(n - 1, (int) (p * n))];
+  }
+
   /** The first delivery opportunity of the trace at or after {@code tNs} (epoch 0). */
   private long firstOpportunityNs(long tNs) {
     long periodNs = trace.periodMs() * 1_000_000L;
@@ -128,9 +166,11 @@ final class PathSim {
     if (trace != null) {
       if (selfQueueDelayCount == selfQueueDelaysNs.length) {
         selfQueueDelaysNs = Arrays.copyOf(selfQueueDelaysNs, selfQueueDelayCount * 2);
+        selfDepartNs = Arrays.copyOf(selfDepartNs, selfQueueDelayCount * 2);
       }
       // Departure = delivery - propagation (trace links have no jitter in netlab's profiles).
       long departNs = at - oneWayNs;
+      selfDepartNs[selfQueueDelayCount] = departNs;
       selfQueueDelaysNs[selfQueueDelayCount++] = Math.max(0, departNs - firstOpportunityNs(nowNs));
     }
     return at;
