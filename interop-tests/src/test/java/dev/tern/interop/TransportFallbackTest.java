@@ -169,6 +169,22 @@ class TransportFallbackTest {
   }
 
   @Test
+  void aRefusedUdpPortStartsTcpWithoutWaitingForTheHeadStart() throws Exception {
+    Server server = startServer(0, "tcp");
+    int port = server.getPort();
+    ManagedChannel c = channel(port, 20_000, 20_000);
+    long start = System.nanoTime();
+    call(c);
+    long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    System.out.printf("UDP port closed: first call over %s after %d ms (head start 20 s)%n",
+        TernChannels.selectedTransport(c), tookMillis);
+    assertThat(TernChannels.selectedTransport(c)).isEqualTo("tcp");
+    assertThat(tookMillis).as("QUIC's failure (ICMP port unreachable) ends its head start early")
+        .isLessThan(10_000);
+    assertThat(memory.isBroken(c.authority(), "quic")).isTrue();
+  }
+
+  @Test
   void workingQuicCarriesTheCallsAgainstAServerOnTcpAndQuicOnOnePort() throws Exception {
     int port = freeUdpPort();
     startServer(port, "tcp", "quic");

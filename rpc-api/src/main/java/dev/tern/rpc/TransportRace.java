@@ -100,13 +100,6 @@ final class TransportRace {
     startNext();
   }
 
-  /** The names of the candidates, in the order they start. */
-  List<String> candidateNames() {
-    List<String> names = new ArrayList<>();
-    candidates.forEach(p -> names.add(p.name()));
-    return names;
-  }
-
   /** Starts no further candidate: the channel no longer wants this race. */
   synchronized void abandon() {
     abandoned = true;
@@ -315,9 +308,13 @@ final class TransportRace {
       }
     }
 
+    /** Records why this leg failed (the first reason only) and moves the race on. */
     private void failed(Status status) {
       synchronized (TransportRace.this) {
         done = true;
+        if (failure != null) {
+          return;
+        }
         failure = status;
       }
       legFailed(this);
