@@ -20,8 +20,9 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * A channel's connection: connects lazily on the first call, queues calls while connecting, fails
- * them with a status that says why when connecting fails, and reconnects with backoff.
+ * A channel's connection: connects lazily on the first call (a {@link TransportRace} between the
+ * candidate transports), queues calls until the race has a winner, fails them with a status that
+ * says why when every candidate failed, and reconnects with backoff.
  */
 final class ConnectionManager {
   private static final Logger log = Logger.getLogger(ConnectionManager.class.getName());
