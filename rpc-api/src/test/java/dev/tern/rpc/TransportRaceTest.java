@@ -197,6 +197,25 @@ class TransportRaceTest {
   }
 
   @Test
+  void aCallStartedOnTheWinnerFailsWithItAndIsNotReplayedOnAnotherTransport() throws Exception {
+    ManagedChannel c = track(builder(60_000).build());
+    assertThat(call(c)).isEqualTo("hi");
+    java.util.concurrent.Future<String> slow = ClientCalls.futureUnaryCall(
+        c.newCall(TestMethods.SLOW, CallOptions.DEFAULT), "never answered");
+    await(() -> udp.streams.get() == 2, "the slow call reached the udp transport");
+    udp.transports.get(0).shutdownNow(Status.UNAVAILABLE.withDescription("link lost"));
+    assertThatThrownBy(() -> slow.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(StatusRuntimeException.class)
+        .cause().satisfies(e -> assertThat(Status.fromThrowable(e).getCode()).isEqualTo(Status.Code.UNAVAILABLE));
+    assertThat(tcp.streams.get()).as("nothing replayed over tcp").isZero();
+    await(() -> TernChannels.selectedTransport(c) == null, "the channel let go of the failed transport");
+
+    assertThat(call(c)).as("the next call reconnects, straight to the udp that worked").isEqualTo("hi");
+    assertThat(TernChannels.selectedTransport(c)).isEqualTo("udp");
+    assertThat(udp.created.get()).isEqualTo(2);
+    assertThat(tcp.created.get()).isZero();
+  }
+
+  @Test
   void aChannelNamingSeveralTransportsRacesThemInTheOrderGiven() {
     udp.script = Script.FAILS;
     ManagedChannel c = track(builder(60_000).transports("tcp", "udp").build());
