@@ -343,6 +343,13 @@ final class ConnectionManager {
     }
 
     @Override
+    public boolean closing() {
+      synchronized (ConnectionManager.this) {
+        return shutdown;
+      }
+    }
+
+    @Override
     public void terminated(ClientTransport transport) {
       live.remove(transport);
       maybeTerminated();

@@ -47,6 +47,9 @@ final class TransportRace {
 
     /** {@code transport} released everything. */
     void terminated(ClientTransport transport);
+
+    /** Whether the channel is shutting down: a loser failing now was closed, not broken. */
+    boolean closing();
   }
 
   private final ChannelConfig cfg;
@@ -154,7 +157,9 @@ final class TransportRace {
       allFailed = winner == null && next >= candidates.size() && legs.stream().allMatch(l -> l.failure != null);
     }
     if (mark) {
-      cfg.memory.markBroken(cfg.authority, leg.provider.name());
+      if (!outcome.closing()) {
+        cfg.memory.markBroken(cfg.authority, leg.provider.name());
+      }
       return;
     }
     if (!startNext() && allFailed) {

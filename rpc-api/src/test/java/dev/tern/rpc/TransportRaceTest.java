@@ -234,6 +234,19 @@ class TransportRaceTest {
   }
 
   @Test
+  void aLoserClosedBecauseTheChannelShutDownIsNotMarkedBroken() throws Exception {
+    udp.script = Script.BLACK_HOLE;
+    ManagedChannel c = builder(0).build();
+    assertThat(call(c)).isEqualTo("hi");
+    assertThat(TernChannels.selectedTransport(c)).isEqualTo("tcp");
+    assertThat(udp.live()).as("the udp racer is still trying").isEqualTo(1);
+    c.shutdown();
+    assertThat(c.awaitTermination(5, TimeUnit.SECONDS)).isTrue();
+    assertThat(udp.live()).isZero();
+    assertThat(memory.isBroken(c.authority(), "udp")).isFalse();
+  }
+
+  @Test
   void shuttingDownMidRaceClosesEveryRacer() throws Exception {
     udp.script = Script.BLACK_HOLE;
     tcp.script = Script.BLACK_HOLE;
