@@ -28,12 +28,15 @@ final class ChannelConfig {
   final long initialBackoffNanos;
   final long maxBackoffNanos;
   final Consumer<ConnectionInfo> connectionListener;
+  final long raceHeadStartNanos;
+  final TransportMemory memory;
 
   ChannelConfig(Supplier<SocketAddress> address, String authority, TransportSelector selector,
       TransportOptions options, Executor executor, List<ClientInterceptor> interceptors,
       CompressorRegistry compressors, DecompressorRegistry decompressors, int maxInboundMessageSize,
       int[] protocolVersions, SecurityLevel securityLevel, long handshakeTimeoutNanos,
-      long initialBackoffNanos, long maxBackoffNanos, Consumer<ConnectionInfo> connectionListener) {
+      long initialBackoffNanos, long maxBackoffNanos, Consumer<ConnectionInfo> connectionListener,
+      long raceHeadStartNanos, TransportMemory memory) {
     this.address = address;
     this.authority = authority;
     this.selector = selector;
@@ -49,5 +52,7 @@ final class ChannelConfig {
     this.initialBackoffNanos = initialBackoffNanos;
     this.maxBackoffNanos = maxBackoffNanos;
     this.connectionListener = connectionListener;
+    this.raceHeadStartNanos = raceHeadStartNanos;
+    this.memory = memory;
   }
 }

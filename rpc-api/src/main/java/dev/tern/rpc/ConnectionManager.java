@@ -20,8 +20,9 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * A channel's connection: connects lazily on the first call, queues calls while connecting, fails
- * them with a status that says why when connecting fails, and reconnects with backoff.
+ * A channel's connection: connects lazily on the first call (a {@link TransportRace} between the
+ * candidate transports), queues calls until the race has a winner, fails them with a status that
+ * says why when every candidate failed, and reconnects with backoff.
  */
 final class ConnectionManager {
   private static final Logger log = Logger.getLogger(ConnectionManager.class.getName());
@@ -56,7 +57,10 @@ final class ConnectionManager {
   private final List<Runnable> stateWatchers = new ArrayList<>();
   private ConnectivityState state = ConnectivityState.IDLE;
   private Connection ready;
-  private Attempt connecting;
+  private TransportRace connecting;
+  /** The first candidate of the race under way, for calls allowed early data; null if none. */
+  private Connection early;
+  private final RaceOutcome outcome = new RaceOutcome();
   private Status lastFailure;
   private ScheduledFuture<?> reconnect;
   private boolean shutdown;
@@ -79,7 +83,7 @@ final class ConnectionManager {
   void obtain(Waiter waiter, boolean waitForReady, boolean earlyData) {
     Connection c = null;
     Status fail = null;
-    Attempt start = null;
+    TransportRace start = null;
     synchronized (this) {
       if (shutdown) {
         fail = Status.UNAVAILABLE.withDescription("channel is shut down");
@@ -87,8 +91,8 @@ final class ConnectionManager {
         c = ready;
       } else if (state == ConnectivityState.TRANSIENT_FAILURE && !waitForReady) {
         fail = lastFailure;
-      } else if (earlyData && connecting != null && connecting.early != null) {
-        c = connecting.early;
+      } else if (earlyData && connecting != null && early != null) {
+        c = early;
       } else {
         waiters.put(waiter, new Mode(waitForReady, earlyData));
         if (state == ConnectivityState.IDLE) {
@@ -113,7 +117,7 @@ final class ConnectionManager {
 
   synchronized ConnectivityState state(boolean requestConnection) {
     if (requestConnection && state == ConnectivityState.IDLE && !shutdown) {
-      Attempt a = beginConnect();
+      TransportRace a = beginConnect();
       scheduler.execute(a::start);
     }
     return state;
@@ -132,8 +136,8 @@ final class ConnectionManager {
     return ready;
   }
 
-  private Attempt beginConnect() {
-    Attempt a = new Attempt();
+  private TransportRace beginConnect() {
+    TransportRace a = new TransportRace(cfg, scheduler, outcome);
     connecting = a;
     setState(ConnectivityState.CONNECTING);
     return a;
@@ -151,7 +155,7 @@ final class ConnectionManager {
   }
 
   void resetBackoff() {
-    Attempt start = null;
+    TransportRace start = null;
     synchronized (this) {
       backoff.reset();
       if (reconnect != null && reconnect.cancel(false)) {
@@ -164,7 +168,7 @@ final class ConnectionManager {
     }
   }
 
-  private Attempt afterBackoff() {
+  private TransportRace afterBackoff() {
     if (shutdown) {
       return null;
     }
@@ -174,6 +178,7 @@ final class ConnectionManager {
 
   void shutdown() {
     List<ClientTransport> close = new ArrayList<>();
+    List<ClientTransport> closeNow = new ArrayList<>();
     List<Waiter> fail = new ArrayList<>();
     synchronized (this) {
       if (shutdown) {
@@ -185,9 +190,17 @@ final class ConnectionManager {
         reconnect.cancel(false);
       }
       if (connecting == null || waiters.isEmpty()) {
+        if (connecting != null) {
+          connecting.abandon();
+        }
         fail.addAll(waiters.keySet());
         waiters.clear();
-        close.addAll(live);
+        // Calls on the ready transport (or started early on the first racer) run to completion;
+        // racers that carry no calls go now.
+        for (ClientTransport t : live) {
+          boolean carriesCalls = ready != null && ready.transport == t || early != null && early.transport == t;
+          (carriesCalls ? close : closeNow).add(t);
+        }
       } else if (ready != null) {
         close.add(ready.transport);
       }
@@ -195,6 +208,7 @@ final class ConnectionManager {
     Status status = Status.UNAVAILABLE.withDescription("channel shut down before a transport was ready");
     fail.forEach(w -> w.failed(status));
     close.forEach(ClientTransport::shutdown);
+    closeNow.forEach(t -> t.shutdownNow(Status.UNAVAILABLE.withDescription("channel shut down")));
     maybeTerminated();
   }
 
@@ -202,6 +216,9 @@ final class ConnectionManager {
     shutdown();
     List<Waiter> fail;
     synchronized (this) {
+      if (connecting != null) {
+        connecting.abandon();
+      }
       fail = new ArrayList<>(waiters.keySet());
       waiters.clear();
     }
@@ -223,107 +240,60 @@ final class ConnectionManager {
     onTerminated.run();
   }
 
-  /** One attempt to connect: a transport and its listener. */
-  private final class Attempt implements ClientTransport.Listener {
-    private ClientTransport transport;
-    private TransportProvider provider;
-    private SocketAddress address;
-    private ScheduledFuture<?> timeout;
-    private boolean wasReady;
-    /** The connection early-data calls use while the handshake runs; null until started. */
-    Connection early;
-
-    void start() {
-      try {
-        provider = cfg.selector.select();
-        address = cfg.address.get();
-        transport = provider.newClientTransport(address, cfg.authority, cfg.options);
-      } catch (StatusRuntimeException e) {
-        failedBeforeStart(e.getStatus());
-        return;
-      } catch (RuntimeException e) {
-        failedBeforeStart(Status.UNAVAILABLE.withDescription("cannot create a transport to "
-            + cfg.authority + ": " + e.getMessage()).withCause(e));
-        return;
-      }
+  /** Hears the current race and applies its outcome to the channel's state. */
+  private final class RaceOutcome implements TransportRace.Outcome {
+    @Override
+    public void created(ClientTransport transport) {
       live.add(transport);
-      timeout = scheduler.schedule(this::timedOut, cfg.handshakeTimeoutNanos, TimeUnit.NANOSECONDS);
-      try {
-        transport.start(this);
-      } catch (RuntimeException e) {
-        log.log(Level.WARNING, "transport start threw", e);
-        transport.shutdownNow(Status.UNAVAILABLE.withCause(e));
-        transportShutdown(Status.UNAVAILABLE.withDescription("transport failed to start: " + e).withCause(e));
-        return;
-      }
-      releaseEarlyCalls();
     }
 
-    /** Hands the calls allowed early data to the started transport. */
-    private void releaseEarlyCalls() {
-      Connection c = new Connection(transport, provider);
-      List<Waiter> early = new ArrayList<>();
+    @Override
+    public void started(TransportRace race, Connection first) {
+      List<Waiter> release = new ArrayList<>();
       synchronized (ConnectionManager.this) {
-        if (connecting != this) {
+        if (connecting != race) {
           return;
         }
-        this.early = c;
+        early = first;
         for (Map.Entry<Waiter, Mode> e : new ArrayList<>(waiters.entrySet())) {
           if (e.getValue().earlyData) {
-            early.add(e.getKey());
+            release.add(e.getKey());
             waiters.remove(e.getKey());
           }
         }
       }
-      for (Waiter w : early) {
-        w.ready(c);
-      }
-    }
-
-    private void failedBeforeStart(Status status) {
-      transportShutdown(status);
-    }
-
-    private void timedOut() {
-      boolean stillConnecting;
-      synchronized (ConnectionManager.this) {
-        stillConnecting = connecting == this;
-      }
-      if (stillConnecting) {
-        transport.shutdownNow(Status.UNAVAILABLE.withDescription("handshake with " + address
-            + " over " + provider.name() + " did not complete within "
-            + TimeUnit.NANOSECONDS.toMillis(cfg.handshakeTimeoutNanos) + " ms"));
+      for (Waiter w : release) {
+        w.ready(first);
       }
     }
 
     @Override
-    public void transportReady(ConnectionInfo info) {
-      Connection c;
-      synchronized (ConnectionManager.this) {
-        c = early != null ? early : new Connection(transport, provider);
-      }
+    public void won(TransportRace race, Connection c, ConnectionInfo info) {
       List<Waiter> serve;
       boolean closeAfter;
       synchronized (ConnectionManager.this) {
-        if (connecting != this) {
-          return;
+        if (connecting != race) {
+          closeAfter = true;
+          serve = List.of();
+        } else {
+          connecting = null;
+          early = null;
+          ready = c;
+          backoff.reset();
+          lastFailure = null;
+          setState(ConnectivityState.READY);
+          serve = new ArrayList<>(waiters.keySet());
+          waiters.clear();
+          closeAfter = shutdown;
         }
-        timeout.cancel(false);
-        wasReady = true;
-        connecting = null;
-        ready = c;
-        backoff.reset();
-        lastFailure = null;
-        setState(ConnectivityState.READY);
-        serve = new ArrayList<>(waiters.keySet());
-        waiters.clear();
-        closeAfter = shutdown;
       }
       for (Waiter w : serve) {
         w.ready(c);
       }
       if (closeAfter) {
-        transport.shutdown();
+        race.closeLosers(Status.UNAVAILABLE.withDescription("channel shut down"));
+        c.transport.shutdown();
+        return;
       }
       if (cfg.connectionListener != null) {
         try {
@@ -335,29 +305,14 @@ final class ConnectionManager {
     }
 
     @Override
-    public void transportShutdown(Status status) {
+    public void lost(TransportRace race, Status failure) {
       List<Waiter> fail = new ArrayList<>();
-      Status failure;
       synchronized (ConnectionManager.this) {
-        if (timeout != null) {
-          timeout.cancel(false);
-        }
-        if (wasReady) {
-          if (ready != null && ready.transport == transport) {
-            ready = null;
-            setState(ConnectivityState.IDLE);
-          }
-          return;
-        }
-        if (connecting != this) {
+        if (connecting != race) {
           return;
         }
         connecting = null;
-        String via = provider == null ? "" : " over " + provider.name();
-        failure = (status.getCode() == Status.Code.FAILED_PRECONDITION ? status : Status.UNAVAILABLE)
-            .withDescription("connecting to " + cfg.authority + via + " failed: "
-                + status.getCode() + (status.getDescription() == null ? "" : ": " + status.getDescription()))
-            .withCause(status.getCause());
+        early = null;
         lastFailure = failure;
         for (Map.Entry<Waiter, Mode> e : new ArrayList<>(waiters.entrySet())) {
           if (shutdown || !e.getValue().waitForReady) {
@@ -367,32 +322,48 @@ final class ConnectionManager {
         }
         if (!shutdown) {
           setState(ConnectivityState.TRANSIENT_FAILURE);
-          reconnect = scheduler.schedule(this::backoffOver, backoff.nextDelayNanos(), TimeUnit.NANOSECONDS);
+          reconnect = scheduler.schedule(ConnectionManager.this::backoffOver, backoff.nextDelayNanos(),
+              TimeUnit.NANOSECONDS);
         }
       }
       for (Waiter w : fail) {
         w.failed(failure);
       }
-      if (transport == null) {
-        maybeTerminated();
-      }
+      maybeTerminated();
     }
 
-    private void backoffOver() {
-      Attempt next;
+    @Override
+    public void winnerShutdown(TransportRace race, ClientTransport transport, Status status) {
       synchronized (ConnectionManager.this) {
-        reconnect = null;
-        next = afterBackoff();
-      }
-      if (next != null) {
-        next.start();
+        if (ready != null && ready.transport == transport) {
+          ready = null;
+          setState(ConnectivityState.IDLE);
+        }
       }
     }
 
     @Override
-    public void transportTerminated() {
+    public boolean closing() {
+      synchronized (ConnectionManager.this) {
+        return shutdown;
+      }
+    }
+
+    @Override
+    public void terminated(ClientTransport transport) {
       live.remove(transport);
       maybeTerminated();
+    }
+  }
+
+  private void backoffOver() {
+    TransportRace next;
+    synchronized (this) {
+      reconnect = null;
+      next = afterBackoff();
+    }
+    if (next != null) {
+      next.start();
     }
   }
 }

@@ -33,6 +33,15 @@ import java.util.function.Supplier;
  * <p>The channel connects lazily on its first call, queues calls while connecting, fails them with
  * {@code UNAVAILABLE} (saying why) if connecting fails, and reconnects with exponential backoff.
  * TLS is on by default, as in grpc-java; {@link #usePlaintext()} turns it off.
+ *
+ * <p>Choosing a transport: with no {@link #transports} set, the channel races the first available
+ * datagram transport ({@code udp}, else {@code quic}) against {@code tcp}: the datagram one starts
+ * at once, TCP after a {@linkplain #transportRaceHeadStart head start} (300 ms) or as soon as the
+ * datagram one fails, and the first ready carries every call. Calls wait for that winner, so none
+ * is ever sent twice. What worked and what failed is kept per authority in a {@link
+ * TransportMemory} ({@linkplain #transportMemory one shared by the process} by default): a
+ * transport that failed while a less preferred one worked is left out for a while, and the one that
+ * worked is tried alone first next time. See {@link TransportSelector} and {@link TransportMemory}.
  */
 public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelBuilder> {
   private final List<dev.tern.rpc.spi.TransportProvider> providers = new ArrayList<>();
@@ -53,6 +62,11 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   private long initialBackoffNanos = TimeUnit.SECONDS.toNanos(1);
   private long maxBackoffNanos = TimeUnit.SECONDS.toNanos(120);
   private Consumer<ConnectionInfo> connectionListener;
+  private long raceHeadStartNanos = DEFAULT_RACE_HEAD_START_NANOS;
+  private TransportMemory memory = TransportMemory.shared();
+
+  /** The head start a channel gives its preferred transport before starting the next: 300 ms. */
+  public static final long DEFAULT_RACE_HEAD_START_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
 
   private TernChannelBuilder(Supplier<SocketAddress> address, String authority) {
     this.address = address;
@@ -110,8 +124,11 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
 
   /**
    * Transports to use, most preferred first, by {@link dev.tern.rpc.spi.TransportProvider#name()}.
-   * The first one on the class path and available is used. Unset: {@link
-   * TransportSelector#DEFAULT_PREFERENCE}.
+   * One name: only that transport is used (as long as it is on the class path and available).
+   * Several: those on the class path and available are raced in the order given, each started
+   * after the previous one's {@linkplain #transportRaceHeadStart head start} or as soon as every
+   * started one has failed; the first ready carries the calls. Unset: {@link
+   * TransportSelector#DEFAULT_PREFERENCE}, racing the first datagram transport against TCP.
    */
   public TernChannelBuilder transports(String... names) {
     transports.clear();
@@ -266,7 +283,33 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     return this;
   }
 
-  /** Called with the connection's {@link ConnectionInfo} each time a transport becomes ready. */
+  /**
+   * How long a racing transport has to itself before the next candidate starts too (default 300
+   * ms; 0 starts every candidate at once). A candidate that fails ends its head start early.
+   *
+   * @throws IllegalArgumentException if {@code value} is negative
+   */
+  public TernChannelBuilder transportRaceHeadStart(long value, TimeUnit unit) {
+    if (value < 0) {
+      throw new IllegalArgumentException("transport race head start must be >= 0, was " + value);
+    }
+    raceHeadStartNanos = unit.toNanos(value);
+    return this;
+  }
+
+  /**
+   * Where the channel keeps and reads what it learned per authority (transports marked broken,
+   * the transport that worked). Default: {@link TransportMemory#shared()}.
+   */
+  public TernChannelBuilder transportMemory(TransportMemory transportMemory) {
+    memory = Objects.requireNonNull(transportMemory, "transportMemory");
+    return this;
+  }
+
+  /**
+   * Called with the connection's {@link ConnectionInfo} each time a transport wins a race and
+   * becomes the channel's connection; {@link ConnectionInfo#transport()} names it.
+   */
   public TernChannelBuilder connectionListener(Consumer<ConnectionInfo> listener) {
     connectionListener = listener;
     return this;
@@ -285,7 +328,7 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
         TransportSelector.fromServiceLoader(transports, providers), o, executor, interceptors, compressors,
         decompressors, maxInboundMessageSize, protocolVersions.clone(),
         tls == null ? SecurityLevel.NONE : SecurityLevel.PRIVACY_AND_INTEGRITY, handshakeTimeoutNanos,
-        initialBackoffNanos, maxBackoffNanos, connectionListener);
+        initialBackoffNanos, maxBackoffNanos, connectionListener, raceHeadStartNanos, memory);
     return new TernManagedChannel(cfg);
   }
 }

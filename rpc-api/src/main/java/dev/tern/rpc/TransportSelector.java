@@ -10,20 +10,28 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
+import java.util.Set;
 
 /**
- * Chooses the transport a channel connects with.
+ * Chooses the transports a channel races when it connects ({@link #candidates}).
  *
- * <p>Today: the first transport of the preference order that is on the class path and {@linkplain
- * TransportProvider#isAvailable() available}. This class is the seam where negotiation will go
- * (racing a UDP transport against TCP, remembering what worked per authority, marking transports
- * broken), so the channel asks it on every (re)connect.
+ * <p>Only transports on the class path and {@linkplain TransportProvider#isAvailable() available}
+ * are candidates. With the default preference ({@link #DEFAULT_PREFERENCE}) a channel races the
+ * first datagram transport ({@code udp} or {@code quic}) that is not marked broken against the
+ * first stream transport ({@code tcp}); with a preference it was given, it races every named
+ * transport that is not marked broken, in the order given. Transports marked broken in the {@link
+ * TransportMemory} are left out while another candidate remains. The channel asks on every
+ * (re)connect.
  */
 public final class TransportSelector {
   /** The order used when a channel sets none: Tern's UDP protocol, then QUIC, then TCP. */
   public static final List<String> DEFAULT_PREFERENCE = List.of("udp", "quic", "tcp");
 
+  /** The transports that run over UDP; the others are taken to run over a stream (TCP). */
+  public static final Set<String> DATAGRAM_TRANSPORTS = Set.of("udp", "quic");
+
   private final List<String> preference;
+  private final boolean explicit;
   private final Map<String, TransportProvider> providers;
 
   /**
@@ -41,6 +49,7 @@ public final class TransportSelector {
     for (TransportProvider p : sorted) {
       this.providers.putIfAbsent(p.name(), p);
     }
+    this.explicit = !preference.isEmpty();
     if (preference.isEmpty()) {
       List<String> order = new ArrayList<>(DEFAULT_PREFERENCE);
       for (String name : this.providers.keySet()) {
@@ -81,25 +90,78 @@ public final class TransportSelector {
     return preference;
   }
 
+  /** Whether the preference was given by the channel (true) or is the default order (false). */
+  public boolean explicit() {
+    return explicit;
+  }
+
   /**
-   * The transport to connect with now.
+   * The most preferred transport that can be used here, ignoring what was learned per authority.
    *
    * @throws StatusRuntimeException UNAVAILABLE naming every preferred transport and why it cannot
    *     be used
    */
   public TransportProvider select() {
+    return usable().get(0);
+  }
+
+  /**
+   * The transports to race for {@code authority} now, most preferred first: the one to start first,
+   * then those started after the head start or when an earlier one fails. Never empty: when every
+   * usable transport is marked broken in {@code memory}, the most preferred one is tried anyway.
+   *
+   * @throws StatusRuntimeException UNAVAILABLE naming every preferred transport and why it cannot
+   *     be used
+   */
+  public List<TransportProvider> candidates(String authority, TransportMemory memory) {
+    List<TransportProvider> usable = usable();
+    List<TransportProvider> fresh = new ArrayList<>();
+    for (TransportProvider p : usable) {
+      if (!memory.isBroken(authority, p.name())) {
+        fresh.add(p);
+      }
+    }
+    List<TransportProvider> out = new ArrayList<>();
+    if (explicit) {
+      out.addAll(fresh);
+    } else {
+      TransportProvider datagram = null;
+      TransportProvider stream = null;
+      for (TransportProvider p : fresh) {
+        if (DATAGRAM_TRANSPORTS.contains(p.name())) {
+          datagram = datagram == null ? p : datagram;
+        } else {
+          stream = stream == null ? p : stream;
+        }
+      }
+      for (TransportProvider p : fresh) {
+        if (p == datagram || p == stream) {
+          out.add(p);
+        }
+      }
+    }
+    return out.isEmpty() ? List.of(usable.get(0)) : out;
+  }
+
+  /** The usable transports in preference order; never empty. */
+  private List<TransportProvider> usable() {
+    List<TransportProvider> out = new ArrayList<>();
     StringBuilder why = new StringBuilder();
     for (String name : preference) {
       TransportProvider p = providers.get(name);
       if (p != null && p.isAvailable()) {
-        return p;
+        out.add(p);
+      } else {
+        why.append(why.length() == 0 ? "" : "; ").append(name).append(": ")
+            .append(p == null ? "not on the class path" : p.unavailableReason());
       }
-      why.append(why.length() == 0 ? "" : "; ").append(name).append(": ")
-          .append(p == null ? "not on the class path" : p.unavailableReason());
     }
-    throw Status.UNAVAILABLE.withDescription("none of the preferred transports " + preference
-        + " can be used (" + why + "); transports on the class path: " + providers.keySet())
-        .asRuntimeException();
+    if (out.isEmpty()) {
+      throw Status.UNAVAILABLE.withDescription("none of the preferred transports " + preference
+          + " can be used (" + why + "); transports on the class path: " + providers.keySet())
+          .asRuntimeException();
+    }
+    return out;
   }
 
   /** The provider named {@code name} if it is on the class path, else null. */

@@ -77,4 +77,38 @@ class TransportSelectorTest {
     assertThat(TransportSelector.fromServiceLoader(List.of("inprocess")).select())
         .isInstanceOf(InProcessTransportProvider.class);
   }
+
+  @Test
+  void theDefaultOrderRacesTheFirstDatagramTransportAgainstTcp() {
+    TransportMemory memory = TransportMemory.builder().build();
+    TransportSelector s = new TransportSelector(List.of(), List.of(new Fake("tcp", null),
+        new Fake("quic", null), new Fake("udp", "no native library")));
+    assertThat(s.candidates("a:1", memory)).extracting(TransportProvider::name).containsExactly("quic", "tcp");
+    memory.markBroken("a:1", "quic");
+    assertThat(s.candidates("a:1", memory)).extracting(TransportProvider::name).containsExactly("tcp");
+    assertThat(s.candidates("b:1", memory)).as("marks are per authority")
+        .extracting(TransportProvider::name).containsExactly("quic", "tcp");
+  }
+
+  @Test
+  void aBrokenDatagramTransportGivesWayToTheNextOne() {
+    TransportMemory memory = TransportMemory.builder().build();
+    TransportSelector s = new TransportSelector(List.of(), List.of(new Fake("tcp", null),
+        new Fake("quic", null), new Fake("udp", null)));
+    memory.markBroken("a:1", "udp");
+    assertThat(s.candidates("a:1", memory)).extracting(TransportProvider::name).containsExactly("quic", "tcp");
+  }
+
+  @Test
+  void explicitTransportsAreRacedInTheOrderGivenAndAllBrokenStillTriesTheFirst() {
+    TransportMemory memory = TransportMemory.builder().build();
+    TransportSelector s = new TransportSelector(List.of("tcp", "udp", "quic"), List.of(new Fake("tcp", null),
+        new Fake("quic", null), new Fake("udp", null)));
+    assertThat(s.explicit()).isTrue();
+    assertThat(s.candidates("a:1", memory)).extracting(TransportProvider::name).containsExactly("tcp", "udp", "quic");
+    memory.markBroken("a:1", "tcp");
+    memory.markBroken("a:1", "udp");
+    memory.markBroken("a:1", "quic");
+    assertThat(s.candidates("a:1", memory)).extracting(TransportProvider::name).containsExactly("tcp");
+  }
 }

@@ -1,0 +1,178 @@
+package dev.tern.rpc;
+
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+/**
+ * What channels learned about transports, per server authority: which transport last worked, and
+ * which are marked broken and until when.
+ *
+ * <p>A transport that failed to connect while a less preferred one worked is marked broken for
+ * that authority: channels leave it out of their races until the mark expires. The first mark
+ * lasts {@linkplain Builder#initialBrokenDuration five minutes}; each further mark without a
+ * success in between lasts twice as long as the one before, up to a {@linkplain
+ * Builder#maxBrokenDuration cap} (two days by default). A success clears the transport's marks.
+ *
+ * <p>Marks say something about the network the device is on, so {@link #networkChanged()} forgets
+ * everything; call it when the device moves to another network (Wi-Fi to cellular, a new access
+ * point). Channels share {@link #shared()} unless their builder is given another instance ({@link
+ * TernChannelBuilder#transportMemory}). At most {@value #MAX_AUTHORITIES} authorities are
+ * remembered; the least recently used is forgotten first. Thread-safe.
+ */
+public final class TransportMemory {
+  /** How many authorities one memory holds before forgetting the least recently used. */
+  public static final int MAX_AUTHORITIES = 1024;
+
+  private static final TransportMemory SHARED = builder().build();
+
+  private final LongSupplier ticker;
+  private final long initialBrokenNanos;
+  private final long maxBrokenNanos;
+  private final Map<String, Authority> authorities =
+      new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Authority> eldest) {
+          return size() > MAX_AUTHORITIES;
+        }
+      };
+
+  /** What is known about one authority. */
+  private static final class Authority {
+    String lastWorked;
+    final Map<String, Mark> marks = new HashMap<>();
+  }
+
+  /** One transport's broken mark: how many times in a row it was marked, and until when. */
+  private static final class Mark {
+    int count;
+    long untilNanos;
+  }
+
+  private TransportMemory(Builder b) {
+    this.ticker = b.ticker;
+    this.initialBrokenNanos = b.initialBrokenNanos;
+    this.maxBrokenNanos = b.maxBrokenNanos;
+  }
+
+  /** The process-wide memory channels use by default (system clock, five minutes doubling). */
+  public static TransportMemory shared() {
+    return SHARED;
+  }
+
+  /** A builder for a memory of one's own (tests, or a scope narrower than the process). */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Whether {@code transport} is marked broken for {@code authority} now.
+   *
+   * @throws NullPointerException if an argument is null
+   */
+  public synchronized boolean isBroken(String authority, String transport) {
+    Authority a = authorities.get(Objects.requireNonNull(authority, "authority"));
+    Mark m = a == null ? null : a.marks.get(Objects.requireNonNull(transport, "transport"));
+    return m != null && m.untilNanos - ticker.getAsLong() > 0;
+  }
+
+  /** How much longer {@code transport}'s broken mark for {@code authority} lasts, 0 if none. */
+  public synchronized long brokenForNanos(String authority, String transport) {
+    Authority a = authorities.get(Objects.requireNonNull(authority, "authority"));
+    Mark m = a == null ? null : a.marks.get(Objects.requireNonNull(transport, "transport"));
+    return m == null ? 0 : Math.max(0, m.untilNanos - ticker.getAsLong());
+  }
+
+  /** The transport that last carried calls to {@code authority}, or null if none is known. */
+  public synchronized String lastWorked(String authority) {
+    Authority a = authorities.get(Objects.requireNonNull(authority, "authority"));
+    return a == null ? null : a.lastWorked;
+  }
+
+  /**
+   * Marks {@code transport} broken for {@code authority}: for the initial duration the first time,
+   * twice the previous duration (up to the cap) each further time without a success in between.
+   */
+  public synchronized void markBroken(String authority, String transport) {
+    Authority a = authorities.computeIfAbsent(Objects.requireNonNull(authority, "authority"),
+        k -> new Authority());
+    Mark m = a.marks.computeIfAbsent(Objects.requireNonNull(transport, "transport"), k -> new Mark());
+    long duration = initialBrokenNanos;
+    for (int i = 0; i < m.count && duration < maxBrokenNanos; i++) {
+      duration = duration > maxBrokenNanos / 2 ? maxBrokenNanos : duration * 2;
+    }
+    m.count++;
+    m.untilNanos = ticker.getAsLong() + Math.min(duration, maxBrokenNanos);
+    if (transport.equals(a.lastWorked)) {
+      a.lastWorked = null;
+    }
+  }
+
+  /** Records that {@code transport} connected to {@code authority}: clears its marks. */
+  public synchronized void markWorked(String authority, String transport) {
+    Authority a = authorities.computeIfAbsent(Objects.requireNonNull(authority, "authority"),
+        k -> new Authority());
+    a.marks.remove(Objects.requireNonNull(transport, "transport"));
+    a.lastWorked = transport;
+  }
+
+  /**
+   * Forgets every mark and every transport that worked, for every authority: the device is on
+   * another network now, where what was learned may no longer hold. Connections already made are
+   * not touched; the next connect of each channel races again.
+   */
+  public synchronized void networkChanged() {
+    authorities.clear();
+  }
+
+  /** Builds a {@link TransportMemory}. */
+  public static final class Builder {
+    private LongSupplier ticker = System::nanoTime;
+    private long initialBrokenNanos = TimeUnit.MINUTES.toNanos(5);
+    private long maxBrokenNanos = TimeUnit.DAYS.toNanos(2);
+
+    private Builder() {}
+
+    /** The clock, in nanoseconds, as {@link System#nanoTime()} (the default) counts them. */
+    public Builder ticker(LongSupplier nanoTicker) {
+      ticker = Objects.requireNonNull(nanoTicker, "nanoTicker");
+      return this;
+    }
+
+    /**
+     * How long a first broken mark lasts (default 5 minutes).
+     *
+     * @throws IllegalArgumentException if {@code value} is not positive
+     */
+    public Builder initialBrokenDuration(long value, TimeUnit unit) {
+      if (value <= 0) {
+        throw new IllegalArgumentException("initial broken duration must be > 0, was " + value);
+      }
+      initialBrokenNanos = unit.toNanos(value);
+      maxBrokenNanos = Math.max(maxBrokenNanos, initialBrokenNanos);
+      return this;
+    }
+
+    /**
+     * The longest a mark lasts however often it was renewed (default 2 days).
+     *
+     * @throws IllegalArgumentException if {@code value} is not positive
+     */
+    public Builder maxBrokenDuration(long value, TimeUnit unit) {
+      if (value <= 0) {
+        throw new IllegalArgumentException("max broken duration must be > 0, was " + value);
+      }
+      maxBrokenNanos = unit.toNanos(value);
+      initialBrokenNanos = Math.min(initialBrokenNanos, maxBrokenNanos);
+      return this;
+    }
+
+    /** The memory. */
+    public TransportMemory build() {
+      return new TransportMemory(this);
+    }
+  }
+}

@@ -1,0 +1,333 @@
+package dev.tern.rpc;
+
+import dev.tern.rpc.spi.ClientTransport;
+import dev.tern.rpc.spi.TransportProvider;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * One connect of a channel: races the candidate transports and reports the first that becomes
+ * ready, or that all failed.
+ *
+ * <p>The first candidate starts at once; each next one starts after the head start, or at once
+ * when every started one has failed (the staggered attempts of Happy Eyeballs, RFC 8305 §5, with
+ * transports in place of address families). When the first candidate is the transport that last
+ * worked for the authority, the next ones start only if it fails. Losers still connecting when a
+ * winner is ready keep going until they are ready (then they are shut down) or fail (then a loser
+ * preferred over the winner is marked broken), as Chromium does with the QUIC job that lost to
+ * TCP; each is bounded by the handshake timeout, and {@link #closeLosers} ends them early.
+ */
+final class TransportRace {
+  private static final Logger log = Logger.getLogger(TransportRace.class.getName());
+
+  /** What the race reports to its channel; called outside the race's lock. */
+  interface Outcome {
+    /** A transport was made; it counts as live until {@link #terminated}. */
+    void created(ClientTransport transport);
+
+    /** The first candidate started: calls allowed early data may go on {@code first} now. */
+    void started(TransportRace race, Connection first);
+
+    /** {@code winner} is ready and carries the calls from now on. */
+    void won(TransportRace race, Connection winner, ConnectionInfo info);
+
+    /** Every candidate failed; {@code status} names each and why. */
+    void lost(TransportRace race, Status status);
+
+    /** The winner, after being ready, stopped taking streams. */
+    void winnerShutdown(TransportRace race, ClientTransport transport, Status status);
+
+    /** {@code transport} released everything. */
+    void terminated(ClientTransport transport);
+
+    /** Whether the channel is shutting down: a loser failing now was closed, not broken. */
+    boolean closing();
+  }
+
+  private final ChannelConfig cfg;
+  private final ScheduledExecutorService scheduler;
+  private final Outcome outcome;
+  private final List<TransportProvider> candidates;
+  private final List<Leg> legs = new ArrayList<>();
+  private boolean straight;
+  private SocketAddress address;
+  private int next;
+  private Leg winner;
+  private boolean abandoned;
+  private boolean reported;
+  private ScheduledFuture<?> headStartTimer;
+  private Connection first;
+  /** Why the race cannot even start (no usable transport, an unresolvable address), or null. */
+  private RuntimeException failure;
+
+  TransportRace(ChannelConfig cfg, ScheduledExecutorService scheduler, Outcome outcome) {
+    this.cfg = cfg;
+    this.scheduler = scheduler;
+    this.outcome = outcome;
+    List<TransportProvider> c;
+    try {
+      c = cfg.selector.candidates(cfg.authority, cfg.memory);
+    } catch (RuntimeException e) {
+      c = List.of();
+      failure = e;
+    }
+    this.candidates = c;
+    this.straight = c.size() > 1 && c.get(0).name().equals(cfg.memory.lastWorked(cfg.authority));
+  }
+
+  /** Resolves the address and starts the first candidate. */
+  void start() {
+    if (failure == null) {
+      try {
+        address = cfg.address.get();
+      } catch (RuntimeException e) {
+        failure = e;
+      }
+    }
+    if (failure != null) {
+      Status s = failure instanceof StatusRuntimeException
+          ? ((StatusRuntimeException) failure).getStatus()
+          : Status.UNAVAILABLE.withDescription(failure.getMessage()).withCause(failure);
+      report(Status.UNAVAILABLE.withDescription("connecting to " + cfg.authority + " failed: "
+          + describe(s)).withCause(failure));
+      return;
+    }
+    startNext();
+  }
+
+  /** Starts no further candidate: the channel no longer wants this race. */
+  synchronized void abandon() {
+    abandoned = true;
+    if (headStartTimer != null) {
+      headStartTimer.cancel(false);
+    }
+  }
+
+  /** Abandons the race and closes every candidate but the winner, with {@code status}. */
+  void closeLosers(Status status) {
+    List<ClientTransport> close = new ArrayList<>();
+    synchronized (this) {
+      abandon();
+      for (Leg l : legs) {
+        if (l != winner && l.transport != null && !l.done) {
+          close.add(l.transport);
+        }
+      }
+    }
+    close.forEach(t -> t.shutdownNow(status));
+  }
+
+  /** Starts the next candidate if there is one and no winner yet; false if none was started. */
+  private boolean startNext() {
+    Leg leg;
+    synchronized (this) {
+      if (winner != null || abandoned || next >= candidates.size()) {
+        return false;
+      }
+      if (headStartTimer != null) {
+        headStartTimer.cancel(false);
+        headStartTimer = null;
+      }
+      leg = new Leg(next, candidates.get(next));
+      next++;
+      legs.add(leg);
+      if (!straight && next < candidates.size()) {
+        headStartTimer = scheduler.schedule(this::startNext, cfg.raceHeadStartNanos, TimeUnit.NANOSECONDS);
+      }
+    }
+    leg.start();
+    return true;
+  }
+
+  /** A leg failed before it was ready: mark it, start the next one, or report the loss. */
+  private void legFailed(Leg leg) {
+    boolean mark;
+    boolean allFailed;
+    synchronized (this) {
+      straight = false;
+      mark = winner != null && !abandoned && leg.index < winner.index;
+      allFailed = winner == null && next >= candidates.size() && legs.stream().allMatch(l -> l.failure != null);
+    }
+    if (mark) {
+      if (!outcome.closing()) {
+        cfg.memory.markBroken(cfg.authority, leg.provider.name());
+      }
+      return;
+    }
+    if (!startNext() && allFailed) {
+      report(lossStatus());
+    }
+  }
+
+  private synchronized Status lossStatus() {
+    if (legs.size() == 1) {
+      Leg l = legs.get(0);
+      Status s = l.failure;
+      return (s.getCode() == Status.Code.FAILED_PRECONDITION ? s : Status.UNAVAILABLE)
+          .withDescription("connecting to " + cfg.authority + " over " + l.provider.name() + " failed: "
+              + describe(s)).withCause(s.getCause());
+    }
+    StringBuilder why = new StringBuilder();
+    boolean allPrecondition = true;
+    for (Leg l : legs) {
+      why.append(why.length() == 0 ? "" : "; ").append(l.provider.name()).append(": ").append(describe(l.failure));
+      allPrecondition &= l.failure.getCode() == Status.Code.FAILED_PRECONDITION;
+    }
+    return (allPrecondition ? Status.FAILED_PRECONDITION : Status.UNAVAILABLE)
+        .withDescription("connecting to " + cfg.authority + " failed over every transport (" + why + ")")
+        .withCause(legs.get(0).failure.getCause());
+  }
+
+  private void report(Status status) {
+    synchronized (this) {
+      if (reported || abandoned) {
+        return;
+      }
+      reported = true;
+    }
+    outcome.lost(this, status);
+  }
+
+  private static String describe(Status s) {
+    return s.getCode() + (s.getDescription() == null ? "" : ": " + s.getDescription());
+  }
+
+  /** One candidate's transport and its listener. */
+  private final class Leg implements ClientTransport.Listener {
+    final int index;
+    final TransportProvider provider;
+    ClientTransport transport;
+    ScheduledFuture<?> timeout;
+    boolean ready;
+    boolean done;
+    Status failure;
+
+    Leg(int index, TransportProvider provider) {
+      this.index = index;
+      this.provider = provider;
+    }
+
+    void start() {
+      try {
+        transport = provider.newClientTransport(address, cfg.authority, cfg.options);
+      } catch (RuntimeException e) {
+        failed(Status.UNAVAILABLE.withDescription("cannot create a transport: " + e.getMessage()).withCause(e));
+        return;
+      }
+      outcome.created(transport);
+      timeout = scheduler.schedule(this::timedOut, cfg.handshakeTimeoutNanos, TimeUnit.NANOSECONDS);
+      try {
+        transport.start(this);
+      } catch (RuntimeException e) {
+        log.log(Level.WARNING, "transport start threw", e);
+        transport.shutdownNow(Status.UNAVAILABLE.withCause(e));
+        failed(Status.UNAVAILABLE.withDescription("transport failed to start: " + e).withCause(e));
+        return;
+      }
+      if (index == 0) {
+        Connection c = new Connection(transport, provider);
+        boolean open;
+        synchronized (TransportRace.this) {
+          first = c;
+          open = !done;
+        }
+        if (open) {
+          outcome.started(TransportRace.this, c);
+        }
+      }
+    }
+
+    private void timedOut() {
+      boolean pending;
+      synchronized (TransportRace.this) {
+        pending = !ready && !done;
+      }
+      if (pending) {
+        transport.shutdownNow(Status.UNAVAILABLE.withDescription("handshake with " + address + " over "
+            + provider.name() + " did not complete within "
+            + TimeUnit.NANOSECONDS.toMillis(cfg.handshakeTimeoutNanos) + " ms"));
+      }
+    }
+
+    @Override
+    public void transportReady(ConnectionInfo info) {
+      Connection c;
+      boolean win;
+      List<Leg> preferredFailed = new ArrayList<>();
+      synchronized (TransportRace.this) {
+        if (done) {
+          return;
+        }
+        ready = true;
+        timeout.cancel(false);
+        win = winner == null && !abandoned;
+        if (win) {
+          winner = this;
+          if (headStartTimer != null) {
+            headStartTimer.cancel(false);
+          }
+          for (Leg l : legs) {
+            if (l.index < index && l.failure != null) {
+              preferredFailed.add(l);
+            }
+          }
+        }
+        c = index == 0 && first != null ? first : new Connection(transport, provider);
+      }
+      if (win) {
+        cfg.memory.markWorked(cfg.authority, provider.name());
+        for (Leg l : preferredFailed) {
+          cfg.memory.markBroken(cfg.authority, l.provider.name());
+        }
+        outcome.won(TransportRace.this, c, info);
+      } else {
+        transport.shutdown();
+      }
+    }
+
+    @Override
+    public void transportShutdown(Status status) {
+      boolean wasWinner;
+      synchronized (TransportRace.this) {
+        if (timeout != null) {
+          timeout.cancel(false);
+        }
+        if (done) {
+          return;
+        }
+        done = true;
+        wasWinner = ready && winner == this;
+      }
+      if (wasWinner) {
+        outcome.winnerShutdown(TransportRace.this, transport, status);
+      } else if (!ready) {
+        failed(status);
+      }
+    }
+
+    /** Records why this leg failed (the first reason only) and moves the race on. */
+    private void failed(Status status) {
+      synchronized (TransportRace.this) {
+        done = true;
+        if (failure != null) {
+          return;
+        }
+        failure = status;
+      }
+      legFailed(this);
+    }
+
+    @Override
+    public void transportTerminated() {
+      outcome.terminated(transport);
+    }
+  }
+}
