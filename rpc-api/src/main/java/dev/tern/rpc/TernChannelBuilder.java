@@ -41,7 +41,7 @@ import java.util.function.Supplier;
  * is ever sent twice. What worked and what failed is kept per authority in a {@link
  * TransportMemory} ({@linkplain #transportMemory one shared by the process} by default): a
  * transport that failed while a less preferred one worked is left out for a while, and the one that
- * worked is tried alone first next time. See {@link TransportSelector} and {@link TransportMemory}.
+ * worked is tried first next time, with twice its last connect time as its head start. See {@link TransportSelector} and {@link TransportMemory}.
  */
 public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelBuilder> {
   private final List<dev.tern.rpc.spi.TransportProvider> providers = new ArrayList<>();

@@ -43,6 +43,7 @@ public final class TransportMemory {
   /** What is known about one authority. */
   private static final class Authority {
     String lastWorked;
+    long lastConnectNanos;
     final Map<String, Mark> marks = new HashMap<>();
   }
 
@@ -93,6 +94,15 @@ public final class TransportMemory {
   }
 
   /**
+   * How long the transport that last worked for {@code authority} took to connect, in
+   * nanoseconds; 0 if unknown.
+   */
+  public synchronized long lastConnectNanos(String authority) {
+    Authority a = authorities.get(Objects.requireNonNull(authority, "authority"));
+    return a == null || a.lastWorked == null ? 0 : a.lastConnectNanos;
+  }
+
+  /**
    * Marks {@code transport} broken for {@code authority}: for the initial duration the first time,
    * twice the previous duration (up to the cap) each further time without a success in between.
    */
@@ -113,10 +123,25 @@ public final class TransportMemory {
 
   /** Records that {@code transport} connected to {@code authority}: clears its marks. */
   public synchronized void markWorked(String authority, String transport) {
+    markWorked(authority, transport, 0);
+  }
+
+  /**
+   * Records that {@code transport} connected to {@code authority} in {@code connectNanos}: clears
+   * its marks; the next connect waits up to twice that long for it before starting another
+   * transport.
+   *
+   * @throws IllegalArgumentException if {@code connectNanos} is negative
+   */
+  public synchronized void markWorked(String authority, String transport, long connectNanos) {
+    if (connectNanos < 0) {
+      throw new IllegalArgumentException("connectNanos must be >= 0: " + connectNanos);
+    }
     Authority a = authorities.computeIfAbsent(Objects.requireNonNull(authority, "authority"),
         k -> new Authority());
     a.marks.remove(Objects.requireNonNull(transport, "transport"));
     a.lastWorked = transport;
+    a.lastConnectNanos = connectNanos;
   }
 
   /**

@@ -20,7 +20,11 @@ import java.util.logging.Logger;
  * <p>The first candidate starts at once; each next one starts after the head start, or at once
  * when every started one has failed (the staggered attempts of Happy Eyeballs, RFC 8305 §5, with
  * transports in place of address families). When the first candidate is the transport that last
- * worked for the authority, the next ones start only if it fails. Losers still connecting when a
+ * worked for the authority, it gets a longer head start: the next one starts only if it fails, or
+ * if it is not ready within twice the time it took to connect last time (and never sooner than the
+ * head start), so a datagram transport that worked yesterday but is blocked today costs about one
+ * of its handshakes, not the handshake timeout (Chromium likewise delays its TCP job behind a QUIC
+ * job known to work by a multiple of the remembered round-trip time). Losers still connecting when a
  * winner is ready keep going until they are ready (then they are shut down) or fail (then a loser
  * preferred over the winner is marked broken), as Chromium does with the QUIC job that lost to
  * TCP; each is bounded by the handshake timeout, and {@link #closeLosers} ends them early.
@@ -58,6 +62,8 @@ final class TransportRace {
   private final List<TransportProvider> candidates;
   private final List<Leg> legs = new ArrayList<>();
   private boolean straight;
+  /** How long the next candidate waits for the first: the head start, or longer when straight. */
+  private final long firstHeadStartNanos;
   private SocketAddress address;
   private int next;
   private Leg winner;
@@ -81,6 +87,14 @@ final class TransportRace {
     }
     this.candidates = c;
     this.straight = c.size() > 1 && c.get(0).name().equals(cfg.memory.lastWorked(cfg.authority));
+    this.firstHeadStartNanos = straight
+        ? Math.max(cfg.raceHeadStartNanos, 2 * cfg.memory.lastConnectNanos(cfg.authority))
+        : cfg.raceHeadStartNanos;
+  }
+
+  /** How long the second candidate waits for the first (package-private for tests). */
+  long firstHeadStartNanos() {
+    return firstHeadStartNanos;
   }
 
   /** Resolves the address and starts the first candidate. */
@@ -139,8 +153,9 @@ final class TransportRace {
       leg = new Leg(next, candidates.get(next));
       next++;
       legs.add(leg);
-      if (!straight && next < candidates.size()) {
-        headStartTimer = scheduler.schedule(this::startNext, cfg.raceHeadStartNanos, TimeUnit.NANOSECONDS);
+      if (next < candidates.size()) {
+        long wait = next == 1 ? firstHeadStartNanos : cfg.raceHeadStartNanos;
+        headStartTimer = scheduler.schedule(this::startNext, wait, TimeUnit.NANOSECONDS);
       }
     }
     leg.start();
@@ -206,6 +221,7 @@ final class TransportRace {
     final TransportProvider provider;
     ClientTransport transport;
     ScheduledFuture<?> timeout;
+    long startNanos;
     boolean ready;
     boolean done;
     Status failure;
@@ -216,6 +232,7 @@ final class TransportRace {
     }
 
     void start() {
+      startNanos = System.nanoTime();
       try {
         transport = provider.newClientTransport(address, cfg.authority, cfg.options);
       } catch (RuntimeException e) {
@@ -283,7 +300,7 @@ final class TransportRace {
         c = index == 0 && first != null ? first : new Connection(transport, provider);
       }
       if (win) {
-        cfg.memory.markWorked(cfg.authority, provider.name());
+        cfg.memory.markWorked(cfg.authority, provider.name(), System.nanoTime() - startNanos);
         for (Leg l : preferredFailed) {
           cfg.memory.markBroken(cfg.authority, l.provider.name());
         }

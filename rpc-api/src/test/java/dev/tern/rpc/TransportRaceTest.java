@@ -180,20 +180,49 @@ class TransportRaceTest {
   }
 
   @Test
-  void theTransportThatWorkedIsTriedAloneFirstNextTime() {
+  void theTransportThatWorkedGetsTwiceItsLastConnectTimeBeforeTcpStarts() {
     ManagedChannel a = track(builder(60_000).build());
     assertThat(call(a)).isEqualTo("hi");
     assertThat(memory.lastWorked(a.authority())).isEqualTo("udp");
 
-    // Straight to udp: with no head start a race would start tcp at once; here tcp waits for udp
-    // to fail, which a black hole does only at the handshake timeout.
+    // udp took 200 ms to connect last time: with no head start of its own, the next channel still
+    // gives it 400 ms before starting tcp, so a udp that connects at once wins alone.
+    memory.markWorked(a.authority(), "udp", TimeUnit.MILLISECONDS.toNanos(200));
+    assertThat(memory.lastConnectNanos(a.authority())).isEqualTo(TimeUnit.MILLISECONDS.toNanos(200));
+    ManagedChannel b = track(builder(0).build());
+    assertThat(call(b)).isEqualTo("hi");
+    assertThat(TernChannels.selectedTransport(b)).isEqualTo("udp");
+    assertThat(tcp.created.get()).as("tcp never started").isZero();
+
+    // udp black-holed since: tcp starts after those 400 ms, long before udp's handshake timeout.
+    // (b's own connect, a fraction of a millisecond, replaced the 200 ms: set it again.)
+    memory.markWorked(a.authority(), "udp", TimeUnit.MILLISECONDS.toNanos(200));
     udp.script = Script.BLACK_HOLE;
-    ManagedChannel b = track(builder(0).handshakeTimeout(300, TimeUnit.MILLISECONDS).build());
+    ManagedChannel c = track(builder(0).handshakeTimeout(30, TimeUnit.SECONDS).build());
+    long start = System.nanoTime();
+    assertThat(call(c)).isEqualTo("hi");
+    long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    assertThat(tookMillis).isGreaterThanOrEqualTo(400).isLessThan(10_000);
+    assertThat(TernChannels.selectedTransport(c)).isEqualTo("tcp");
+  }
+
+  @Test
+  void aRememberedConnectTimeNeverShortensTheHeadStart() {
+    ManagedChannel a = track(builder(60_000).build());
+    assertThat(call(a)).isEqualTo("hi");
+    udp.script = Script.BLACK_HOLE;
+    // The fake connected in well under a millisecond; the 1 s head start still holds.
+    ManagedChannel b = track(builder(1_000).handshakeTimeout(30, TimeUnit.SECONDS).build());
     long start = System.nanoTime();
     assertThat(call(b)).isEqualTo("hi");
-    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isGreaterThanOrEqualTo(300);
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isGreaterThanOrEqualTo(1_000);
     assertThat(TernChannels.selectedTransport(b)).isEqualTo("tcp");
-    assertThat(memory.isBroken(a.authority(), "udp")).isTrue();
+  }
+
+  @Test
+  void aNegativeConnectTimeIsRefused() {
+    assertThatThrownBy(() -> memory.markWorked("a:1", "udp", -1))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("-1");
   }
 
   @Test
