@@ -226,6 +226,12 @@ public final class Bbr implements CongestionController {
   }
 
   private void checkFullPipe() {
+    if (rate.sampleAppLimited()) {
+      // §5.3.1.2: an application-limited round says nothing about the pipe. This holds for the
+      // persistent-queue test too: its BDP comes from the bandwidth estimate, which after an
+      // application-limited phase (a server acknowledging an upload) can be far below the path's.
+      return;
+    }
     if (persistentQueue()) {
       // A round in which the flight never fell below 1.5 BDP and no RTT sample came within half
       // the min RTT of it: half a BDP sat in the bottleneck queue for a whole round, so the pipe
@@ -234,9 +240,6 @@ public final class Bbr implements CongestionController {
       // queue for more queue-stretched rounds: on a 200 ms, 1 Mbit/s path, a second or more of
       // latency for every other stream.
       filledPipe = true;
-      return;
-    }
-    if (rate.sampleAppLimited()) {
       return;
     }
     long bw = maxBw.maxBytesPerSecond();

@@ -163,8 +163,24 @@ final class PacketBuilder {
     return urgency >= BACKGROUND_ABOVE_URGENCY && !c.streamWriter.hasRetransmission();
   }
 
+  /**
+   * draft-cheng-iccrg-delivery-rate-estimation §3.3.4 (C.app_limited): a packet that enters the
+   * flight while no stream data waits (a PMTU probe, control frames such as MAX_DATA, the
+   * handshake, a keep-alive) measures the application, not the path. Its delivery-rate sample is
+   * marked application-limited, so that it can raise the controller's bandwidth estimate but
+   * never lower it, nor count as a round without growth in BBR's full-pipe test. Unmarked, a
+   * server that only acknowledges a large upload and sends PMTU probes took one probe per round
+   * trip (4 KB/s on a 2 Mbit/s path) for the path's bandwidth and left STARTUP on it.
+   */
+  private void markApplicationLimitedIfIdle() {
+    if (c.state != ConnectionState.ESTABLISHED || !c.streamWriter.hasStreamData()) {
+      c.cc.onApplicationLimited(c.nowNs, c.loss.bytesInFlight());
+    }
+  }
+
   /** RFC 8899 §4.1: a probe is a PING padded to the size under test; it carries nothing else. */
   private int writeMtuProbe(ByteBuffer out, int start, int size) {
+    markApplicationLimitedIfIdle();
     long pn = c.log.beginPacket();
     int pnLength = PacketNumber.encodedLength(pn, c.loss.largestAckedPn());
     PacketWriter.writeShortHeader(out, c.peerCid, pn, pnLength);
@@ -195,6 +211,9 @@ final class PacketBuilder {
   private int writePacket(ByteBuffer out, int start, int max, boolean probe,
       boolean dataAllowed) {
     boolean initial = useInitial();
+    if (dataAllowed) {
+      markApplicationLimitedIfIdle(); // before the packet's frames take what waits
+    }
     long pn = c.log.beginPacket();
     int pnLength = PacketNumber.encodedLength(pn, c.loss.largestAckedPn());
     int lengthOffset = -1;
