@@ -102,6 +102,12 @@ final class PacketBuilder {
     if (c.state == ConnectionState.CLOSING) {
       return c.closeToSend ? writeClose(out, start, max) : 0;
     }
+    if (handshakeCopyDueNs() <= c.nowNs) {
+      int n = writeHandshakeCopy(out);
+      if (n > 0) {
+        return n;
+      }
+    }
     if (amplificationBudget() < max) {
       return 0;
     }
@@ -126,6 +132,44 @@ final class PacketBuilder {
       return 0;
     }
     return writePacket(out, start, max, probe, dataAllowed);
+  }
+
+  /**
+   * When the copy of the first handshake datagram is due (docs/protocol.md §4.1), or
+   * {@code Long.MAX_VALUE}. A copy the peer no longer needs (it has shown it has our handshake
+   * message, or sent a 1-RTT packet) or that the state forbids is dropped unsent.
+   */
+  long handshakeCopyDueNs() {
+    HandshakeCopy copy = c.handshakeCopy;
+    if (copy.dueNs() != Long.MAX_VALUE && (c.handshake.peerHasIt() || c.peerEstablished
+        || (c.state != ConnectionState.HANDSHAKING && c.state != ConnectionState.ESTABLISHED))) {
+      copy.cancel();
+    }
+    return copy.dueNs();
+  }
+
+  /**
+   * Sends the due copy of the first handshake datagram, byte for byte (the same packet number:
+   * the receiver keeps whichever arrives first). It is not a new packet, so it is not logged or
+   * counted in flight; it does count against the anti-amplification limit (RFC 9000 §8.1), and a
+   * copy the limit does not allow is dropped.
+   *
+   * @return its size, or 0 if it was dropped
+   */
+  private int writeHandshakeCopy(ByteBuffer out) {
+    HandshakeCopy copy = c.handshakeCopy;
+    int n = copy.length();
+    if (n > out.remaining() || amplificationBudget() < n) {
+      copy.cancel();
+      return 0;
+    }
+    copy.write(out);
+    if (!c.addressValidated) {
+      c.amplificationSentBytes += n;
+    }
+    c.stats.handshakeCopiesSent++;
+    c.stats.bytesSent += n;
+    return n;
   }
 
   /**
@@ -241,6 +285,7 @@ final class PacketBuilder {
       c.pathResponsePending = false;
       eliciting = true;
     }
+    boolean handshakeWaited = c.handshake.pending();
     if (dataAllowed) {
       eliciting |= writeData(out, limit);
       if (probe && !eliciting) {
@@ -274,6 +319,9 @@ final class PacketBuilder {
     }
     c.protection.seal(out, start, payloadStart, pn);
     int size = out.position() - start;
+    if (initial && handshakeWaited && !c.handshake.pending()) {
+      c.handshakeCopy.capture(out, start, c.nowNs); // only the first flight's (§4.1)
+    }
     c.loss.onPacketSent(c.nowNs, size, eliciting, eliciting || padded);
     if (eliciting) {
       c.idle.onAckElicitingSent(c.nowNs);

@@ -14,6 +14,8 @@ public final class LinkChannel implements Channel {
   private long[] sentNs = new long[256];
   private final java.util.BitSet lost = new java.util.BitSet();
   private int sent;
+  private ByteBuffer first;
+  private int copyIndex = -1;
 
   /** A channel over {@code link}. */
   public LinkChannel(Link link) {
@@ -35,7 +37,26 @@ public final class LinkChannel implements Channel {
       arrives |= !corrupt[i];
     }
     record(nowNs, arrives);
+    noteHandshakeCopy(datagram);
     return copies;
+  }
+
+  /**
+   * Recognises the copy of the first datagram (docs/protocol.md §4.1: the first handshake
+   * datagram is sent twice, byte for byte): the two count as one datagram for the loss figures.
+   */
+  private void noteHandshakeCopy(ByteBuffer datagram) {
+    if (sent == 1) {
+      first = ByteBuffer.allocate(datagram.remaining()).put(datagram.duplicate()).flip();
+    } else if (copyIndex < 0 && first != null && first.equals(datagram)) {
+      copyIndex = sent - 1;
+      first = null;
+    }
+  }
+
+  /** Whether datagram {@code i}'s loss cost nothing: it is one of the handshake pair, the other arrived. */
+  private boolean twinArrived(int i) {
+    return copyIndex > 0 && ((i == 0 && !lost.get(copyIndex)) || (i == copyIndex && !lost.get(0)));
   }
 
   private void record(long nowNs, boolean arrives) {
@@ -58,6 +79,21 @@ public final class LinkChannel implements Channel {
   }
 
   /**
+   * Datagrams lost before {@code ns} (see {@link #lostBefore}), leaving out a lost handshake
+   * datagram whose copy arrived, or a lost copy whose original arrived (docs/protocol.md §4.1):
+   * that loss costs at most the copy's delay, not a probe timeout.
+   */
+  public int lostBeforeUncovered(long ns) {
+    int n = 0;
+    for (int i = lost.nextSetBit(0); i >= 0 && sentNs[i] < ns; i = lost.nextSetBit(i + 1)) {
+      if (!twinArrived(i)) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /**
    * Lost datagrams that only a timer can reveal: no datagram sent after it in this direction
    * within {@code windowNs} arrived, so no acknowledgement of a later packet can show the gap
    * (RFC 9002 §6.1 needs one; otherwise the probe timeout of §6.2 must fire).
@@ -66,7 +102,7 @@ public final class LinkChannel implements Channel {
     int n = 0;
     for (int i = lost.nextSetBit(0); i >= 0; i = lost.nextSetBit(i + 1)) {
       int next = lost.nextClearBit(i + 1);
-      if (next >= sent || sentNs[next] > sentNs[i] + windowNs) {
+      if (!twinArrived(i) && (next >= sent || sentNs[next] > sentNs[i] + windowNs)) {
         n++;
       }
     }

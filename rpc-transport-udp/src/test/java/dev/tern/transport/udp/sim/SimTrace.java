@@ -31,7 +31,9 @@ import java.util.Random;
 /**
  * A diagnostic, not a test: replays one seeded run as {@link SimRun} does and prints every
  * datagram each way with its frames, the sender's window and bytes in flight, and whether and
- * when it arrived. Arguments: profile scenario seed [untilMs].
+ * when it arrived. Arguments: profile scenario seed [untilMs], where the scenario may also be
+ * {@code first-call} or {@code warm-call} (the calls of the two recovery-speed tests). The
+ * system property {@code tern.trace.noHandshakeCopy=true} turns the handshake copy off.
  */
 public final class SimTrace {
   private SimTrace() {}
@@ -39,10 +41,18 @@ public final class SimTrace {
   /** Entry point. */
   public static void main(String[] args) {
     String profileName = args[0];
-    Scenario scenario = Scenario.of(args[1]);
     long seed = Long.parseLong(args[2]);
     long untilNs = args.length > 3 ? Long.parseLong(args[3]) * 1_000_000L : Long.MAX_VALUE;
-    List<Call> calls = scenario.calls(new Random(seed));
+    List<Call> calls = new java.util.ArrayList<>();
+    if (args[1].equals("first-call")) {
+      calls.add(new Call(0, 1024, 1024)); // FirstCallRecoverySpeedTest's call
+    } else if (args[1].equals("warm-call")) {
+      for (int k = 0; k <= 5; k++) {
+        calls.add(new Call(k * 2_000_000_000L, 1024, 1024)); // RecoverySpeedTest's calls
+      }
+    } else {
+      calls = Scenario.of(args[1]).calls(new Random(seed));
+    }
     LinkProfile profile = SimProfiles.get(profileName);
     long upSeed = seed * 31 + 1;
     long downSeed = seed * 31 + 2;
@@ -50,7 +60,8 @@ public final class SimTrace {
         untilNs);
     Tracer down = new Tracer("DN",
         new LinkChannel(new Link(profile.serverToClient(), downSeed, 0)), untilNs);
-    ConnectionConfig config = ConnectionConfig.defaults();
+    ConnectionConfig config = ConnectionConfig.builder()
+        .handshakeCopy(!Boolean.getBoolean("tern.trace.noHandshakeCopy")).build();
     Simulation sim = new Simulation(seed, up, down, config, config, calls);
     up.sender = sim::client;
     down.sender = sim::server;
