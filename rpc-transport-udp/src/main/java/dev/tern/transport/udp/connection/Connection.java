@@ -123,7 +123,7 @@ public final class Connection {
     this.streams = new StreamSet(isClient, config.limits, scheduler, this.listener);
     this.streamWriter = new StreamFrameWriter(streams);
     this.builder = new PacketBuilder(this);
-    this.handshakeCopy = new HandshakeCopy(config.handshakeCopyDelayNs);
+    this.handshakeCopy = new HandshakeCopy(config.handshakeCopyDelayNs, config.firstDataCopy);
     this.idleTimeoutNs = config.idleTimeoutMs * 1_000_000L;
     this.idle = new IdlePolicy(config.keepAliveMs * 1_000_000L, idleTimeoutNs, 0);
   }

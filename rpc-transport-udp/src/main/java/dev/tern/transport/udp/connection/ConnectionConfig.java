@@ -27,6 +27,8 @@ public final class ConnectionConfig {
   final int configRotation;
   /** Delay of the first handshake datagram's copy, ns; negative: no copy. */
   final long handshakeCopyDelayNs;
+  /** Whether the first datagram with stream data is sent twice too. */
+  final boolean firstDataCopy;
 
   private ConnectionConfig(Builder b) {
     this.versions = b.versions.clone();
@@ -43,6 +45,7 @@ public final class ConnectionConfig {
     this.serverId = b.serverId;
     this.configRotation = b.configRotation;
     this.handshakeCopyDelayNs = b.handshakeCopy ? b.handshakeCopyDelayMs * 1_000_000L : -1;
+    this.firstDataCopy = b.firstDataCopy;
   }
 
   /** A builder with the defaults of docs/protocol.md. */
@@ -95,6 +98,7 @@ public final class ConnectionConfig {
     private int configRotation;
     private boolean handshakeCopy = true;
     private long handshakeCopyDelayMs = 5;
+    private boolean firstDataCopy = true;
 
     private Builder() {}
 
@@ -225,6 +229,18 @@ public final class ConnectionConfig {
      */
     public Builder handshakeCopy(boolean enabled) {
       this.handshakeCopy = enabled;
+      return this;
+    }
+
+    /**
+     * Whether the first 1-RTT datagram carrying stream data (a connection's first request or
+     * response) is also sent twice, {@link #handshakeCopyDelayMs} apart (docs/protocol.md §4.1):
+     * at most one datagram more per side and connection, so that a lost first request or
+     * response does not wait for a probe timed from the handshake's single RTT sample. Only with
+     * {@link #handshakeCopy}; on by default.
+     */
+    public Builder firstDataCopy(boolean enabled) {
+      this.firstDataCopy = enabled;
       return this;
     }
 

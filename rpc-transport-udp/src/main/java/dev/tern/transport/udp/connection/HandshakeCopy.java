@@ -11,17 +11,54 @@ import java.nio.ByteBuffer;
  * its own: it is not in the sent-packet log, in bytes in flight or in the congestion window.
  * It is dropped unsent once the peer has shown it has the handshake message. One copy per
  * connection, of the first flight only; its buffer is allocated once, on the handshake path.
+ *
+ * <p>Likewise, if enabled, the first 1-RTT datagram that carries stream data (the first request,
+ * the first response) is sent twice (§4.1): until more RTT samples come in, the estimate rests
+ * on the handshake's one sample (RFC 9002 §5.3: rttvar = sample / 2), so a lost first request or
+ * response waits for a tail-loss probe of 2 SRTT plus max_ack_delay, the slowest recovery of
+ * the connection's life. That copy is dropped unsent once its packet is acknowledged or
+ * declared lost.
  */
 final class HandshakeCopy {
   private final long delayNs;
+  private final boolean firstData;
   private byte[] bytes;
   private int length;
   private long dueNs = Long.MAX_VALUE;
   private boolean captured;
+  private boolean dataCaptured;
+  private long dataPn = -1;
 
-  /** A copy sent {@code delayNs} after the original; a negative delay disables it. */
-  HandshakeCopy(long delayNs) {
+  /**
+   * Copies sent {@code delayNs} after the original; a negative delay disables them.
+   *
+   * @param firstData whether the first datagram with stream data is copied too
+   */
+  HandshakeCopy(long delayNs, boolean firstData) {
     this.delayNs = delayNs;
+    this.firstData = firstData;
+  }
+
+  /**
+   * Takes a copy of the 1-RTT datagram just written to {@code out} from {@code start} (packet
+   * {@code pn}), if it is the first to carry stream data, copies are enabled and no other copy
+   * waits.
+   */
+  void captureFirstData(ByteBuffer out, int start, long nowNs, long pn) {
+    if (dataCaptured || !firstData || delayNs < 0) {
+      return;
+    }
+    dataCaptured = true;
+    if (dueNs != Long.MAX_VALUE) {
+      return;
+    }
+    take(out, start, nowNs);
+    dataPn = pn;
+  }
+
+  /** The packet number of the first-data datagram whose copy waits, or -1. */
+  long dataPn() {
+    return dueNs == Long.MAX_VALUE ? -1 : dataPn;
   }
 
   /**
@@ -33,6 +70,11 @@ final class HandshakeCopy {
       return;
     }
     captured = true;
+    take(out, start, nowNs);
+    dataPn = -1;
+  }
+
+  private void take(ByteBuffer out, int start, long nowNs) {
     length = out.position() - start;
     bytes = new byte[length];
     out.duplicate().position(start).get(bytes, 0, length);

@@ -24,6 +24,8 @@ final class PacketBuilder {
   static final int BACKGROUND_ABOVE_URGENCY = 3;
 
   private final Connection c;
+  /** Whether the packet being written carries stream data. */
+  private boolean wroteStream;
 
   PacketBuilder(Connection c) {
     this.c = c;
@@ -141,8 +143,15 @@ final class PacketBuilder {
    */
   long handshakeCopyDueNs() {
     HandshakeCopy copy = c.handshakeCopy;
-    if (copy.dueNs() != Long.MAX_VALUE && (c.handshake.peerHasIt() || c.peerEstablished
-        || (c.state != ConnectionState.HANDSHAKING && c.state != ConnectionState.ESTABLISHED))) {
+    if (copy.dueNs() == Long.MAX_VALUE) {
+      return Long.MAX_VALUE;
+    }
+    long dataPn = copy.dataPn();
+    boolean needless = dataPn >= 0
+        ? !c.log.isOpen(dataPn) || c.state != ConnectionState.ESTABLISHED
+        : c.handshake.peerHasIt() || c.peerEstablished
+            || (c.state != ConnectionState.HANDSHAKING && c.state != ConnectionState.ESTABLISHED);
+    if (needless) {
       copy.cancel();
     }
     return copy.dueNs();
@@ -163,11 +172,16 @@ final class PacketBuilder {
       copy.cancel();
       return 0;
     }
+    boolean data = copy.dataPn() >= 0;
     copy.write(out);
     if (!c.addressValidated) {
       c.amplificationSentBytes += n;
     }
-    c.stats.handshakeCopiesSent++;
+    if (data) {
+      c.stats.firstDataCopiesSent++;
+    } else {
+      c.stats.handshakeCopiesSent++;
+    }
     c.stats.bytesSent += n;
     return n;
   }
@@ -286,6 +300,7 @@ final class PacketBuilder {
       eliciting = true;
     }
     boolean handshakeWaited = c.handshake.pending();
+    wroteStream = false;
     if (dataAllowed) {
       eliciting |= writeData(out, limit);
       if (probe && !eliciting) {
@@ -321,6 +336,8 @@ final class PacketBuilder {
     int size = out.position() - start;
     if (initial && handshakeWaited && !c.handshake.pending()) {
       c.handshakeCopy.capture(out, start, c.nowNs); // only the first flight's (§4.1)
+    } else if (!initial && wroteStream) {
+      c.handshakeCopy.captureFirstData(out, start, c.nowNs, pn); // likewise (§4.1)
     }
     c.loss.onPacketSent(c.nowNs, size, eliciting, eliciting || padded);
     if (eliciting) {
@@ -368,7 +385,9 @@ final class PacketBuilder {
         eliciting = true;
       }
       eliciting |= c.streamWriter.writeControlFrames(out, limit, c.log);
-      eliciting |= c.streamWriter.writeStreamFrames(out, limit, c.log);
+      boolean stream = c.streamWriter.writeStreamFrames(out, limit, c.log);
+      wroteStream |= stream;
+      eliciting |= stream;
     }
     return eliciting;
   }

@@ -6,6 +6,8 @@ import java.nio.ByteBuffer;
 
 /** A {@link Channel} backed by the project's one link model, netlab's {@link Link}. */
 public final class LinkChannel implements Channel {
+  /** Copies (docs/protocol.md §4.1) are looked for among this many first datagrams. */
+  private static final int COPY_SEARCH = 64;
   /** IPv4 + UDP header bytes added to each datagram's size on the link. */
   public static final int IP_UDP_OVERHEAD = 28;
 
@@ -14,8 +16,9 @@ public final class LinkChannel implements Channel {
   private long[] sentNs = new long[256];
   private final java.util.BitSet lost = new java.util.BitSet();
   private int sent;
-  private ByteBuffer first;
-  private int copyIndex = -1;
+  /** Datagram i's twin (the copy of docs/protocol.md §4.1, or its original), or -1. */
+  private int[] twin = new int[256];
+  private final int[] hashes = new int[COPY_SEARCH];
 
   /** A channel over {@code link}. */
   public LinkChannel(Link link) {
@@ -42,21 +45,33 @@ public final class LinkChannel implements Channel {
   }
 
   /**
-   * Recognises the copy of the first datagram (docs/protocol.md §4.1: the first handshake
-   * datagram is sent twice, byte for byte): the two count as one datagram for the loss figures.
+   * Recognises the copies of docs/protocol.md §4.1 (the first handshake datagram and the first
+   * with stream data are sent twice, byte for byte, a few ms apart) among the first datagrams:
+   * a pair counts as one datagram for the loss figures.
    */
   private void noteHandshakeCopy(ByteBuffer datagram) {
-    if (sent == 1) {
-      first = ByteBuffer.allocate(datagram.remaining()).put(datagram.duplicate()).flip();
-    } else if (copyIndex < 0 && first != null && first.equals(datagram)) {
-      copyIndex = sent - 1;
-      first = null;
+    int i = sent - 1;
+    if (twin.length < sent) {
+      twin = java.util.Arrays.copyOf(twin, 2 * sent);
+    }
+    twin[i] = -1;
+    if (i >= COPY_SEARCH) {
+      return;
+    }
+    int h = datagram.hashCode() * 31 + datagram.remaining();
+    hashes[i] = h;
+    for (int j = i - 1; j >= 0; j--) {
+      if (hashes[j] == h && twin[j] < 0) {
+        twin[i] = j;
+        twin[j] = i;
+        return;
+      }
     }
   }
 
-  /** Whether datagram {@code i}'s loss cost nothing: it is one of the handshake pair, the other arrived. */
+  /** Whether datagram {@code i}'s loss cost nothing: it is one of a copied pair, the other arrived. */
   private boolean twinArrived(int i) {
-    return copyIndex > 0 && ((i == 0 && !lost.get(copyIndex)) || (i == copyIndex && !lost.get(0)));
+    return twin[i] >= 0 && !lost.get(twin[i]);
   }
 
   private void record(long nowNs, boolean arrives) {

@@ -68,8 +68,10 @@ class HandshakeCopyTest {
     assertThat(s.runUntil(s::allCallsDone, 5_000_000_000L)).isTrue();
     assertThat(s.client().stats().handshakeCopiesSent).isEqualTo(1);
     assertThat(s.server().stats().handshakeCopiesSent).isEqualTo(1);
-    assertThat(s.server().stats().duplicatesDropped).isEqualTo(1);
-    assertThat(s.client().stats().duplicatesDropped).isEqualTo(1);
+    s.runUntil(() -> false, s.nowNs() + 2 * DELAY); // the response's copy arrives after it
+    // The handshake copy and the first-data copy (request, response) of each side.
+    assertThat(s.server().stats().duplicatesDropped).isEqualTo(2);
+    assertThat(s.client().stats().duplicatesDropped).isEqualTo(2);
     assertThat(s.client().stats().ptoCount + s.server().stats().ptoCount).isZero();
   }
 
@@ -97,6 +99,29 @@ class HandshakeCopyTest {
     assertThat(calls.get(0).doneNs()).isBetween(clean.get(0).doneNs(),
         clean.get(0).doneNs() + COPY_DELAY + 1_000_000L);
     assertThat(s.client().stats().ptoCount + s.server().stats().ptoCount).isZero();
+  }
+
+  @Test
+  void theFirstRequestAndResponseAreSentTwiceAndALostOneCostsTheCopyDelay() {
+    List<Call> clean = List.of(new Call(0, 100, 100));
+    Simulation ref = sim(ConnectionConfig.defaults(), null, null, clean);
+    assertThat(ref.runUntil(ref::allCallsDone, 5_000_000_000L)).isTrue();
+    assertThat(ref.client().stats().firstDataCopiesSent).isEqualTo(1);
+    assertThat(ref.server().stats().firstDataCopiesSent).isEqualTo(1);
+    // Client datagrams: INITIAL, its copy, then the request (index 2) and its copy.
+    List<Call> calls = List.of(new Call(0, 100, 100));
+    Simulation s = sim(ConnectionConfig.defaults(), (i, d) -> i == 2, null, calls);
+    assertThat(s.runUntil(s::allCallsDone, 5_000_000_000L)).isTrue();
+    assertThat(calls.get(0).doneNs()).isBetween(clean.get(0).doneNs(),
+        clean.get(0).doneNs() + COPY_DELAY + 1_000_000L);
+    assertThat(s.client().stats().ptoCount).isZero();
+    // Without the copy the same loss waits for a probe timed from one RTT sample.
+    List<Call> single = List.of(new Call(0, 100, 100));
+    ConnectionConfig off = ConnectionConfig.builder().firstDataCopy(false).build();
+    Simulation once = sim(off, (i, d) -> i == 2, null, single);
+    assertThat(once.runUntil(once::allCallsDone, 5_000_000_000L)).isTrue();
+    assertThat(once.client().stats().firstDataCopiesSent).isZero();
+    assertThat(single.get(0).doneNs()).isGreaterThan(clean.get(0).doneNs() + 2 * 2 * DELAY);
   }
 
   @Test
