@@ -257,24 +257,32 @@ public final class Bbr implements CongestionController {
   }
 
   private void checkFullPipe() {
-    if (persistentQueue()) {
-      // A round in which the flight never fell below 1.5 BDP and no RTT sample came within half
-      // the min RTT of it: half a BDP sat in the bottleneck queue for a whole round, so the pipe
-      // is full whatever the bandwidth samples say (jitter can inflate one by more than 25%).
-      // Waiting for the three-round rule would let STARTUP's 2 BDP window hold up to a BDP of
-      // queue for more queue-stretched rounds: on a 200 ms, 1 Mbit/s path, a second or more of
-      // latency for every other stream.
-      filledPipe = true;
-      return;
-    }
     if (rate.sampleAppLimited()) {
+      // §5.3.1.2: an application-limited round says nothing about the pipe. This holds for the
+      // persistent-queue test too: its BDP comes from the bandwidth estimate, which after an
+      // application-limited phase (a server acknowledging an upload) can be far below the path's.
       return;
     }
     long bw = maxBw.maxBytesPerSecond();
     if (bw >= fullBw * FULL_BW_GROWTH) {
+      // Still growing by 25% a round: the pipe is not full, whatever the delay says. A queue on
+      // the reverse path (the peer's upload delaying its ACKs) inflates every RTT sample while
+      // the delivery rate keeps doubling.
       fullBw = bw;
       fullBwRounds = 0;
-    } else if (++fullBwRounds >= FULL_BW_ROUNDS) {
+      return;
+    }
+    if (persistentQueue()) {
+      // A round without growth in which the flight never fell below 1.5 BDP and no RTT sample
+      // came within half the min RTT of it: half a BDP sat in the bottleneck queue for a whole
+      // round, so the pipe is full without waiting for the three-round rule, which would let
+      // STARTUP's 2 BDP window hold up to a BDP of queue for more queue-stretched rounds: on a
+      // 200 ms, 1 Mbit/s path, a second or more of latency for every other stream. (A sample
+      // inflated by jitter postpones this by one round at most.)
+      filledPipe = true;
+      return;
+    }
+    if (++fullBwRounds >= FULL_BW_ROUNDS) {
       // §5.3.1.2: three rounds without 25% growth: the pipe is full.
       filledPipe = true;
     }

@@ -65,6 +65,7 @@ public final class Connection {
   final StreamSet streams;
   final StreamFrameWriter streamWriter;
   final Handshake handshake = new Handshake();
+  final HandshakeCopy handshakeCopy;
   final ConnectionStats stats = new ConnectionStats();
   final FrameDispatcher dispatcher;
   final PacketBuilder builder;
@@ -122,6 +123,7 @@ public final class Connection {
     this.streams = new StreamSet(isClient, config.limits, scheduler, this.listener);
     this.streamWriter = new StreamFrameWriter(streams);
     this.builder = new PacketBuilder(this);
+    this.handshakeCopy = new HandshakeCopy(config.handshakeCopyDelayNs, config.firstDataCopy);
     this.idleTimeoutNs = config.idleTimeoutMs * 1_000_000L;
     this.idle = new IdlePolicy(config.keepAliveMs * 1_000_000L, idleTimeoutNs, 0);
   }
@@ -261,6 +263,7 @@ public final class Connection {
     long t = loss.timerNs();
     // RFC 9000 §10.1 idle timeout and the keep-alive ping.
     t = Math.min(t, idlePolicy().nextTimeoutNs(rtt.ptoNs(0)));
+    t = Math.min(t, builder.handshakeCopyDueNs());
     if (builder.canSendAnything()) {
       t = Math.min(t, acks.ackDeadlineNs());
       long pace = builder.nextPacedSendNs();

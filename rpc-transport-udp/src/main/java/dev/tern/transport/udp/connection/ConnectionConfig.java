@@ -25,6 +25,10 @@ public final class ConnectionConfig {
   final boolean wantReceiveTimestamps;
   final int serverId;
   final int configRotation;
+  /** Delay of the first handshake datagram's copy, ns; negative: no copy. */
+  final long handshakeCopyDelayNs;
+  /** Whether the first datagram with stream data is sent twice too. */
+  final boolean firstDataCopy;
 
   private ConnectionConfig(Builder b) {
     this.versions = b.versions.clone();
@@ -40,6 +44,8 @@ public final class ConnectionConfig {
     this.wantReceiveTimestamps = b.wantReceiveTimestamps;
     this.serverId = b.serverId;
     this.configRotation = b.configRotation;
+    this.handshakeCopyDelayNs = b.handshakeCopy ? b.handshakeCopyDelayMs * 1_000_000L : -1;
+    this.firstDataCopy = b.firstDataCopy;
   }
 
   /** A builder with the defaults of docs/protocol.md. */
@@ -62,6 +68,14 @@ public final class ConnectionConfig {
     return limits;
   }
 
+  /**
+   * How long after the first handshake datagram its copy leaves, ms, or -1 if no copy is sent
+   * (docs/protocol.md §4.1).
+   */
+  public long handshakeCopyDelayMs() {
+    return handshakeCopyDelayNs < 0 ? -1 : handshakeCopyDelayNs / 1_000_000L;
+  }
+
   /** The datagram size used, bytes. */
   public int maxDatagramBytes() {
     return maxDatagramBytes;
@@ -82,6 +96,9 @@ public final class ConnectionConfig {
     private boolean wantReceiveTimestamps;
     private int serverId;
     private int configRotation;
+    private boolean handshakeCopy = true;
+    private long handshakeCopyDelayMs = 5;
+    private boolean firstDataCopy = true;
 
     private Builder() {}
 
@@ -201,6 +218,42 @@ public final class ConnectionConfig {
       }
       this.serverId = id;
       this.configRotation = rotation;
+      return this;
+    }
+
+    /**
+     * Whether the first handshake datagram (the client's INITIAL, the server's answer) is sent
+     * twice, the copy {@link #handshakeCopyDelayMs} later (docs/protocol.md §4.1): 1,200 bytes
+     * more per side and connection, so that one lost handshake datagram does not cost the
+     * 999 ms first probe timeout. On by default.
+     */
+    public Builder handshakeCopy(boolean enabled) {
+      this.handshakeCopy = enabled;
+      return this;
+    }
+
+    /**
+     * Whether the first 1-RTT datagram carrying stream data (a connection's first request or
+     * response) is also sent twice, {@link #handshakeCopyDelayMs} apart (docs/protocol.md §4.1):
+     * at most one datagram more per side and connection, so that a lost first request or
+     * response does not wait for a probe timed from the handshake's single RTT sample. Only with
+     * {@link #handshakeCopy}; on by default.
+     */
+    public Builder firstDataCopy(boolean enabled) {
+      this.firstDataCopy = enabled;
+      return this;
+    }
+
+    /**
+     * How long after the original the handshake datagram's copy leaves, ms (0..1000; default
+     * 5): long enough that a short loss burst does not take both, short enough to cost the
+     * handshake little when the original is lost.
+     */
+    public Builder handshakeCopyDelayMs(long ms) {
+      if (ms < 0 || ms > 1000) {
+        throw new IllegalArgumentException("handshakeCopyDelayMs must be in 0..1000: " + ms);
+      }
+      this.handshakeCopyDelayMs = ms;
       return this;
     }
 

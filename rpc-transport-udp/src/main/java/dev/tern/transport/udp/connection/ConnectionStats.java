@@ -18,6 +18,10 @@ public final class ConnectionStats {
   public long malformedDropped;
   /** Packets dropped because protection failed (corruption; later: forgery). */
   public long corruptDropped;
+  /** Copies of the first handshake datagram sent (docs/protocol.md §4.1). */
+  public long handshakeCopiesSent;
+  /** Copies of the first datagram carrying stream data sent (docs/protocol.md §4.1). */
+  public long firstDataCopiesSent;
   /** Packets dropped as duplicates. */
   public long duplicatesDropped;
   /** Packets dropped for naming an unknown connection or an unusable state. */

@@ -38,6 +38,11 @@ final class Handshake {
     acked = true;
   }
 
+  /** Whether the peer has shown it has our message. */
+  boolean peerHasIt() {
+    return acked;
+  }
+
   /** Re-queues our message after a loss or for a probe, unless the peer has it. */
   void onLost() {
     if (!acked && localMessage != null) {

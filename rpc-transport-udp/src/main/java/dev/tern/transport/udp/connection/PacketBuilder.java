@@ -26,6 +26,8 @@ final class PacketBuilder {
   static final int URGENT_BELOW_URGENCY = 3;
 
   private final Connection c;
+  /** Whether the packet being written carries stream data. */
+  private boolean wroteStream;
 
   PacketBuilder(Connection c) {
     this.c = c;
@@ -104,6 +106,12 @@ final class PacketBuilder {
     if (c.state == ConnectionState.CLOSING) {
       return c.closeToSend ? writeClose(out, start, max) : 0;
     }
+    if (handshakeCopyDueNs() <= c.nowNs) {
+      int n = writeHandshakeCopy(out);
+      if (n > 0) {
+        return n;
+      }
+    }
     if (amplificationBudget() < max) {
       return 0;
     }
@@ -128,6 +136,56 @@ final class PacketBuilder {
       return 0;
     }
     return writePacket(out, start, max, probe, dataAllowed);
+  }
+
+  /**
+   * When the copy of the first handshake datagram is due (docs/protocol.md §4.1), or
+   * {@code Long.MAX_VALUE}. A copy the peer no longer needs (it has shown it has our handshake
+   * message, or sent a 1-RTT packet) or that the state forbids is dropped unsent.
+   */
+  long handshakeCopyDueNs() {
+    HandshakeCopy copy = c.handshakeCopy;
+    if (copy.dueNs() == Long.MAX_VALUE) {
+      return Long.MAX_VALUE;
+    }
+    long dataPn = copy.dataPn();
+    boolean needless = dataPn >= 0
+        ? !c.log.isOpen(dataPn) || c.state != ConnectionState.ESTABLISHED
+        : c.handshake.peerHasIt() || c.peerEstablished
+            || (c.state != ConnectionState.HANDSHAKING && c.state != ConnectionState.ESTABLISHED);
+    if (needless) {
+      copy.cancel();
+    }
+    return copy.dueNs();
+  }
+
+  /**
+   * Sends the due copy of the first handshake datagram, byte for byte (the same packet number:
+   * the receiver keeps whichever arrives first). It is not a new packet, so it is not logged or
+   * counted in flight; it does count against the anti-amplification limit (RFC 9000 §8.1), and a
+   * copy the limit does not allow is dropped.
+   *
+   * @return its size, or 0 if it was dropped
+   */
+  private int writeHandshakeCopy(ByteBuffer out) {
+    HandshakeCopy copy = c.handshakeCopy;
+    int n = copy.length();
+    if (n > out.remaining() || amplificationBudget() < n) {
+      copy.cancel();
+      return 0;
+    }
+    boolean data = copy.dataPn() >= 0;
+    copy.write(out);
+    if (!c.addressValidated) {
+      c.amplificationSentBytes += n;
+    }
+    if (data) {
+      c.stats.firstDataCopiesSent++;
+    } else {
+      c.stats.handshakeCopiesSent++;
+    }
+    c.stats.bytesSent += n;
+    return n;
   }
 
   /**
@@ -165,8 +223,24 @@ final class PacketBuilder {
     return urgency >= BACKGROUND_ABOVE_URGENCY && !c.streamWriter.hasRetransmission();
   }
 
+  /**
+   * draft-cheng-iccrg-delivery-rate-estimation §3.3.4 (C.app_limited): a packet that enters the
+   * flight while no stream data waits (a PMTU probe, control frames such as MAX_DATA, the
+   * handshake, a keep-alive) measures the application, not the path. Its delivery-rate sample is
+   * marked application-limited, so that it can raise the controller's bandwidth estimate but
+   * never lower it, nor count as a round without growth in BBR's full-pipe test. Unmarked, a
+   * server that only acknowledges a large upload and sends PMTU probes took one probe per round
+   * trip (4 KB/s on a 2 Mbit/s path) for the path's bandwidth and left STARTUP on it.
+   */
+  private void markApplicationLimitedIfIdle() {
+    if (c.state != ConnectionState.ESTABLISHED || !c.streamWriter.hasStreamData()) {
+      c.cc.onApplicationLimited(c.nowNs, c.loss.bytesInFlight());
+    }
+  }
+
   /** RFC 8899 §4.1: a probe is a PING padded to the size under test; it carries nothing else. */
   private int writeMtuProbe(ByteBuffer out, int start, int size) {
+    markApplicationLimitedIfIdle();
     long pn = c.log.beginPacket();
     int pnLength = PacketNumber.encodedLength(pn, c.loss.largestAckedPn());
     PacketWriter.writeShortHeader(out, c.peerCid, pn, pnLength);
@@ -197,6 +271,9 @@ final class PacketBuilder {
   private int writePacket(ByteBuffer out, int start, int max, boolean probe,
       boolean dataAllowed) {
     boolean initial = useInitial();
+    if (dataAllowed) {
+      markApplicationLimitedIfIdle(); // before the packet's frames take what waits
+    }
     long pn = c.log.beginPacket();
     int pnLength = PacketNumber.encodedLength(pn, c.loss.largestAckedPn());
     int lengthOffset = -1;
@@ -225,6 +302,8 @@ final class PacketBuilder {
       eliciting = true;
     }
     boolean urgent = false;
+    boolean handshakeWaited = c.handshake.pending();
+    wroteStream = false;
     if (dataAllowed) {
       eliciting |= writeData(out, limit);
       urgent = c.streamWriter.lastCallMostUrgent() < URGENT_BELOW_URGENCY;
@@ -260,6 +339,11 @@ final class PacketBuilder {
     }
     c.protection.seal(out, start, payloadStart, pn);
     int size = out.position() - start;
+    if (initial && handshakeWaited && !c.handshake.pending()) {
+      c.handshakeCopy.capture(out, start, c.nowNs); // only the first flight's (§4.1)
+    } else if (!initial && wroteStream) {
+      c.handshakeCopy.captureFirstData(out, start, c.nowNs, pn); // likewise (§4.1)
+    }
     c.loss.onPacketSent(c.nowNs, size, eliciting, eliciting || padded, urgent);
     if (eliciting) {
       c.idle.onAckElicitingSent(c.nowNs);
@@ -306,7 +390,9 @@ final class PacketBuilder {
         eliciting = true;
       }
       eliciting |= c.streamWriter.writeControlFrames(out, limit, c.log);
-      eliciting |= c.streamWriter.writeStreamFrames(out, limit, c.log);
+      boolean stream = c.streamWriter.writeStreamFrames(out, limit, c.log);
+      wroteStream |= stream;
+      eliciting |= stream;
     }
     return eliciting;
   }

@@ -156,6 +156,7 @@ final class PacketReceiver {
       return;
     }
     c.versionNegotiated = true;
+    c.handshakeCopy.cancel(); // of the version the server refused
     c.version = chosen;
     c.loss.discardAll();
     c.handshake.setLocalMessage(c.localParameters(TransportParameters.CLIENT_HELLO));

@@ -6,6 +6,8 @@ import java.nio.ByteBuffer;
 
 /** A {@link Channel} backed by the project's one link model, netlab's {@link Link}. */
 public final class LinkChannel implements Channel {
+  /** Copies (docs/protocol.md §4.1) are looked for among this many first datagrams. */
+  private static final int COPY_SEARCH = 64;
   /** IPv4 + UDP header bytes added to each datagram's size on the link. */
   public static final int IP_UDP_OVERHEAD = 28;
 
@@ -14,6 +16,9 @@ public final class LinkChannel implements Channel {
   private long[] sentNs = new long[256];
   private final java.util.BitSet lost = new java.util.BitSet();
   private int sent;
+  /** Datagram i's twin (the copy of docs/protocol.md §4.1, or its original), or -1. */
+  private int[] twin = new int[256];
+  private final int[] hashes = new int[COPY_SEARCH];
 
   /** A channel over {@code link}. */
   public LinkChannel(Link link) {
@@ -35,7 +40,38 @@ public final class LinkChannel implements Channel {
       arrives |= !corrupt[i];
     }
     record(nowNs, arrives);
+    noteHandshakeCopy(datagram);
     return copies;
+  }
+
+  /**
+   * Recognises the copies of docs/protocol.md §4.1 (the first handshake datagram and the first
+   * with stream data are sent twice, byte for byte, a few ms apart) among the first datagrams:
+   * a pair counts as one datagram for the loss figures.
+   */
+  private void noteHandshakeCopy(ByteBuffer datagram) {
+    int i = sent - 1;
+    if (twin.length < sent) {
+      twin = java.util.Arrays.copyOf(twin, 2 * sent);
+    }
+    twin[i] = -1;
+    if (i >= COPY_SEARCH) {
+      return;
+    }
+    int h = datagram.hashCode() * 31 + datagram.remaining();
+    hashes[i] = h;
+    for (int j = i - 1; j >= 0; j--) {
+      if (hashes[j] == h && twin[j] < 0) {
+        twin[i] = j;
+        twin[j] = i;
+        return;
+      }
+    }
+  }
+
+  /** Whether datagram {@code i}'s loss cost nothing: it is one of a copied pair, the other arrived. */
+  private boolean twinArrived(int i) {
+    return twin[i] >= 0 && !lost.get(twin[i]);
   }
 
   private void record(long nowNs, boolean arrives) {
@@ -58,6 +94,21 @@ public final class LinkChannel implements Channel {
   }
 
   /**
+   * Datagrams lost before {@code ns} (see {@link #lostBefore}), leaving out a lost handshake
+   * datagram whose copy arrived, or a lost copy whose original arrived (docs/protocol.md §4.1):
+   * that loss costs at most the copy's delay, not a probe timeout.
+   */
+  public int lostBeforeUncovered(long ns) {
+    int n = 0;
+    for (int i = lost.nextSetBit(0); i >= 0 && sentNs[i] < ns; i = lost.nextSetBit(i + 1)) {
+      if (!twinArrived(i)) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /**
    * Lost datagrams that only a timer can reveal: no datagram sent after it in this direction
    * within {@code windowNs} arrived, so no acknowledgement of a later packet can show the gap
    * (RFC 9002 §6.1 needs one; otherwise the probe timeout of §6.2 must fire).
@@ -66,7 +117,7 @@ public final class LinkChannel implements Channel {
     int n = 0;
     for (int i = lost.nextSetBit(0); i >= 0; i = lost.nextSetBit(i + 1)) {
       int next = lost.nextClearBit(i + 1);
-      if (next >= sent || sentNs[next] > sentNs[i] + windowNs) {
+      if (!twinArrived(i) && (next >= sent || sentNs[next] > sentNs[i] + windowNs)) {
         n++;
       }
     }

@@ -95,7 +95,9 @@ public final class SimRun {
     res.linkDrops = up.link().droppedPackets() + down.link().droppedPackets();
     long handshakeEnd = sim.clientApp.handshakeDoneNs < 0 ? Long.MAX_VALUE
         : sim.clientApp.handshakeDoneNs;
-    res.handshakeLosses = up.lostBefore(handshakeEnd) + down.lostBefore(handshakeEnd);
+    // A lost handshake datagram whose copy (docs/protocol.md §4.1) arrived costs no timer.
+    res.handshakeLosses = up.lostBeforeUncovered(handshakeEnd)
+        + down.lostBeforeUncovered(handshakeEnd);
     long roundTrip = ideal.handshakeNs();
     res.timerOnlyLosses = up.lostWithoutLaterArrival(roundTrip)
         + down.lostWithoutLaterArrival(roundTrip);

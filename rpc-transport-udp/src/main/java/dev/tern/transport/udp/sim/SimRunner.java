@@ -37,6 +37,10 @@ public final class SimRunner implements Callable<Integer> {
   @Option(names = "--rebind-ms", description = "Change the client's address at this time (ms).")
   long rebindMs = -1;
 
+  @Option(names = "--no-handshake-copy", description = "Send the first handshake datagram once "
+      + "(docs/protocol.md §4.1), for comparison.")
+  boolean noHandshakeCopy;
+
   @Option(names = "--campaign", description = "Campaign mode: a summary table instead of a line "
       + "per run.")
   boolean campaign;
@@ -59,7 +63,8 @@ public final class SimRunner implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     ConnectionConfig config = ConnectionConfig.builder()
-        .congestionControl(CongestionControl.valueOf(cc.toUpperCase(Locale.ROOT))).build();
+        .congestionControl(CongestionControl.valueOf(cc.toUpperCase(Locale.ROOT)))
+        .handshakeCopy(!noHandshakeCopy).build();
     List<String> ps = resolvedProfiles();
     Scenario fixed = scenario == null ? (campaign ? null : Scenario.UNARY)
         : Scenario.of(scenario);

@@ -38,6 +38,8 @@ final class WireLog implements Channel {
     boolean ackOnly = true;
     /** The sender's pacing rate when it sent this datagram, bytes/s (0 if not sampled). */
     long pacingRate;
+    /** Whether it repeats an earlier datagram byte for byte (docs/protocol.md §4.1's copies). */
+    boolean copy;
   }
 
   /** Samples the sender's pacing rate at each datagram, if set. */
@@ -48,6 +50,7 @@ final class WireLog implements Channel {
   private final PacketHeader header = new PacketHeader();
   private final FrameReader reader = new FrameReader();
   private Datagram current;
+  private final java.util.Set<ByteBuffer> seen = new java.util.HashSet<>();
 
   WireLog(Channel inner) {
     this.inner = inner;
@@ -59,6 +62,8 @@ final class WireLog implements Channel {
     d.sentNs = nowNs;
     d.bytes = datagram.remaining();
     d.pacingRate = pacingRate == null ? 0 : pacingRate.getAsLong();
+    ByteBuffer bytes = ByteBuffer.allocate(datagram.remaining()).put(datagram.duplicate()).flip();
+    d.copy = !seen.add(bytes);
     current = d;
     ByteBuffer copy = datagram.duplicate();
     int offset = copy.position();
