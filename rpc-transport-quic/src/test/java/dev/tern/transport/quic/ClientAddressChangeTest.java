@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tern.netlab.emu.NetlabEmulator;
 import dev.tern.netlab.emu.Netns;
+import dev.tern.netlab.link.LinkProfile;
+import dev.tern.netlab.link.LinkProfiles;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
@@ -14,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -28,9 +31,31 @@ class ClientAddressChangeTest {
   /** The client's address after the move; in the benchmarking range like netlab's own. */
   private static final String NEW_ADDRESS = "198.18.7.1";
 
+  /**
+   * On netlab's unshaped link: the client pauses reading (its 64 KiB stream window fills and is
+   * acknowledged) before the move, so nothing is in flight towards the old address.
+   */
   @Test
   @Timeout(value = 90, unit = TimeUnit.SECONDS)
   void aDownloadCompletesWithEveryByteAcrossAChangeOfTheClientsAddress() throws Exception {
+    downloadAcrossAMove(LinkProfiles.get("lan"));
+  }
+
+  /**
+   * On the {@code mobile} link (hundreds of milliseconds of queue) the window's last packets are
+   * still in flight towards the old address at the move. The server follows the client (path
+   * validated, later packets reach the new address), but the quiche inside Netty 4.2.18 never
+   * declares the packets left on the old path lost, so their stream data is never sent again and
+   * the stream keeps a hole: the download stalls until the call's deadline or the idle timeout.
+   */
+  @Test
+  @Disabled("quiche (Netty 4.2.18) never retransmits stream data that was in flight on the old path")
+  @Timeout(value = 90, unit = TimeUnit.SECONDS)
+  void aDownloadCompletesWhenDataIsInFlightAtTheMove() throws Exception {
+    downloadAcrossAMove(LinkProfiles.get("mobile"));
+  }
+
+  private static void downloadAcrossAMove(LinkProfile profile) throws Exception {
     try {
       Netns.requireRoot();
     } catch (IllegalStateException e) {
@@ -39,7 +64,7 @@ class ClientAddressChangeTest {
     String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     String peer = MigrationPeer.class.getName();
     List<Process> processes = new ArrayList<>();
-    try (NetlabEmulator emu = NetlabEmulator.builder().start()) {
+    try (NetlabEmulator emu = NetlabEmulator.builder().profile(profile).start()) {
       Process server = start(processes, emu.serverProcess(
           NetlabEmulator.javaCommand(cp, peer, "server", emu.serverAddress())));
       BufferedReader serverOut = reader(server);
