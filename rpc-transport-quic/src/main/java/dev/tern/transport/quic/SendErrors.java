@@ -75,12 +75,18 @@ final class SendErrors extends ChannelOutboundHandlerAdapter implements ChannelF
     return failingSinceNanos == 0 ? 0 : (nowNanos - failingSinceNanos) / 1_000_000L;
   }
 
-  /** A clause for a status description: {@code ""} when no send failed. */
+  /**
+   * A clause for a status description: {@code ""} when no send failed; else the count, the last
+   * error and, while sends are still refused, for how long. On the event loop.
+   */
   String describe() {
     long f = failed;
     if (f == 0) {
       return "";
     }
-    return "; " + f + " UDP sends refused by the kernel, the last: " + last;
+    String streak = failingSinceNanos == 0 ? ""
+        : " (all of the last " + failingForMillis(System.nanoTime()) + " ms)";
+    return "; " + f + " UDP sends refused by the kernel" + streak
+        + ", the last: " + last;
   }
 }

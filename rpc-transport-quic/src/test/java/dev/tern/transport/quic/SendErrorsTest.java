@@ -43,12 +43,14 @@ class SendErrorsTest {
     assertThat(errors.sent()).isEqualTo(1);
     assertThat(errors.failed()).isEqualTo(2);
     assertThat(errors.last()).isInstanceOf(NoRouteToHostException.class);
-    assertThat(errors.describe()).contains("2 UDP sends refused").contains("Network is unreachable");
+    assertThat(errors.describe()).contains("2 UDP sends refused by the kernel (all of the last ")
+        .contains("Network is unreachable");
     assertThat(errors.failingForMillis(System.nanoTime() + 5_000_000_000L)).isGreaterThanOrEqualTo(5000);
 
     socket.refusing = false;
     ch.writeAndFlush(Unpooled.buffer(8).writeLong(4));
     assertThat(errors.failingForMillis(System.nanoTime())).isZero();
+    assertThat(errors.describe()).startsWith("; 2 UDP sends refused by the kernel, the last: ");
     assertThat(errors.failed()).isEqualTo(2);
     assertThat(ch.finishAndReleaseAll()).isFalse();
   }
