@@ -125,9 +125,11 @@ final class QuicClientTransport implements ClientTransport {
     // client this is the same path; its QUIC stack need not know). The price: an unconnected socket
     // hears no ICMP port-unreachable, so "nothing listens there" fails at the handshake timeout
     // instead of at once. Loopback addresses never go away, so a loopback server keeps the fast
-    // failure with a connected socket. (Disconnecting after the handshake was tried and stalled the
-    // connection, most likely because the local address the codec reports for received datagrams
-    // changes from the chosen source to the wildcard mid-connection, a new path to quiche.)
+    // failure with a connected socket. (Disconnecting after the handshake does not work: the local
+    // address the codec reports for received datagrams changes from the chosen source address to
+    // the wildcard one, an unknown path to which a quiche client drops every packet, as RFC 9000 §9
+    // asks of packets from an unknown server address. That same rule keeps the unconnected socket
+    // safe: datagrams from any other address than the server's are dropped.)
     (loopback ? udpBootstrap.connect(address, local) : udpBootstrap.bind(local)).addListener(f -> {
           if (!f.isSuccess()) {
             fail(Status.UNAVAILABLE.withDescription("cannot open a UDP socket from " + local + " to " + address

@@ -25,16 +25,22 @@ import java.util.concurrent.TimeUnit;
  * completes prints {@code SERVED <the connection's peer address then>}; exits when its standard
  * input closes.
  *
- * <p>{@code client <address> <port> <certificate>}: trusting that certificate, with a 64 KiB stream
- * window, downloads {@link #MESSAGES} messages of {@link #SIZE} bytes, checking every byte. After a third of them it prints {@code MOVE} and requests no more until a
- * line arrives on its standard input, so the rest must cross the network after whatever the
- * parent does in between. Then prints {@code DONE <bytes> <status code> <refused sends> <status description>} and exits.
+ * <p>{@code client <address> <port> <certificate> quiet|busy}: trusting that certificate, with a
+ * 64 KiB stream window, downloads {@link #MESSAGES} messages of {@link #SIZE} bytes, checking every
+ * byte. After a third of them it prints {@code MOVE}. {@code quiet}: first it requests no more and
+ * waits until nothing arrives any longer (the server has filled the window and all of it has
+ * arrived), and after {@code MOVE} it waits for a line on its standard input, so the rest must
+ * cross the network after whatever the parent does in between, and nothing is in flight while it
+ * does. {@code busy}: it goes on reading, so data is in flight during the move. Then prints
+ * {@code DONE <bytes> <status code> <refused sends> <status description>} and exits.
  */
 public final class MigrationPeer {
   /** Messages per download. */
   static final int MESSAGES = 48;
   /** Bytes per message. */
   static final int SIZE = 16 * 1024;
+  /** How long no byte may arrive before the connection counts as quiet. */
+  private static final long QUIET_MILLIS = 300;
 
   private MigrationPeer() {}
 
@@ -46,10 +52,11 @@ public final class MigrationPeer {
   public static void main(String[] args) throws Exception {
     if (args.length == 2 && args[0].equals("server")) {
       server(args[1]);
-    } else if (args.length == 4 && args[0].equals("client")) {
-      System.exit(client(args[1], Integer.parseInt(args[2]), java.util.Base64.getDecoder().decode(args[3])));
+    } else if (args.length == 5 && args[0].equals("client") && (args[4].equals("quiet") || args[4].equals("busy"))) {
+      System.exit(client(args[1], Integer.parseInt(args[2]), java.util.Base64.getDecoder().decode(args[3]),
+          args[4].equals("quiet")));
     } else {
-      throw new IllegalArgumentException("usage: server <address> | client <address> <port> <certificate>, was "
+      throw new IllegalArgumentException("usage: server <address> | client <address> <port> <certificate> quiet|busy, was "
           + String.join(" ", args));
     }
   }
@@ -136,7 +143,28 @@ public final class MigrationPeer {
     }
   }
 
-  private static int client(String address, int port, byte[] trustedPem) throws Exception {
+  /**
+   * Waits until the connection is quiet: the server has filled the stream window and stopped, and
+   * what it sent has arrived (no byte received for {@link #QUIET_MILLIS}), so nothing of the
+   * download is in flight when the address moves. Gives up waiting after 10 s.
+   */
+  private static void awaitQuiet(QuicClientTransport transport) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    long last = -1;
+    long quietSince = System.nanoTime();
+    while (System.nanoTime() < deadline) {
+      long now = transport.connectionInfo().bytesReceived();
+      if (now != last) {
+        last = now;
+        quietSince = System.nanoTime();
+      } else if (System.nanoTime() - quietSince >= TimeUnit.MILLISECONDS.toNanos(QUIET_MILLIS)) {
+        return;
+      }
+      TimeUnit.MILLISECONDS.sleep(20);
+    }
+  }
+
+  private static int client(String address, int port, byte[] trustedPem, boolean quiet) throws Exception {
     QuicClientTransport transport = (QuicClientTransport) Harness.PROVIDER.newClientTransport(
         new InetSocketAddress(address, port), "localhost:" + port, dev.tern.rpc.spi.TransportOptions.defaults()
             .with(dev.tern.rpc.spi.TransportOptions.TLS, dev.tern.rpc.spi.TlsSettings.forClient(trustedPem))
@@ -171,14 +199,20 @@ public final class MigrationPeer {
           bytes[0]++;
         }
         received++;
-        if (received == MESSAGES / 3) {
+        if (received == MESSAGES / 3 && !quiet) {
           System.out.println("MOVE");
           System.out.flush();
+          call[0].request(1);
+        } else if (received == MESSAGES / 3) {
           CompletableFuture.runAsync(() -> {
             try {
+              awaitQuiet(transport);
+              System.out.println("MOVE");
+              System.out.flush();
               in.readLine();
-            } catch (java.io.IOException e) {
-              throw new java.io.UncheckedIOException(e);
+            } catch (java.io.IOException | InterruptedException e) {
+              done.completeExceptionally(e);
+              return;
             }
             call[0].request(1);
           });
