@@ -262,6 +262,14 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
     close(status, new Metadata());
   }
 
+  /** A stream cut by the connection's end says why the connection ended (idle timeout, refused sends). */
+  @Override
+  Status closedBeforeEnd() {
+    Status lost = transport.idleTimedOut();
+    return lost == null ? super.closedBeforeEnd()
+        : lost.withDescription("QUIC stream closed before the call ended: " + lost.getDescription());
+  }
+
   @Override
   void onFailure(Status status) {
     if (finished) {

@@ -35,11 +35,14 @@ import java.util.concurrent.TimeUnit;
  * loop, released when the transport terminates. State is confined to that loop.
  */
 final class QuicClientTransport implements ClientTransport {
+  private static final io.netty.util.internal.logging.InternalLogger LOG =
+      io.netty.util.internal.logging.InternalLoggerFactory.getInstance(QuicClientTransport.class);
   private final InetSocketAddress address;
   private final String authority;
   private final TransportOptions options;
   private final long ourVersions;
   private final Set<QuicClientStream> streams = new LinkedHashSet<>();
+  private final SendErrors sendErrors = new SendErrors();
   private EventLoopGroup group;
   private EventLoop loop;
   private Listener listener;
@@ -99,22 +102,35 @@ final class QuicClientTransport implements ClientTransport {
       }
     }, timeoutMillis, TimeUnit.MILLISECONDS);
     DatagramImpairment impairment = options.get(QuicTransportOptions.IMPAIRMENT);
-    InetSocketAddress local = address.getAddress() != null && address.getAddress().isLoopbackAddress()
-        ? new InetSocketAddress(address.getAddress(), 0) : new InetSocketAddress(0);
-    new Bootstrap().group(loop).channel(NioDatagramChannel.class)
+    boolean loopback = address.getAddress() != null && address.getAddress().isLoopbackAddress();
+    InetSocketAddress local = loopback ? new InetSocketAddress(address.getAddress(), 0) : new InetSocketAddress(0);
+    Bootstrap udpBootstrap = new Bootstrap().group(loop).channel(NioDatagramChannel.class)
         .handler(new ChannelInitializer<Channel>() {
           @Override
           protected void initChannel(Channel ch) {
             if (impairment != null) {
               ch.pipeline().addLast(new ImpairmentHandler(impairment));
             }
+            ch.pipeline().addLast(sendErrors);
             ch.pipeline().addLast(codec);
             ch.pipeline().addLast(new UdpErrors());
           }
-        })
-        // A connected socket hears ICMP port-unreachable, so "nothing listens there" fails at once
-        // instead of after the handshake timeout.
-        .connect(address, local).addListener(f -> {
+        });
+    // RFC 9000 §9: the connection must outlive a change of this host's address. A connected UDP
+    // socket keeps the source address the kernel chose at connect time; once that address is
+    // removed every send is refused and the server never hears from the new one. An unconnected
+    // socket bound to the wildcard address gets the current source address for each datagram, so
+    // the server sees the connection's packets arrive from the new address, validates that path
+    // (PATH_CHALLENGE/PATH_RESPONSE, RFC 9000 §8.2) and moves the connection to it (§9.3: to the
+    // client this is the same path; its QUIC stack need not know). The price: an unconnected socket
+    // hears no ICMP port-unreachable, so "nothing listens there" fails at the handshake timeout
+    // instead of at once. Loopback addresses never go away, so a loopback server keeps the fast
+    // failure with a connected socket. (Disconnecting after the handshake does not work: the local
+    // address the codec reports for received datagrams changes from the chosen source address to
+    // the wildcard one, an unknown path to which a quiche client drops every packet, as RFC 9000 §9
+    // asks of packets from an unknown server address. That same rule keeps the unconnected socket
+    // safe: datagrams from any other address than the server's are dropped.)
+    (loopback ? udpBootstrap.connect(address, local) : udpBootstrap.bind(local)).addListener(f -> {
           if (!f.isSuccess()) {
             fail(Status.UNAVAILABLE.withDescription("cannot open a UDP socket from " + local + " to " + address
                 + ": " + f.cause()).withCause(f.cause()));
@@ -189,7 +205,7 @@ final class QuicClientTransport implements ClientTransport {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-      fail(Status.UNAVAILABLE.withDescription("QUIC connection to " + address + " closed"));
+      fail(connectionLost());
       ctx.fireChannelInactive();
     }
 
@@ -198,6 +214,32 @@ final class QuicClientTransport implements ClientTransport {
       fail(Status.UNAVAILABLE.withDescription("QUIC connection to " + address + " failed: " + cause)
           .withCause(cause));
     }
+  }
+
+  /**
+   * The status for calls cut by the connection's end: names the idle timeout when quiche closed the
+   * connection because nothing was heard for that long (RFC 9000 §10.1), and refused sends if any.
+   */
+  private Status connectionLost() {
+    Status idle = idleTimedOut();
+    return idle != null ? idle
+        : Status.UNAVAILABLE.withDescription("QUIC connection to " + address + " closed" + sendErrors.describe());
+  }
+
+  /** The status naming the idle timeout if quiche closed the connection for it, else null. */
+  Status idleTimedOut() {
+    QuicChannel q = quic;
+    if (q == null || !q.isTimedOut()) {
+      return null;
+    }
+    return Status.UNAVAILABLE.withDescription("QUIC connection to " + address + " timed out: nothing heard for "
+        + "the idle timeout (" + options.get(QuicTransportOptions.MAX_IDLE_TIMEOUT_MILLIS) + " ms asked), "
+        + "the path is dead" + sendErrors.describe());
+  }
+
+  /** Datagrams of this connection the kernel refused to send (any thread). */
+  long refusedSends() {
+    return sendErrors.failed();
   }
 
   /** Errors of the UDP socket itself: an ICMP port unreachable means nothing listens there. */

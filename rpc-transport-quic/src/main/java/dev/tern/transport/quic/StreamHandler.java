@@ -104,9 +104,14 @@ abstract class StreamHandler extends ChannelDuplexHandler {
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
     if (!finished && !inputDone) {
-      onFailure(Status.UNAVAILABLE.withDescription("QUIC stream closed before the call ended"));
+      onFailure(closedBeforeEnd());
     }
     ctx.fireChannelInactive();
+  }
+
+  /** The status of a call whose stream closed before it ended. */
+  Status closedBeforeEnd() {
+    return Status.UNAVAILABLE.withDescription("QUIC stream closed before the call ended");
   }
 
   /** Hands over every requested message that is buffered, then the end of input if reached. */

@@ -1,0 +1,241 @@
+package dev.tern.transport.quic;
+
+import dev.tern.rpc.spi.ClientStream;
+import dev.tern.rpc.spi.ClientStreamListener;
+import dev.tern.rpc.spi.RequestHeaders;
+import dev.tern.rpc.spi.ServerStream;
+import dev.tern.rpc.spi.ServerStreamListener;
+import dev.tern.rpc.spi.ServerTransport;
+import dev.tern.rpc.spi.ServerTransportListener;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One side of {@link ClientAddressChangeTest}, run as its own process inside a netlab namespace.
+ *
+ * <p>{@code server <address>}: serves downloads on {@code <address>:0} with a fresh self-signed
+ * certificate, prints {@code PORT <n> <certificate PEM in base64>}, and for every call that
+ * completes prints {@code SERVED <the connection's peer address then>}; exits when its standard
+ * input closes.
+ *
+ * <p>{@code client <address> <port> <certificate> quiet|busy}: trusting that certificate, with a
+ * 64 KiB stream window, downloads {@link #MESSAGES} messages of {@link #SIZE} bytes, checking every
+ * byte. After a third of them it prints {@code MOVE}. {@code quiet}: first it requests no more and
+ * waits until nothing arrives any longer (the server has filled the window and all of it has
+ * arrived), and after {@code MOVE} it waits for a line on its standard input, so the rest must
+ * cross the network after whatever the parent does in between, and nothing is in flight while it
+ * does. {@code busy}: it goes on reading, so data is in flight during the move. Then prints
+ * {@code DONE <bytes> <status code> <refused sends> <status description>} and exits.
+ */
+public final class MigrationPeer {
+  /** Messages per download. */
+  static final int MESSAGES = 48;
+  /** Bytes per message. */
+  static final int SIZE = 16 * 1024;
+  /** How long no byte may arrive before the connection counts as quiet. */
+  private static final long QUIET_MILLIS = 300;
+
+  private MigrationPeer() {}
+
+  /**
+   * Runs one side.
+   *
+   * @param args {@code server <address>} or {@code client <address> <port>}
+   */
+  public static void main(String[] args) throws Exception {
+    if (args.length == 2 && args[0].equals("server")) {
+      server(args[1]);
+    } else if (args.length == 5 && args[0].equals("client") && (args[4].equals("quiet") || args[4].equals("busy"))) {
+      System.exit(client(args[1], Integer.parseInt(args[2]), java.util.Base64.getDecoder().decode(args[3]),
+          args[4].equals("quiet")));
+    } else {
+      throw new IllegalArgumentException("usage: server <address> | client <address> <port> <certificate> quiet|busy, was "
+          + String.join(" ", args));
+    }
+  }
+
+  private static byte fill(int message) {
+    return (byte) (message * 31 + 7);
+  }
+
+  private static void server(String address) throws Exception {
+    dev.tern.conformance.TestCertificates certs = dev.tern.conformance.TestCertificates.generate();
+    ServerTransport transport = Harness.PROVIDER.newServerTransport(new InetSocketAddress(address, 0),
+        dev.tern.rpc.spi.TransportOptions.defaults().with(dev.tern.rpc.spi.TransportOptions.TLS, certs.server()));
+    transport.start(new ServerTransportListener() {
+      @Override
+      public ServerStreamListener streamCreated(ServerStream stream, RequestHeaders headers) {
+        return new Download(stream);
+      }
+
+      @Override
+      public void serverTerminated() {}
+    });
+    System.out.println("PORT " + ((InetSocketAddress) transport.listenAddress()).getPort() + " "
+        + java.util.Base64.getEncoder().encodeToString(certs.certificatePem()));
+    System.out.flush();
+    while (System.in.read() >= 0) {
+      // Runs until the parent closes the pipe.
+    }
+    transport.shutdownNow(Status.UNAVAILABLE.withDescription("test over"));
+  }
+
+  /** Sends the download as fast as the stream takes it. */
+  private static final class Download implements ServerStreamListener {
+    private final ServerStream stream;
+    private int sent;
+    private boolean started;
+
+    Download(ServerStream stream) {
+      this.stream = stream;
+      stream.request(1);
+    }
+
+    @Override
+    public void onMessage(ByteBuffer message) {}
+
+    @Override
+    public void onHalfClose() {
+      started = true;
+      stream.writeHeaders(new Metadata());
+      pump();
+    }
+
+    @Override
+    public void onReady() {
+      if (started) {
+        pump();
+      }
+    }
+
+    private void pump() {
+      while (sent < MESSAGES && stream.isReady()) {
+        byte[] b = new byte[SIZE];
+        java.util.Arrays.fill(b, fill(sent));
+        stream.writeMessage(ByteBuffer.wrap(b));
+        sent++;
+      }
+      stream.flush();
+      if (sent == MESSAGES) {
+        sent++;
+        stream.close(Status.OK, new Metadata());
+      }
+    }
+
+    @Override
+    public void onComplete() {
+      // Everything was delivered: the peer address the connection has now.
+      System.out.println("SERVED " + stream.connectionInfo().remoteAddress());
+      System.out.flush();
+    }
+
+    @Override
+    public void onCancel(Status status) {
+      System.out.println("CANCELLED " + status);
+      System.out.flush();
+    }
+  }
+
+  /**
+   * Waits until the connection is quiet: the server has filled the stream window and stopped, and
+   * what it sent has arrived (no byte received for {@link #QUIET_MILLIS}), so nothing of the
+   * download is in flight when the address moves. Gives up waiting after 10 s.
+   */
+  private static void awaitQuiet(QuicClientTransport transport) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    long last = -1;
+    long quietSince = System.nanoTime();
+    while (System.nanoTime() < deadline) {
+      long now = transport.connectionInfo().bytesReceived();
+      if (now != last) {
+        last = now;
+        quietSince = System.nanoTime();
+      } else if (System.nanoTime() - quietSince >= TimeUnit.MILLISECONDS.toNanos(QUIET_MILLIS)) {
+        return;
+      }
+      TimeUnit.MILLISECONDS.sleep(20);
+    }
+  }
+
+  private static int client(String address, int port, byte[] trustedPem, boolean quiet) throws Exception {
+    QuicClientTransport transport = (QuicClientTransport) Harness.PROVIDER.newClientTransport(
+        new InetSocketAddress(address, port), "localhost:" + port, dev.tern.rpc.spi.TransportOptions.defaults()
+            .with(dev.tern.rpc.spi.TransportOptions.TLS, dev.tern.rpc.spi.TlsSettings.forClient(trustedPem))
+            // A small stream window: while the client pauses, the server can send only this much,
+            // so most of the download crosses the network after the move.
+            .with(dev.tern.rpc.spi.TransportOptions.FLOW_CONTROL_WINDOW, 64 * 1024));
+    Harness.TransportEvents events = new Harness.TransportEvents();
+    transport.start(events);
+    try {
+      events.ready.get(20, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("not ready in 20 s; shutdown: " + events.shutdown.getNow(null), e);
+    }
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    CompletableFuture<Status> done = new CompletableFuture<>();
+    long[] bytes = new long[1];
+    ClientStream[] call = new ClientStream[1];
+    call[0] = transport.newStream(RequestHeaders.builder("test.Migration/Download").build(), new ClientStreamListener() {
+      private int received;
+
+      @Override
+      public void onHeaders(Metadata headers) {}
+
+      @Override
+      public void onMessage(ByteBuffer message) {
+        byte want = fill(received);
+        while (message.hasRemaining()) {
+          if (message.get() != want) {
+            done.complete(Status.DATA_LOSS.withDescription("message " + received + " corrupted"));
+            return;
+          }
+          bytes[0]++;
+        }
+        received++;
+        if (received == MESSAGES / 3 && !quiet) {
+          System.out.println("MOVE");
+          System.out.flush();
+          call[0].request(1);
+        } else if (received == MESSAGES / 3) {
+          CompletableFuture.runAsync(() -> {
+            try {
+              awaitQuiet(transport);
+              System.out.println("MOVE");
+              System.out.flush();
+              in.readLine();
+            } catch (java.io.IOException | InterruptedException e) {
+              done.completeExceptionally(e);
+              return;
+            }
+            call[0].request(1);
+          });
+        } else {
+          call[0].request(1);
+        }
+      }
+
+      @Override
+      public void onReady() {}
+
+      @Override
+      public void onClose(Status status, Metadata trailers) {
+        done.complete(status);
+      }
+    });
+    call[0].halfClose();
+    call[0].request(1);
+    Status status = done.get(60, TimeUnit.SECONDS);
+    System.out.println("DONE " + bytes[0] + " " + status.getCode() + " " + transport.refusedSends()
+        + " " + status.getDescription());
+    System.out.flush();
+    transport.shutdownNow(Status.UNAVAILABLE.withDescription("test over"));
+    return 0;
+  }
+}

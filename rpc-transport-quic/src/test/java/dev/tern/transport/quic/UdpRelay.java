@@ -1,0 +1,78 @@
+package dev.tern.transport.quic;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.DatagramChannel;
+
+/**
+ * A loopback UDP relay between one client and one server that can turn into a black hole: once
+ * {@link #blackHole()} is called it drops every datagram both ways, as a path that died without a
+ * word would. Forwards on a thread of its own until closed.
+ */
+final class UdpRelay implements AutoCloseable {
+  private final DatagramChannel socket;
+  private final InetSocketAddress server;
+  private final Thread thread;
+  private volatile boolean dropping;
+  private volatile long dropped;
+
+  UdpRelay(InetSocketAddress server) throws IOException {
+    this.server = server;
+    this.socket = DatagramChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
+    this.thread = new Thread(this::run, "udp-relay");
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  /** Where the client should connect. */
+  InetSocketAddress address() throws IOException {
+    return (InetSocketAddress) socket.getLocalAddress();
+  }
+
+  /** From now on every datagram is dropped. */
+  void blackHole() {
+    dropping = true;
+  }
+
+  /** Datagrams dropped since {@link #blackHole()}. */
+  long dropped() {
+    return dropped;
+  }
+
+  private void run() {
+    ByteBuffer buf = ByteBuffer.allocate(65536);
+    SocketAddress client = null;
+    try {
+      while (true) {
+        buf.clear();
+        SocketAddress from = socket.receive(buf);
+        if (dropping) {
+          dropped++;
+          continue;
+        }
+        buf.flip();
+        if (from.equals(server)) {
+          if (client != null) {
+            socket.send(buf, client);
+          }
+        } else {
+          client = from;
+          socket.send(buf, server);
+        }
+      }
+    } catch (ClosedChannelException e) {
+      // closed: done
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    socket.close();
+    thread.join(5000);
+  }
+}
