@@ -251,8 +251,8 @@ final class ConnectionManager {
     public void started(TransportRace race, Connection first) {
       List<Waiter> release = new ArrayList<>();
       synchronized (ConnectionManager.this) {
-        if (connecting != race) {
-          return;
+        if (connecting != race || !race.firstMayCarryEarlyData()) {
+          return; // early calls wait for the winner like the others
         }
         early = first;
         for (Map.Entry<Waiter, Mode> e : new ArrayList<>(waiters.entrySet())) {

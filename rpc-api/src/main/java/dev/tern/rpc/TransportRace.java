@@ -62,6 +62,14 @@ final class TransportRace {
   private final List<TransportProvider> candidates;
   private final List<Leg> legs = new ArrayList<>();
   private boolean straight;
+  /**
+   * Whether calls allowed early data may be handed to the first candidate before any candidate is
+   * ready: only when there is no race to lose (one candidate) or the first is the transport that
+   * worked for this authority before, the only case where it can hold a resumption ticket and so
+   * send 0-RTT. On a first contact an early call would otherwise sit on a datagram transport that
+   * may be black-holed while TCP wins, and stay there until that transport's handshake timeout.
+   */
+  private final boolean firstMayCarryEarlyData;
   /** How long the next candidate waits for the first: the head start, or longer when straight. */
   private final long firstHeadStartNanos;
   private SocketAddress address;
@@ -87,9 +95,15 @@ final class TransportRace {
     }
     this.candidates = c;
     this.straight = c.size() > 1 && c.get(0).name().equals(cfg.memory.lastWorked(cfg.authority));
+    this.firstMayCarryEarlyData = c.size() <= 1 || straight;
     this.firstHeadStartNanos = straight
         ? Math.max(cfg.raceHeadStartNanos, 2 * cfg.memory.lastConnectNanos(cfg.authority))
         : cfg.raceHeadStartNanos;
+  }
+
+  /** Whether calls allowed early data may go on the first candidate before it is ready. */
+  boolean firstMayCarryEarlyData() {
+    return firstMayCarryEarlyData;
   }
 
   /** How long the second candidate waits for the first (package-private for tests). */

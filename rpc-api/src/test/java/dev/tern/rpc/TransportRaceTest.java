@@ -121,6 +121,20 @@ class TransportRaceTest {
   }
 
   @Test
+  void onFirstContactACallAllowedEarlyDataWaitsForTheWinnerInsteadOfTheBlackHoledFirstRacer() {
+    udp.script = Script.BLACK_HOLE;
+    ManagedChannel c = track(builder(200).handshakeTimeout(30, TimeUnit.SECONDS).build());
+    long start = System.nanoTime();
+    String reply = ClientCalls.blockingUnaryCall(c, TestMethods.UNARY,
+        TernCallOptions.withEarlyData(CallOptions.DEFAULT, true).withDeadlineAfter(10, TimeUnit.SECONDS), "hi");
+    assertThat(reply).isEqualTo("hi");
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start))
+        .as("well before udp's handshake timeout").isLessThan(10_000);
+    assertThat(TernChannels.selectedTransport(c)).isEqualTo("tcp");
+    assertThat(udp.streams.get()).as("nothing was handed to the black-holed racer").isZero();
+  }
+
+  @Test
   void udpFailingFastStartsTcpAtOnceWithoutWaitingForTheHeadStart() {
     udp.script = Script.FAILS;
     ManagedChannel c = track(builder(60_000).build());
