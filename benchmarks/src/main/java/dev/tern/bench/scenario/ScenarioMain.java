@@ -17,6 +17,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -86,12 +90,17 @@ public final class ScenarioMain implements Callable<Integer> {
       description = "run the kernel-TCP stacks without TLS (QUIC always uses TLS); default: TLS everywhere")
   boolean plaintextTcp;
 
+  @Option(names = "--parallel", defaultValue = "1",
+      description = "variants of a profile run at once, each on its own emulator (default: ${DEFAULT-VALUE})")
+  int parallel;
+
   @Option(names = "--classpath", description = "class path of the child JVMs (default: this JVM's)")
   String classpath;
 
   private final PhaseTimes times = new PhaseTimes();
-  private final Map<String, List<String>> outcomes = new java.util.concurrent.ConcurrentHashMap<>();
-  private final Map<String, String> health = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, List<String>> outcomes = new java.util.concurrent.ConcurrentSkipListMap<>();
+  private final Map<String, String> health = new java.util.concurrent.ConcurrentSkipListMap<>();
+  private final Map<String, String> cpuLoad = new java.util.concurrent.ConcurrentSkipListMap<>();
 
   /** Entry point; exits with 0 on success, 1 when the run failed its checks. */
   public static void main(String[] args) {
@@ -132,52 +141,63 @@ public final class ScenarioMain implements Callable<Integer> {
         profiles.size(), runnable.size(), reps, scenarios, Math.ceil(estimate / 60)));
     int runsTotal = profiles.size() * runnable.size();
     int runsDone = 0;
+    if (parallel < 1) {
+      throw new CommandLine.ParameterException(new CommandLine(this), "--parallel must be at least 1, was " + parallel);
+    }
     Aggregator agg = new Aggregator();
     Map<String, Object> profilesJson = new LinkedHashMap<>();
     List<String> failures = new ArrayList<>();
     for (String profile : profiles) {
       LinkSpec link = LinkSpec.byName(profile);
-      Map<String, String> ccInForce = new LinkedHashMap<>();
+      Map<String, String> ccInForce = new java.util.concurrent.ConcurrentSkipListMap<>();
       profilesJson.put(profile, Map.of("downMbps", link.downBitsPerSecond() / 1e6, "upMbps",
           link.upBitsPerSecond() / 1e6, "rttMs", link.rttMillis(), "loss", link.loss(), "jitterMs",
           link.jitterMillis(), "trace", link.trace(), "kernelCongestionControlInForce", ccInForce));
       ClientConfig config = configFor(link);
-      RawResults reference = null;
+      List<Variant> toRun = new ArrayList<>();
       List<String> stacksRun = new ArrayList<>();
       for (Variant v : runnable) {
-        runsDone++;
         String tag = profile + "-" + v.label().replace('/', '-');
         if (!link.shaped() && v.kernelCc() != null && stacksRun.contains(v.stack())) {
           log(startNs, tag + " skipped: loopback cannot choose the kernel's congestion control");
           continue;
         }
-        List<String> own = scenariosOf(v);
-        if (own.isEmpty()) {
+        if (scenariosOf(v).isEmpty()) {
           log(startNs, tag + " skipped: " + v.label() + " runs only " + Variant.AUTO_SCENARIOS);
           continue;
         }
         stacksRun.add(v.stack());
-        long variantStart = System.nanoTime();
+        toRun.add(v);
+      }
+      CpuLoad cpu = CpuLoad.start();
+      ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, parallel));
+      Map<Variant, Future<RawResults>> results = new LinkedHashMap<>();
+      for (Variant v : toRun) {
+        int n = ++runsDone;
+        results.put(v, pool.submit(() -> timedVariant(profile, link, v, n, runsTotal, dir, cp, tlsDir, config,
+            ccInForce, startNs)));
+      }
+      pool.shutdown();
+      RawResults reference = null;
+      for (Map.Entry<Variant, Future<RawResults>> e : results.entrySet()) {
+        Variant v = e.getKey();
         try {
-          Path tls = plaintextTcp && Variant.onKernelTcp(v.stack()) ? null : tlsDir;
-          log(startNs, String.format(Locale.ROOT, "run %d/%d: %s, about %.0f s", runsDone, runsTotal, tag,
-              variantEstimate(link, config, v, own)));
-          RawResults r = runVariant(profile, v, tag, dir, cp, tls, config, ccInForce, startNs, own);
-          outcomes.put(profile + " " + v.label(), r.outcomes);
+          RawResults r = e.getValue().get();
           agg.add(link, v.label(), r, reference);
           if (reference == null) {
             reference = r;
           }
-          // Written after every variant, so a run cut short still leaves every finished figure.
-          writeOutputs(dir, agg, labels, skipped, profilesJson, startNs);
-        } catch (Exception e) {
-          failures.add(tag + ": " + e.getMessage());
-          log(startNs, tag + " FAILED: " + e);
+        } catch (ExecutionException ex) {
+          Throwable c = ex.getCause();
+          failures.add(profile + "-" + v.label().replace('/', '-') + ": " + c.getMessage());
+          log(startNs, profile + "-" + v.label().replace('/', '-') + " FAILED: " + c);
         }
-        times.wall(profile, v.label(), (System.nanoTime() - variantStart) / 1_000_000);
-        log(startNs, String.format(Locale.ROOT, "%s took %.0f s (scenarios %.0f s)", tag,
-            (System.nanoTime() - variantStart) / 1e9, times.scenarioMillis(profile, v.label()) / 1e3));
       }
+      String load = cpu.stop();
+      cpuLoad.put(profile, load);
+      log(startNs, profile + ": " + load + (parallel > 1 ? " (" + parallel + " variants at a time)" : ""));
+      // Written after every profile, so a run cut short still leaves every finished figure.
+      writeOutputs(dir, agg, labels, skipped, profilesJson, startNs);
     }
     agg.violations().addAll(failures);
     writeOutputs(dir, agg, labels, skipped, profilesJson, startNs);
@@ -188,6 +208,25 @@ public final class ScenarioMain implements Callable<Integer> {
       return 1;
     }
     return 0;
+  }
+
+  private RawResults timedVariant(String profile, LinkSpec link, Variant v, int n, int total, Path dir, String cp,
+      Path tlsDir, ClientConfig config, Map<String, String> ccInForce, long startNs) throws Exception {
+    String tag = profile + "-" + v.label().replace('/', '-');
+    List<String> own = scenariosOf(v);
+    long variantStart = System.nanoTime();
+    try {
+      Path tls = plaintextTcp && Variant.onKernelTcp(v.stack()) ? null : tlsDir;
+      log(startNs, String.format(Locale.ROOT, "run %d/%d: %s, about %.0f s", n, total, tag,
+          variantEstimate(link, config, v, own)));
+      RawResults r = runVariant(profile, v, tag, dir, cp, tls, config, ccInForce, startNs, own);
+      outcomes.put(profile + " " + v.label(), r.outcomes);
+      return r;
+    } finally {
+      times.wall(profile, v.label(), (System.nanoTime() - variantStart) / 1_000_000);
+      log(startNs, String.format(Locale.ROOT, "%s took %.0f s (scenarios %.0f s)", tag,
+          (System.nanoTime() - variantStart) / 1e9, times.scenarioMillis(profile, v.label()) / 1e3));
+    }
   }
 
   private RawResults runVariant(String profile, Variant v, String tag, Path dir, String cp, Path tls,
@@ -296,6 +335,8 @@ public final class ScenarioMain implements Callable<Integer> {
     json.put("violations", agg.violations());
     json.put("outcomes", outcomes);
     json.put("emulator", health);
+    json.put("parallel", parallel);
+    json.put("cpu", cpuLoad);
     json.put("phaseSeconds", times.toJson());
     List<Object> rows = new ArrayList<>();
     for (Row r : agg.rows()) {
@@ -329,6 +370,8 @@ public final class ScenarioMain implements Callable<Integer> {
     md.append("\n### Wall time per phase (s)\n\nScenarios summed over repetitions as the client timed them; "
         + "'other': the lab, JVM starts, warm-up.\n\n").append(times.table());
     health.forEach((run, h) -> md.append("\n- ").append(run).append(": ").append(h));
+    cpuLoad.forEach((p, l) -> md.append("\n- ").append(p).append(": ").append(l)
+        .append(parallel > 1 ? " (" + parallel + " variants at a time)" : ""));
     md.append('\n');
     Files.writeString(dir.resolve("results.md"), md.toString(), StandardCharsets.UTF_8);
     Files.writeString(dir.resolve("report.svg"), SvgCdf.render(agg.merged(), labels), StandardCharsets.UTF_8);
