@@ -14,6 +14,7 @@ import java.util.Locale;
 final class CpuLoad {
   private static final Path STAT = Path.of("/proc/stat");
   private final long[] start;
+  private double busyPercent = Double.NaN;
 
   private CpuLoad(long[] start) {
     this.start = start;
@@ -28,10 +29,12 @@ final class CpuLoad {
   String stop() {
     long[] end = sample();
     if (start == null || end == null) {
+      busyPercent = Double.NaN;
       return "CPU load unknown (no /proc/stat)";
     }
     long busy = end[0] - start[0];
     long all = end[1] - start[1];
+    busyPercent = all == 0 ? 0 : 100.0 * busy / all;
     String loadavg;
     try {
       loadavg = Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
@@ -40,6 +43,11 @@ final class CpuLoad {
     }
     return String.format(Locale.ROOT, "CPU busy %.0f%% of %d CPUs, load average %s", all == 0 ? 0 : 100.0 * busy / all,
         Runtime.getRuntime().availableProcessors(), loadavg);
+  }
+
+  /** The busy share of the interval in percent, once {@link #stop()} was called; NaN if unknown. */
+  double busyPercent() {
+    return busyPercent;
   }
 
   /** {busy jiffies, all jiffies} from the first line of /proc/stat, or null. */

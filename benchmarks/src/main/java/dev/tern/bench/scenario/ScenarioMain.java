@@ -94,9 +94,20 @@ public final class ScenarioMain implements Callable<Integer> {
       description = "variants of a profile run at once, each on its own emulator (default: ${DEFAULT-VALUE})")
   int parallel;
 
+  @Option(names = "--dry-run", description = "print the estimate and each profile's sizes and caps, run nothing")
+  boolean dryRun;
+
   @Option(names = "--classpath", description = "class path of the child JVMs (default: this JVM's)")
   String classpath;
 
+  /**
+   * Above this CPU busy share a profile run with {@code --parallel} is flagged: its variants
+   * competed for the CPU (measured on 2026-11-30: on a machine already saturated by other work,
+   * five variants at a time raised setup and unary latencies by 5-70% over one at a time).
+   */
+  static final double CONTENDED_PERCENT = 50;
+
+  private final List<String> contended = java.util.Collections.synchronizedList(new ArrayList<>());
   private final PhaseTimes times = new PhaseTimes();
   private final Map<String, List<String>> outcomes = new java.util.concurrent.ConcurrentSkipListMap<>();
   private final Map<String, String> health = new java.util.concurrent.ConcurrentSkipListMap<>();
@@ -139,6 +150,13 @@ public final class ScenarioMain implements Callable<Integer> {
     double estimate = estimateSeconds(runnable);
     log(startNs, String.format(Locale.ROOT, "%d profiles x %d variants x %d repetitions of %s: about %.0f min",
         profiles.size(), runnable.size(), reps, scenarios, Math.ceil(estimate / 60)));
+    if (dryRun) {
+      for (String profile : profiles) {
+        LinkSpec link = LinkSpec.byName(profile);
+        log(startNs, profile + ": " + configFor(link));
+      }
+      return 0;
+    }
     int runsTotal = profiles.size() * runnable.size();
     int runsDone = 0;
     if (parallel < 1) {
@@ -196,6 +214,13 @@ public final class ScenarioMain implements Callable<Integer> {
       String load = cpu.stop();
       cpuLoad.put(profile, load);
       log(startNs, profile + ": " + load + (parallel > 1 ? " (" + parallel + " variants at a time)" : ""));
+      if (parallel > 1 && !(cpu.busyPercent() < CONTENDED_PERCENT)) {
+        String warning = String.format(Locale.ROOT, "%s: variants ran %d at a time on a CPU %.0f%% busy (limit %.0f%%): "
+            + "they competed for the CPU, so this profile's latency figures may be inflated; rerun it with "
+            + "--parallel 1 before quoting them", profile, parallel, cpu.busyPercent(), CONTENDED_PERCENT);
+        contended.add(warning);
+        log(startNs, "WARNING " + warning);
+      }
       // Written after every profile, so a run cut short still leaves every finished figure.
       writeOutputs(dir, agg, labels, skipped, profilesJson, startNs);
     }
@@ -302,17 +327,27 @@ public final class ScenarioMain implements Callable<Integer> {
     return v.stack().equals(dev.tern.bench.stack.AutoStack.NAME) ? sec + reps * 3 : sec;
   }
 
+  /** The estimated wall time: per profile, variants in waves of {@code --parallel}, each wave as long as its longest. */
   private double estimateSeconds(List<Variant> runnable) {
     double total = 0;
     for (String profile : profiles) {
       LinkSpec link = LinkSpec.byName(profile);
       ClientConfig config = configFor(link);
+      double wave = 0;
+      int inWave = 0;
       for (Variant v : runnable) {
         List<String> own = scenariosOf(v);
-        if (!own.isEmpty()) {
-          total += variantEstimate(link, config, v, own);
+        if (own.isEmpty()) {
+          continue;
+        }
+        wave = Math.max(wave, variantEstimate(link, config, v, own));
+        if (++inWave == parallel) {
+          total += wave;
+          wave = 0;
+          inWave = 0;
         }
       }
+      total += wave;
     }
     return total;
   }
@@ -337,6 +372,7 @@ public final class ScenarioMain implements Callable<Integer> {
     json.put("emulator", health);
     json.put("parallel", parallel);
     json.put("cpu", cpuLoad);
+    json.put("cpuContended", contended);
     json.put("phaseSeconds", times.toJson());
     List<Object> rows = new ArrayList<>();
     for (Row r : agg.rows()) {
@@ -364,6 +400,7 @@ public final class ScenarioMain implements Callable<Integer> {
     skipped.forEach((k, v) -> md.append("\n- skipped ").append(k).append(": ").append(v));
     notApplicable.forEach((k, v) -> md.append("\n- ").append(k).append(": ").append(v));
     agg.violations().forEach(v -> md.append("\n- **FAILED**: ").append(v));
+    contended.forEach(w -> md.append("\n- **CPU contended**: ").append(w));
     outcomes.forEach((run, list) -> list.forEach(o -> md.append("\n- ").append(run).append(" ").append(o)));
     md.append("\n\n### Summary\n\n").append(MarkdownReport.summary(agg.rows(), labels));
     md.append("\n### All figures\n").append(MarkdownReport.tables(agg.rows(), labels));
