@@ -99,9 +99,10 @@ final class FeedScenario {
             capSeconds, TimeUnit.SECONDS)), BenchMessages.downloadRequest(sizes[i], CHUNK, callIds[i]), obs[i]);
       }
       long apiStart = System.nanoTime();
+      // The urgent call is what the screen waits for: it gets three times the images' cap.
       var apiFuture = ClientCalls.futureUnaryCall(ch.newCall(BenchService.UNARY, high.withDeadlineAfter(
-          capSeconds, TimeUnit.SECONDS)), BenchMessages.unaryRequest(API_REQUEST, API_RESPONSE, apiStart));
-      apiFuture.get(capSeconds + 5L, TimeUnit.SECONDS);
+          3L * capSeconds, TimeUnit.SECONDS)), BenchMessages.unaryRequest(API_REQUEST, API_RESPONSE, apiStart));
+      apiFuture.get(3L * capSeconds + 5, TimeUnit.SECONDS);
       api.recordValue(Math.max(1, (System.nanoTime() - apiStart) / 1000));
       for (int i = 1; i < IMAGES; i += 2) {
         receivedAtCancel[i] = obs[i].cancel();
