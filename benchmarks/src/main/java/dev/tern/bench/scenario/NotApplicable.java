@@ -16,6 +16,10 @@ final class NotApplicable {
     if (!scenarios.contains("fallback")) {
       m.put("fallback", "not run in this invocation (add it with --scenarios ...,fallback)");
     }
+    if (variants.contains(dev.tern.bench.stack.AutoStack.NAME)) {
+      m.put("auto", "Tern with no transport named: runs only " + Variant.AUTO_SCENARIOS
+          + " (first contact with UDP blocked); its other cells are empty by design");
+    }
     if (!scenarios.contains("scale")) {
       m.put("scale", "not run in this invocation (add it with --scenarios ...,scale)");
     }
