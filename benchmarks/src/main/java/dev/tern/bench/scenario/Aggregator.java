@@ -35,6 +35,7 @@ final class Aggregator {
     latency(link, variant, raw, reference, "feed", "image", link.idealExchangeMillis(20, FeedScenario.MIN_IMAGE),
         link.floorExchangeMillis(20, FeedScenario.MIN_IMAGE));
     metric(link, variant, raw, reference, "feed", "bytes_after_cancel_per_image", "B", 0, true);
+    metric(link, variant, raw, reference, "feed", "images_capped", "images", 0, true);
     double goodputIdeal = link.idealGoodputBitsPerSecond() / 1e6;
     metric(link, variant, raw, reference, "bulk", "goodput_mbps", "Mbit/s", goodputIdeal, false);
     metric(link, variant, raw, reference, "bulk", "steady_goodput_mbps", "Mbit/s", goodputIdeal, false);
@@ -63,7 +64,15 @@ final class Aggregator {
     metric(link, variant, raw, reference, "migration", "completion_ms", "ms", Double.NaN, true);
     metric(link, variant, raw, reference, "migration", "move_ms", "ms", Double.NaN, true);
     metric(link, variant, raw, reference, "migration", "new_connection_ok", "reps", 1, false);
-    for (String s : List.of("unary", "feed", "bulk", "setup", "scale", "migration")) {
+    metric(link, variant, raw, reference, "migration", "stalled", "reps", 0, true);
+    latency(link, variant, raw, reference, "fallback", "first", link.idealExchangeMillis(1024, 1024),
+        link.floorExchangeMillis(1024, 1024));
+    metric(link, variant, raw, reference, "fallback", "call_failed", "reps", 0, true);
+    metric(link, variant, raw, reference, "fallback", "failure_ms", "ms", Double.NaN, true);
+    for (String t : List.of("tcp", "quic", "udp")) {
+      metric(link, variant, raw, reference, "fallback", "carried_by_" + t, "reps", Double.NaN, false);
+    }
+    for (String s : List.of("unary", "feed", "bulk", "setup", "scale", "migration", "fallback")) {
       metric(link, variant, raw, reference, s, "failed", "reps", 0, true);
     }
     for (String n : raw.notes) {
@@ -118,7 +127,7 @@ final class Aggregator {
   private void latency(LinkSpec link, String variant, RawResults raw, RawResults ref, String scenario,
       String series, double idealMs, double floorMs) {
     // One connection per repetition in setup: only its median and worst case say anything.
-    boolean few = scenario.equals("setup");
+    boolean few = scenario.equals("setup") || scenario.equals("fallback");
     Histogram[] hs = raw.histograms.get(scenario + " " + series);
     if (hs == null) {
       return;

@@ -12,10 +12,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code bulk}: one server-streaming download on a warm connection. Goodput as FIELD-NOTES.md
- * defines it (bytes received / (last receipt - first receipt)); steady-state goodput over the
- * second half of the bytes, apart from start-up; the time from request to last byte; and the RFC
- * 3393 delay variation of the chunks' one-way delays. A download longer than the cap is cut and
- * reported with {@code capped = 1}.
+ * defines it (bytes received / (last receipt - first receipt)); the time from request to last byte;
+ * and the RFC 3393 delay variation of the chunks' one-way delays. A download longer than the cap is
+ * cut and reported with {@code capped = 1}. The download is bracketed in the emulator's packet log
+ * so that the orchestrator can measure the steady-state goodput on the link's own clock ({@link
+ * LinkGoodput}): the client's receipt times stall with its JVM.
  */
 final class BulkScenario {
   static final String NAME = "bulk";
@@ -29,6 +30,7 @@ final class BulkScenario {
       Calls.unary(ch, CallOptions.DEFAULT, 1024, 1024);
       long total = ctx.config().bulkBytes();
       Receiver r = new Receiver(total);
+      ctx.coordinator().openDownloadWindow(rep);
       long t0 = System.nanoTime();
       ClientCalls.asyncServerStreamingCall(ch.newCall(BenchService.DOWNLOAD, CallOptions.DEFAULT),
           BenchMessages.downloadRequest(total, CHUNK, 0), r);
@@ -36,21 +38,19 @@ final class BulkScenario {
       if (capped) {
         r.call.cancel("benchmark cap reached", null);
         r.done.await(10, TimeUnit.SECONDS);
-      } else if (r.error != null) {
+      }
+      ctx.coordinator().closeDownloadWindow(rep);
+      if (!capped && r.error != null) {
         throw new IllegalStateException("download failed", r.error);
       }
       long bytes;
       long first;
       long last;
-      long half;
-      long halfBytes;
       double ipdvMs;
       synchronized (r) {
         bytes = r.bytes;
         first = r.firstNs;
         last = r.lastNs;
-        half = r.halfNs;
-        halfBytes = r.halfBytes;
         ipdvMs = r.ipdv.meanAbsNs() / 1e6;
       }
       String s = NAME;
@@ -62,10 +62,6 @@ final class BulkScenario {
         ctx.recorder().metric(rep, s, "goodput_window_ms", (last - first) / 1e6);
         ctx.recorder().metric(rep, s, "completion_ms", (last - t0) / 1e6);
         ctx.recorder().metric(rep, s, "ipdv_ms", ipdvMs);
-        if (half > 0 && last > half) {
-          ctx.recorder().metric(rep, s, "steady_goodput_mbps", (bytes - halfBytes) * 8e9 / (last - half) / 1e6);
-          ctx.recorder().metric(rep, s, "steady_window_ms", (last - half) / 1e6);
-        }
         ctx.coordinator().progress(NAME + " rep " + rep + " " + String.format(java.util.Locale.ROOT,
             "%.2f Mbit/s%s", goodput / 1e6, capped ? " (capped)" : ""));
       }
@@ -85,8 +81,6 @@ final class BulkScenario {
     long firstNs;
     long firstChunkBytes;
     long lastNs;
-    long halfNs;
-    long halfBytes;
 
     Receiver(long total) {
       this.total = total;
@@ -107,10 +101,6 @@ final class BulkScenario {
       }
       bytes += chunk.length;
       lastNs = now;
-      if (halfNs == 0 && bytes >= total / 2) {
-        halfNs = now;
-        halfBytes = bytes;
-      }
       ipdv.add(now - BenchMessages.chunkSendNs(chunk));
     }
 

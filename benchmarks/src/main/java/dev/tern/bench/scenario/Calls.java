@@ -12,9 +12,10 @@ import java.util.concurrent.TimeUnit;
 final class Calls {
   private Calls() {}
 
-  /** One unary exchange; returns the response. */
+  /** One unary exchange; returns the response. Without a deadline in {@code opts} it gets 120 s. */
   static byte[] unary(Channel ch, CallOptions opts, int requestBytes, int responseBytes) {
-    return ClientCalls.blockingUnaryCall(ch, BenchService.UNARY, opts.withDeadlineAfter(120, TimeUnit.SECONDS),
+    CallOptions o = opts.getDeadline() == null ? opts.withDeadlineAfter(120, TimeUnit.SECONDS) : opts;
+    return ClientCalls.blockingUnaryCall(ch, BenchService.UNARY, o,
         BenchMessages.unaryRequest(requestBytes, responseBytes, System.nanoTime()));
   }
 

@@ -21,6 +21,16 @@ final class Coordinator {
     }
   }
 
+  /** Asks the orchestrator for the server's port; returns once the server listens. */
+  int serverPort() {
+    String answer = ask("SYNC port");
+    try {
+      return Integer.parseInt(answer.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalStateException("no server port: " + answer, e);
+    }
+  }
+
   /** Asks the orchestrator to open a packet-log window; returns once it has. */
   void openWindow() {
     ask("SYNC open");
@@ -29,6 +39,35 @@ final class Coordinator {
   /** Asks the orchestrator to close the packet-log window; returns once it has. */
   void closeWindow() {
     ask("SYNC close");
+  }
+
+  /**
+   * Asks the orchestrator to block UDP on the link in both directions ({@code true}) or let it pass
+   * again; returns once it has, fails if the lab cannot.
+   */
+  void blockUdp(boolean block) {
+    String answer = ask(block ? "SYNC block-udp" : "SYNC unblock-udp");
+    if (!answer.equals("ok")) {
+      throw new IllegalStateException("UDP could not be " + (block ? "blocked" : "unblocked") + ": " + answer);
+    }
+  }
+
+  /** Marks the start of repetition {@code rep}'s download in the packet log (for the link-side goodput). */
+  void openDownloadWindow(int rep) {
+    ask("SYNC open-download " + rep);
+  }
+
+  /** Marks the end of repetition {@code rep}'s download in the packet log. */
+  void closeDownloadWindow(int rep) {
+    ask("SYNC close-download " + rep);
+  }
+
+  /** Tells the orchestrator how long one scenario's repetition took (wall time), for the phase summary. */
+  void timing(int rep, String scenario, long millis) {
+    synchronized (System.out) {
+      System.out.println("TIMING " + rep + " " + scenario + " " + millis);
+      System.out.flush();
+    }
   }
 
   /** Asks the orchestrator for a sample of the server process's resources. */

@@ -1,6 +1,7 @@
 package dev.tern.bench.scenario;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * Where the client and server processes of one variant run and what joins them: the emulated link
@@ -49,6 +50,35 @@ public interface Lab extends AutoCloseable {
    */
   default void moveClientAddress() {
     throw new UnsupportedOperationException("this lab cannot move the client's address");
+  }
+
+  /**
+   * Blocks UDP between client and server in both directions ({@code true}: every UDP packet is
+   * dropped silently, as by a middlebox) or lets it pass again ({@code false}).
+   *
+   * @throws UnsupportedOperationException where the lab cannot filter packets
+   */
+  default void blockUdp(boolean block) {
+    throw new UnsupportedOperationException("this lab cannot block UDP");
+  }
+
+  /** Marks the start of repetition {@code rep}'s bulk download in the packet log; labs without a log ignore it. */
+  default void openDownloadWindow(int rep) {}
+
+  /** Marks the end of repetition {@code rep}'s bulk download. */
+  default void closeDownloadWindow(int rep) {}
+
+  /**
+   * The bulk downloads as the link delivered them, by repetition, read from the packet log once
+   * the lab is closed; empty without a packet log.
+   */
+  default Map<Integer, LinkGoodput.Download> downloads() {
+    return Map.of();
+  }
+
+  /** A line on how the lab kept time and what it dropped on purpose (emulator lateness, blocked UDP), or null. */
+  default String health() {
+    return null;
   }
 
   /** Removes whatever the lab created (namespaces, devices, settings it changed). */

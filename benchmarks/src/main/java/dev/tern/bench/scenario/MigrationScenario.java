@@ -28,7 +28,7 @@ final class MigrationScenario {
     ManagedChannel ch = ctx.newChannel();
     try {
       Calls.unary(ch, CallOptions.DEFAULT, 1024, 1024);
-      long total = ctx.config().bulkBytes();
+      long total = ctx.config().migrationBytes();
       Receiver r = new Receiver(total);
       long t0 = System.nanoTime();
       ClientCalls.asyncServerStreamingCall(ch.newCall(BenchService.DOWNLOAD, CallOptions.DEFAULT),
@@ -45,10 +45,10 @@ final class MigrationScenario {
       }
       ctx.coordinator().moveClientAddress();
       long moveEnd = System.nanoTime();
-      boolean finished = r.done.await(ctx.config().capSeconds(), TimeUnit.SECONDS);
+      boolean finished = awaitOrStall(r, moveEnd, ctx.config());
       long endNs = System.nanoTime();
       if (!finished) {
-        r.call.cancel("benchmark cap reached after the address change", null);
+        r.call.cancel("stalled after the address change", null);
         r.done.await(10, TimeUnit.SECONDS);
       }
       long bytes;
@@ -61,6 +61,7 @@ final class MigrationScenario {
       String s = NAME;
       ctx.recorder().metric(rep, s, "survived", survived ? 1 : 0);
       ctx.recorder().metric(rep, s, "call_failed", survived ? 0 : 1);
+      ctx.recorder().metric(rep, s, "stalled", finished ? 0 : 1);
       ctx.recorder().metric(rep, s, "stall_ms", stallNs / 1e6);
       ctx.recorder().metric(rep, s, "move_ms", (moveEnd - moveStart) / 1e6);
       ctx.recorder().metric(rep, s, "bytes_after_move", bytes - bytesBeforeMove);
@@ -69,12 +70,36 @@ final class MigrationScenario {
       }
       boolean newConnection = newConnectionWorks(ctx);
       ctx.recorder().metric(rep, s, "new_connection_ok", newConnection ? 1 : 0);
-      String outcome = survived ? "survived" : !finished ? "stalled until the cap"
+      String outcome = survived ? "survived" : !finished ? "stalled (cut)"
           : "failed: " + (r.error == null ? "short by " + (total - bytes) + " bytes" : Status.fromThrowable(r.error));
       ctx.coordinator().progress(String.format(Locale.ROOT, "%s rep %d: %s; longest stall %.0f ms; new connection %s",
           NAME, rep, outcome, stallNs / 1e6, newConnection ? "works" : "FAILED"));
     } finally {
       ClientContext.close(ch);
+    }
+  }
+
+  /**
+   * Waits for the download to end, but gives up once nothing has arrived for {@code stallSeconds}
+   * (counted from the move or the last arrival after it) or {@code capSeconds} have passed since
+   * the move: a connection that cannot follow the client never recovers, and waiting the whole cap
+   * for it only costs time. Returns whether the download ended (completed or failed).
+   */
+  private static boolean awaitOrStall(Receiver r, long moveEndNs, ClientConfig config) throws InterruptedException {
+    long stallNs = TimeUnit.SECONDS.toNanos(config.stallSeconds());
+    long capEnd = moveEndNs + TimeUnit.SECONDS.toNanos(config.capSeconds());
+    while (true) {
+      if (r.done.await(100, TimeUnit.MILLISECONDS)) {
+        return true;
+      }
+      long now = System.nanoTime();
+      long last;
+      synchronized (r) {
+        last = r.gaps.any() ? Math.max(r.gaps.lastNs(), moveEndNs) : moveEndNs;
+      }
+      if (now - last >= stallNs || now >= capEnd) {
+        return false;
+      }
     }
   }
 

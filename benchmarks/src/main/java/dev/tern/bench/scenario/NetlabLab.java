@@ -1,5 +1,6 @@
 package dev.tern.bench.scenario;
 
+import dev.tern.netlab.emu.LinkCounters;
 import dev.tern.netlab.emu.NetlabEmulator;
 import dev.tern.netlab.emu.Netns;
 import dev.tern.netlab.link.LinkProfiles;
@@ -9,6 +10,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -22,6 +26,9 @@ final class NetlabLab implements Lab {
   private final Path packetLog;
   private final List<double[]> windows = new ArrayList<>();
   private List<Integer> roundTrips = List.of();
+  private final Map<Integer, double[]> downloadWindows = new TreeMap<>();
+  private Map<Integer, LinkGoodput.Download> downloads = Map.of();
+  private String health;
   private String clientAddress;
   private int moves;
 
@@ -85,6 +92,34 @@ final class NetlabLab implements Lab {
   }
 
   @Override
+  public void blockUdp(boolean block) {
+    emu.blockUdp(block);
+  }
+
+  @Override
+  public synchronized void openDownloadWindow(int rep) {
+    downloadWindows.put(rep, new double[] {nowMs(), Double.MAX_VALUE});
+  }
+
+  @Override
+  public synchronized void closeDownloadWindow(int rep) {
+    double[] w = downloadWindows.get(rep);
+    if (w != null) {
+      w[1] = nowMs();
+    }
+  }
+
+  @Override
+  public synchronized Map<Integer, LinkGoodput.Download> downloads() {
+    return downloads;
+  }
+
+  @Override
+  public synchronized String health() {
+    return health;
+  }
+
+  @Override
   public List<Integer> roundTrips() {
     return roundTrips;
   }
@@ -122,9 +157,15 @@ final class NetlabLab implements Lab {
   @Override
   public void close() throws Exception {
     emu.checkHealthy();
+    LinkCounters up = emu.clientToServer();
+    LinkCounters down = emu.serverToClient();
     emu.close();
     synchronized (this) {
+      health = String.format(Locale.ROOT, "emulator lateness mean/max: c2s %.2f/%.1f ms, s2c %.2f/%.1f ms; "
+          + "UDP packets blocked: %d", up.meanLateNs() / 1e6, up.maxLateNs() / 1e6, down.meanLateNs() / 1e6,
+          down.maxLateNs() / 1e6, up.blockedUdp() + down.blockedUdp());
       roundTrips = PacketLogRoundTrips.count(packetLog, windows);
+      downloads = downloadWindows.isEmpty() ? Map.of() : LinkGoodput.measure(packetLog, downloadWindows);
     }
   }
 }

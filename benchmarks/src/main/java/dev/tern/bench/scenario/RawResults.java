@@ -20,6 +20,8 @@ final class RawResults {
   /** "scenario series" to histograms by repetition (null where a repetition has none). */
   final Map<String, Histogram[]> histograms = new TreeMap<>();
   final List<String> notes = new ArrayList<>();
+  /** Facts that are not errors, "scenario text" (e.g. the status an expected failure came with). */
+  final List<String> outcomes = new ArrayList<>();
   private final int reps;
 
   RawResults(int reps) {
@@ -41,6 +43,7 @@ final class RawResults {
             Integer.parseInt(f[1])] = Histogram.decodeFromCompressedByteBuffer(
                 ByteBuffer.wrap(Base64.getDecoder().decode(f[4])), 0);
         case "note" -> r.notes.add(line.substring(5));
+        case "outcome" -> r.outcomes.add(line.substring(8));
         default -> throw new IOException("unexpected line in " + file + ": " + line);
       }
     }

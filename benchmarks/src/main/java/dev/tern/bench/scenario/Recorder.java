@@ -13,8 +13,9 @@ import org.HdrHistogram.Histogram;
 
 /**
  * Writes a client's raw results, one line each, for the orchestrating process to read:
- * {@code metric <rep> <scenario> <name> <value>} and {@code hist <rep> <scenario> <series> <base64>}
- * (an HdrHistogram in its compressed encoding, values in microseconds).
+ * {@code metric <rep> <scenario> <name> <value>}, {@code hist <rep> <scenario> <series> <base64>}
+ * (an HdrHistogram in its compressed encoding, values in microseconds), {@code note <scenario> <text>}
+ * (an error) and {@code outcome <scenario> <text>} (a fact, not an error).
  */
 final class Recorder implements AutoCloseable {
   private final PrintWriter out;
@@ -49,6 +50,15 @@ final class Recorder implements AutoCloseable {
 
   synchronized void note(String scenario, String text) {
     out.printf(Locale.ROOT, "note %s %s%n", scenario, text.replace('\n', ' '));
+    out.flush();
+  }
+
+  /**
+   * A fact about the run worth showing beside the figures that is not an error (for example the
+   * status a call failed with where failing is the expected outcome).
+   */
+  synchronized void outcome(String scenario, String text) {
+    out.printf(Locale.ROOT, "outcome %s %s%n", scenario, text.replace('\n', ' '));
     out.flush();
   }
 

@@ -17,6 +17,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -38,8 +42,8 @@ public final class ScenarioMain implements Callable<Integer> {
       description = "stack[:kernel-cc] columns; default: grpc-netty:cubic, tcp:cubic, tcp:bbr, each other transport")
   List<String> variants;
 
-  @Option(names = "--scenarios", split = ",", defaultValue = "unary,feed,bulk,setup",
-      description = "scenarios (default: ${DEFAULT-VALUE}); also: scale; migration and fallback are reported as not run")
+  @Option(names = "--scenarios", split = ",", defaultValue = "unary,feed,bulk,setup,migration,fallback",
+      description = "scenarios (default: ${DEFAULT-VALUE}); also: scale")
   List<String> scenarios;
 
   @Option(names = "--reps", defaultValue = "5", description = "repetitions (default: ${DEFAULT-VALUE})")
@@ -60,8 +64,18 @@ public final class ScenarioMain implements Callable<Integer> {
   @Option(names = "--bulk-bytes", description = "bulk download size, overriding the per-profile size")
   Long bulkBytes;
 
-  @Option(names = "--cap-seconds", defaultValue = "45", description = "longest one download may run")
-  int capSeconds;
+  @Option(names = "--migration-bytes", description = "migration download size (default: half the bulk size, at most 1 MiB)")
+  Long migrationBytes;
+
+  @Option(names = "--cap-seconds",
+      description = "longest one download or feed screen may run (default: fitted to the link, 10-45 s)")
+  Integer capSeconds;
+
+  @Option(names = "--stall-seconds", description = "migration: no byte for this long after the move ends the wait")
+  Integer stallSeconds;
+
+  @Option(names = "--fallback-seconds", description = "fallback: time the first call gets before it counts as failed")
+  Integer fallbackSeconds;
 
   @Option(names = "--scale-idle", description = "scale: idle connections (default 500; --smoke: 20)")
   Integer scaleIdle;
@@ -76,8 +90,28 @@ public final class ScenarioMain implements Callable<Integer> {
       description = "run the kernel-TCP stacks without TLS (QUIC always uses TLS); default: TLS everywhere")
   boolean plaintextTcp;
 
+  @Option(names = "--parallel", defaultValue = "1",
+      description = "variants of a profile run at once, each on its own emulator (default: ${DEFAULT-VALUE})")
+  int parallel;
+
+  @Option(names = "--dry-run", description = "print the estimate and each profile's sizes and caps, run nothing")
+  boolean dryRun;
+
   @Option(names = "--classpath", description = "class path of the child JVMs (default: this JVM's)")
   String classpath;
+
+  /**
+   * Above this CPU busy share a profile run with {@code --parallel} is flagged: its variants
+   * competed for the CPU (measured on 2026-11-30: on a machine already saturated by other work,
+   * five variants at a time raised setup and unary latencies by 5-70% over one at a time).
+   */
+  static final double CONTENDED_PERCENT = 50;
+
+  private final List<String> contended = java.util.Collections.synchronizedList(new ArrayList<>());
+  private final PhaseTimes times = new PhaseTimes();
+  private final Map<String, List<String>> outcomes = new java.util.concurrent.ConcurrentSkipListMap<>();
+  private final Map<String, String> health = new java.util.concurrent.ConcurrentSkipListMap<>();
+  private final Map<String, String> cpuLoad = new java.util.concurrent.ConcurrentSkipListMap<>();
 
   /** Entry point; exits with 0 on success, 1 when the run failed its checks. */
   public static void main(String[] args) {
@@ -113,17 +147,32 @@ public final class ScenarioMain implements Callable<Integer> {
       }
     }
     List<String> labels = runnable.stream().map(Variant::label).toList();
+    double estimate = estimateSeconds(runnable);
+    log(startNs, String.format(Locale.ROOT, "%d profiles x %d variants x %d repetitions of %s: about %.0f min",
+        profiles.size(), runnable.size(), reps, scenarios, Math.ceil(estimate / 60)));
+    if (dryRun) {
+      for (String profile : profiles) {
+        LinkSpec link = LinkSpec.byName(profile);
+        log(startNs, profile + ": " + configFor(link));
+      }
+      return 0;
+    }
+    int runsTotal = profiles.size() * runnable.size();
+    int runsDone = 0;
+    if (parallel < 1) {
+      throw new CommandLine.ParameterException(new CommandLine(this), "--parallel must be at least 1, was " + parallel);
+    }
     Aggregator agg = new Aggregator();
     Map<String, Object> profilesJson = new LinkedHashMap<>();
     List<String> failures = new ArrayList<>();
     for (String profile : profiles) {
       LinkSpec link = LinkSpec.byName(profile);
-      Map<String, String> ccInForce = new LinkedHashMap<>();
+      Map<String, String> ccInForce = new java.util.concurrent.ConcurrentSkipListMap<>();
       profilesJson.put(profile, Map.of("downMbps", link.downBitsPerSecond() / 1e6, "upMbps",
           link.upBitsPerSecond() / 1e6, "rttMs", link.rttMillis(), "loss", link.loss(), "jitterMs",
           link.jitterMillis(), "trace", link.trace(), "kernelCongestionControlInForce", ccInForce));
       ClientConfig config = configFor(link);
-      RawResults reference = null;
+      List<Variant> toRun = new ArrayList<>();
       List<String> stacksRun = new ArrayList<>();
       for (Variant v : runnable) {
         String tag = profile + "-" + v.label().replace('/', '-');
@@ -131,24 +180,54 @@ public final class ScenarioMain implements Callable<Integer> {
           log(startNs, tag + " skipped: loopback cannot choose the kernel's congestion control");
           continue;
         }
+        if (scenariosOf(v).isEmpty()) {
+          log(startNs, tag + " skipped: " + v.label() + " runs only " + Variant.AUTO_SCENARIOS);
+          continue;
+        }
         stacksRun.add(v.stack());
+        toRun.add(v);
+      }
+      CpuLoad cpu = CpuLoad.start();
+      ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, parallel));
+      Map<Variant, Future<RawResults>> results = new LinkedHashMap<>();
+      for (Variant v : toRun) {
+        int n = ++runsDone;
+        results.put(v, pool.submit(() -> timedVariant(profile, link, v, n, runsTotal, dir, cp, tlsDir, config,
+            ccInForce, startNs)));
+      }
+      pool.shutdown();
+      RawResults reference = null;
+      for (Map.Entry<Variant, Future<RawResults>> e : results.entrySet()) {
+        Variant v = e.getKey();
         try {
-          Path tls = plaintextTcp && Variant.onKernelTcp(v.stack()) ? null : tlsDir;
-          RawResults r = runVariant(profile, v, tag, dir, cp, tls, config, ccInForce, startNs);
+          RawResults r = e.getValue().get();
           agg.add(link, v.label(), r, reference);
           if (reference == null) {
             reference = r;
           }
-          // Written after every variant, so a run cut short still leaves every finished figure.
-          writeOutputs(dir, agg, labels, skipped, profilesJson, startNs);
-        } catch (Exception e) {
-          failures.add(tag + ": " + e.getMessage());
-          log(startNs, tag + " FAILED: " + e);
+        } catch (ExecutionException ex) {
+          Throwable c = ex.getCause();
+          failures.add(profile + "-" + v.label().replace('/', '-') + ": " + c.getMessage());
+          log(startNs, profile + "-" + v.label().replace('/', '-') + " FAILED: " + c);
         }
       }
+      String load = cpu.stop();
+      cpuLoad.put(profile, load);
+      log(startNs, profile + ": " + load + (parallel > 1 ? " (" + parallel + " variants at a time)" : ""));
+      if (parallel > 1 && !(cpu.busyPercent() < CONTENDED_PERCENT)) {
+        String warning = String.format(Locale.ROOT, "%s: variants ran %d at a time on a CPU %.0f%% busy (limit %.0f%%): "
+            + "they competed for the CPU, so this profile's latency figures may be inflated; rerun it with "
+            + "--parallel 1 before quoting them", profile, parallel, cpu.busyPercent(), CONTENDED_PERCENT);
+        contended.add(warning);
+        log(startNs, "WARNING " + warning);
+      }
+      // Written after every profile, so a run cut short still leaves every finished figure.
+      writeOutputs(dir, agg, labels, skipped, profilesJson, startNs);
     }
     agg.violations().addAll(failures);
     writeOutputs(dir, agg, labels, skipped, profilesJson, startNs);
+    System.out.println("\nWall time per phase (s; scenarios summed over repetitions, 'other': lab, JVMs, warm-up):\n");
+    System.out.println(times.table());
     if (!agg.violations().isEmpty()) {
       System.err.println("FAILED: " + String.join("\n  ", agg.violations()));
       return 1;
@@ -156,8 +235,27 @@ public final class ScenarioMain implements Callable<Integer> {
     return 0;
   }
 
+  private RawResults timedVariant(String profile, LinkSpec link, Variant v, int n, int total, Path dir, String cp,
+      Path tlsDir, ClientConfig config, Map<String, String> ccInForce, long startNs) throws Exception {
+    String tag = profile + "-" + v.label().replace('/', '-');
+    List<String> own = scenariosOf(v);
+    long variantStart = System.nanoTime();
+    try {
+      Path tls = plaintextTcp && Variant.onKernelTcp(v.stack()) ? null : tlsDir;
+      log(startNs, String.format(Locale.ROOT, "run %d/%d: %s, about %.0f s", n, total, tag,
+          variantEstimate(link, config, v, own)));
+      RawResults r = runVariant(profile, v, tag, dir, cp, tls, config, ccInForce, startNs, own);
+      outcomes.put(profile + " " + v.label(), r.outcomes);
+      return r;
+    } finally {
+      times.wall(profile, v.label(), (System.nanoTime() - variantStart) / 1_000_000);
+      log(startNs, String.format(Locale.ROOT, "%s took %.0f s (scenarios %.0f s)", tag,
+          (System.nanoTime() - variantStart) / 1e9, times.scenarioMillis(profile, v.label()) / 1e3));
+    }
+  }
+
   private RawResults runVariant(String profile, Variant v, String tag, Path dir, String cp, Path tls,
-      ClientConfig config, Map<String, String> ccInForce, long startNs) throws Exception {
+      ClientConfig config, Map<String, String> ccInForce, long startNs, List<String> own) throws Exception {
     Lab lab = Labs.open(profile, seed, v.kernelCc(), dir.resolve("raw").resolve(tag + "-packets.tsv"));
     Path raw;
     try {
@@ -166,12 +264,24 @@ public final class ScenarioMain implements Callable<Integer> {
       }
       log(startNs, tag + " starting (link " + profile + ", seed " + seed + ", kernel TCP congestion control: "
           + lab.tcpCongestionControl() + ", " + (tls == null ? "plaintext" : "TLS") + ")");
-      raw = new ProcessPair(lab, cp, dir.resolve("raw")).run(tag, v.stack(), tls, scenarios, reps, config,
-          60L * 60, msg -> log(startNs, tag + ": " + msg));
+      raw = new ProcessPair(lab, cp, dir.resolve("raw")).run(tag, v.stack(), tls, own, reps, config,
+          60L * 60, msg -> log(startNs, tag + ": " + msg), (s, ms) -> times.add(profile, v.label(), s, ms),
+          v.stack().equals(dev.tern.bench.stack.AutoStack.NAME));
     } finally {
       lab.close();
     }
+    if (lab.health() != null) {
+      health.put(profile + " " + v.label(), lab.health());
+      log(startNs, tag + ": " + lab.health());
+    }
     RawResults r = RawResults.parse(raw, reps);
+    double[] appBytes = r.metrics.get(BulkScenario.NAME + " bytes");
+    lab.downloads().forEach((rep, d) -> {
+      if (appBytes != null && rep < reps && !Double.isNaN(appBytes[rep])) {
+        r.putMetric(rep, BulkScenario.NAME, "steady_goodput_mbps", d.steadyMbps(appBytes[rep]));
+        r.putMetric(rep, BulkScenario.NAME, "steady_window_ms", d.windowMs());
+      }
+    });
     List<Integer> rts = lab.roundTrips();
     if (rts.size() == reps) {
       for (int i = 0; i < reps; i++) {
@@ -184,22 +294,62 @@ public final class ScenarioMain implements Callable<Integer> {
   }
 
   private ClientConfig configFor(LinkSpec link) {
+    int stall = stallSeconds != null ? stallSeconds : Budget.STALL_SECONDS;
+    int fallback = fallbackSeconds != null ? fallbackSeconds : Budget.FALLBACK_SECONDS;
     if (smoke) {
-      return new ClientConfig(unaryCalls != null ? unaryCalls : 5, 32, 1,
-          bulkBytes != null ? bulkBytes : 128 * 1024, capSeconds, 1, seed,
-          scaleIdle != null ? scaleIdle : 20, Math.min(scaleActive, 4), scaleSeconds != null ? scaleSeconds : 3);
+      long bulk = bulkBytes != null ? bulkBytes : 128 * 1024;
+      return new ClientConfig(unaryCalls != null ? unaryCalls : 5, 32, 1, bulk,
+          capSeconds != null ? capSeconds : 20, 1, seed, scaleIdle != null ? scaleIdle : 20,
+          Math.min(scaleActive, 4), scaleSeconds != null ? scaleSeconds : 3,
+          migrationBytes != null ? migrationBytes : bulk, stall, fallback);
     }
-    long bulk = bulkBytes != null ? bulkBytes : defaultBulkBytes(link);
-    return new ClientConfig(unaryCalls != null ? unaryCalls : 20, 64, 1, bulk, capSeconds, 1, seed,
-        scaleIdle != null ? scaleIdle : 500, scaleActive, scaleSeconds != null ? scaleSeconds : 20);
+    long bulk = bulkBytes != null ? bulkBytes : Budget.bulkBytes(link);
+    return new ClientConfig(unaryCalls != null ? unaryCalls : Budget.UNARY_CALLS, Budget.CONCURRENT_CALLS, 1, bulk,
+        capSeconds != null ? capSeconds : Budget.capSeconds(link, bulk), 1, seed,
+        scaleIdle != null ? scaleIdle : 500, scaleActive, scaleSeconds != null ? scaleSeconds : 20,
+        migrationBytes != null ? migrationBytes : Budget.migrationBytes(bulk), stall, fallback);
   }
 
-  /** 20 MiB where the link is fast or unshaped, 2 MiB on links of 2 Mbit/s and over, 1 MiB below. */
-  static long defaultBulkBytes(LinkSpec link) {
-    if (!link.shaped() || link.downBitsPerSecond() >= 20e6) {
-      return 20L << 20;
+  /** The scenarios variant {@code v} runs: all asked for, except that {@code auto} runs only its own. */
+  private List<String> scenariosOf(Variant v) {
+    if (!v.stack().equals(dev.tern.bench.stack.AutoStack.NAME)) {
+      return scenarios;
     }
-    return link.downBitsPerSecond() >= 2e6 ? 2L << 20 : 1L << 20;
+    return scenarios.stream().filter(Variant.AUTO_SCENARIOS::contains).toList();
+  }
+
+  private double variantEstimate(LinkSpec link, ClientConfig config, Variant v, List<String> own) {
+    double sec = Budget.overheadSeconds(link);
+    for (String s : own) {
+      sec += reps * Budget.estimateSeconds(link, config, s, v.stack());
+    }
+    // auto starts a client JVM per repetition
+    return v.stack().equals(dev.tern.bench.stack.AutoStack.NAME) ? sec + reps * 3 : sec;
+  }
+
+  /** The estimated wall time: per profile, variants in waves of {@code --parallel}, each wave as long as its longest. */
+  private double estimateSeconds(List<Variant> runnable) {
+    double total = 0;
+    for (String profile : profiles) {
+      LinkSpec link = LinkSpec.byName(profile);
+      ClientConfig config = configFor(link);
+      double wave = 0;
+      int inWave = 0;
+      for (Variant v : runnable) {
+        List<String> own = scenariosOf(v);
+        if (own.isEmpty()) {
+          continue;
+        }
+        wave = Math.max(wave, variantEstimate(link, config, v, own));
+        if (++inWave == parallel) {
+          total += wave;
+          wave = 0;
+          inWave = 0;
+        }
+      }
+      total += wave;
+    }
+    return total;
   }
 
   private void writeOutputs(Path dir, Aggregator agg, List<String> labels, Map<String, String> skipped,
@@ -218,6 +368,12 @@ public final class ScenarioMain implements Callable<Integer> {
     json.put("notApplicable", notApplicable);
     json.put("profiles", profilesJson);
     json.put("violations", agg.violations());
+    json.put("outcomes", outcomes);
+    json.put("emulator", health);
+    json.put("parallel", parallel);
+    json.put("cpu", cpuLoad);
+    json.put("cpuContended", contended);
+    json.put("phaseSeconds", times.toJson());
     List<Object> rows = new ArrayList<>();
     for (Row r : agg.rows()) {
       Map<String, Object> m = new LinkedHashMap<>();
@@ -244,8 +400,16 @@ public final class ScenarioMain implements Callable<Integer> {
     skipped.forEach((k, v) -> md.append("\n- skipped ").append(k).append(": ").append(v));
     notApplicable.forEach((k, v) -> md.append("\n- ").append(k).append(": ").append(v));
     agg.violations().forEach(v -> md.append("\n- **FAILED**: ").append(v));
+    contended.forEach(w -> md.append("\n- **CPU contended**: ").append(w));
+    outcomes.forEach((run, list) -> list.forEach(o -> md.append("\n- ").append(run).append(" ").append(o)));
     md.append("\n\n### Summary\n\n").append(MarkdownReport.summary(agg.rows(), labels));
     md.append("\n### All figures\n").append(MarkdownReport.tables(agg.rows(), labels));
+    md.append("\n### Wall time per phase (s)\n\nScenarios summed over repetitions as the client timed them; "
+        + "'other': the lab, JVM starts, warm-up.\n\n").append(times.table());
+    health.forEach((run, h) -> md.append("\n- ").append(run).append(": ").append(h));
+    cpuLoad.forEach((p, l) -> md.append("\n- ").append(p).append(": ").append(l)
+        .append(parallel > 1 ? " (" + parallel + " variants at a time)" : ""));
+    md.append('\n');
     Files.writeString(dir.resolve("results.md"), md.toString(), StandardCharsets.UTF_8);
     Files.writeString(dir.resolve("report.svg"), SvgCdf.render(agg.merged(), labels), StandardCharsets.UTF_8);
     log(startNs, "wrote " + dir.resolve("results.json") + ", results.md, report.svg");

@@ -1,5 +1,6 @@
 package dev.tern.bench.scenario;
 
+import dev.tern.bench.stack.AutoStack;
 import dev.tern.bench.stack.GrpcNettyStack;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,6 +13,9 @@ import java.util.List;
  * @param kernelCc kernel TCP congestion control, or null when the stack does not use kernel TCP
  */
 record Variant(String stack, String kernelCc) {
+
+  /** The scenarios the {@code auto} column runs (first contact with no transport named). */
+  static final List<String> AUTO_SCENARIOS = List.of("fallback");
 
   /** The label in results: {@code tcp/bbr}, {@code grpc-netty/cubic}, {@code quic}. */
   String label() {
@@ -37,7 +41,11 @@ record Variant(String stack, String kernelCc) {
     return new Variant(p[0], p.length == 2 ? p[1] : null);
   }
 
-  /** The default columns: grpc-netty on CUBIC as the reference, Tern TCP on CUBIC and BBR, every other transport. */
+  /**
+   * The default columns: grpc-netty on CUBIC as the reference, Tern TCP on CUBIC and BBR, every
+   * other transport, and {@code auto} (Tern with no transport named; it runs only {@link
+   * #AUTO_SCENARIOS}).
+   */
   static List<Variant> defaults(List<String> transports) {
     List<Variant> v = new ArrayList<>();
     v.add(new Variant(GrpcNettyStack.NAME, "cubic"));
@@ -49,6 +57,7 @@ record Variant(String stack, String kernelCc) {
         v.add(new Variant(t, null));
       }
     }
+    v.add(new Variant(AutoStack.NAME, null));
     return v;
   }
 }

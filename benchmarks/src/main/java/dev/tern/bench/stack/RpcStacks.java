@@ -26,11 +26,12 @@ public final class RpcStacks {
     return names;
   }
 
-  /** Every stack name: {@code grpc-netty} first, then each transport's. */
+  /** Every stack name: {@code grpc-netty} first, then each transport's, then {@code auto} (no transport named). */
   public static List<String> allNames() {
     List<String> names = new ArrayList<>();
     names.add(GrpcNettyStack.NAME);
     names.addAll(transportNames());
+    names.add(AutoStack.NAME);
     return names;
   }
 
@@ -42,6 +43,9 @@ public final class RpcStacks {
   public static RpcStack byName(String name) {
     if (GrpcNettyStack.NAME.equals(name)) {
       return new GrpcNettyStack();
+    }
+    if (AutoStack.NAME.equals(name)) {
+      return new AutoStack();
     }
     for (TransportProvider p : ServiceLoader.load(TransportProvider.class)) {
       if (p.name().equals(name)) {

@@ -33,8 +33,10 @@ final class Forwarder {
   private final Thread reader;
   private final Thread writer;
   private volatile boolean running = true;
+  private volatile boolean blockUdp;
   private volatile Throwable failure;
 
+  private final AtomicLong blockedUdp = new AtomicLong();
   private final AtomicLong written = new AtomicLong();
   private final AtomicLong overflow = new AtomicLong();
   private final AtomicLong writeErrors = new AtomicLong();
@@ -116,6 +118,14 @@ final class Forwarder {
 
   private void forward(int n) {
     long nowNs = System.nanoTime();
+    if (blockUdp && Headers.isUdp(readView, n)) {
+      // A middlebox that filters UDP drops it silently, before the link: no ICMP, no copy.
+      blockedUdp.incrementAndGet();
+      if (log != null) {
+        log.recordBlocked(nowNs, dir, readView, n);
+      }
+      return;
+    }
     int copies;
     synchronized (linkLock) {
       copies = link.send(nowNs, n, delivery);
@@ -191,6 +201,11 @@ final class Forwarder {
     return failure;
   }
 
+  /** Drops every UDP packet from now on ({@code true}) or forwards them again ({@code false}). */
+  void blockUdp(boolean block) {
+    blockUdp = block;
+  }
+
   /** Swaps in a fresh link (new epoch, zero counters); packets already scheduled still leave. */
   void replaceLink(Link fresh) {
     synchronized (linkLock) {
@@ -203,7 +218,7 @@ final class Forwarder {
     synchronized (linkLock) {
       return new LinkCounters(dir, link.sentPackets(), link.sentBytes(), link.deliveredPackets(),
           link.droppedQueueFull(), link.droppedRandomLoss(), link.droppedBurstLoss(),
-          link.duplicated(), link.corrupted(), link.reordered(), written.get(), overflow.get(),
+          link.duplicated(), link.corrupted(), link.reordered(), blockedUdp.get(), written.get(), overflow.get(),
           writeErrors.get(), written.get() == 0 ? 0 : lateNsTotal.get() / written.get(),
           lateNsMax.get());
     }

@@ -6,6 +6,18 @@ import java.nio.ByteBuffer;
 final class Headers {
   private Headers() {}
 
+  /**
+   * Whether the packet is UDP: IPv4 protocol 17 (RFC 791 §3.1, RFC 768) or IPv6 next header 17
+   * (RFC 8200 §3; extension headers are not followed). Reads two bytes, allocates nothing.
+   */
+  static boolean isUdp(ByteBuffer p, int len) {
+    int version = len > 0 ? (p.get(0) & 0xff) >>> 4 : 0;
+    if (version == 4 && len >= 20) {
+      return (p.get(9) & 0xff) == 17;
+    }
+    return version == 6 && len >= 40 && (p.get(6) & 0xff) == 17;
+  }
+
   /** Appends {@code proto src sport dst dport flags payload}, tab-separated, to {@code sb}. */
   static void describe(ByteBuffer p, int len, StringBuilder sb) {
     int version = len > 0 ? (p.get(0) & 0xff) >>> 4 : 0;

@@ -13,6 +13,7 @@ package dev.tern.netlab.emu;
  * @param duplicated packets delivered twice
  * @param corrupted copies delivered with a flipped bit
  * @param reordered packets held back to be overtaken
+ * @param blockedUdp UDP packets dropped before the link while UDP was blocked
  * @param written copies written to the egress TUN so far
  * @param overflow copies lost because the delay line was full or the packet too large
  * @param writeErrors copies the egress TUN refused
@@ -22,5 +23,5 @@ package dev.tern.netlab.emu;
  */
 public record LinkCounters(String direction, long sentPackets, long sentBytes,
     long deliveredPackets, long droppedQueueFull, long droppedRandomLoss, long droppedBurstLoss,
-    long duplicated, long corrupted, long reordered, long written, long overflow,
+    long duplicated, long corrupted, long reordered, long blockedUdp, long written, long overflow,
     long writeErrors, long meanLateNs, long maxLateNs) {}

@@ -32,6 +32,9 @@ public final class NetlabCli implements Callable<Integer> {
   @Option(names = "--cc", description = "kernel TCP congestion control in both namespaces (cubic, bbr, reno)")
   String congestionControl;
 
+  @Option(names = "--block-udp", description = "drop every UDP packet in both directions (a UDP-filtering middlebox)")
+  boolean blockUdp;
+
   @Option(names = "--duration-s", description = "stop after this many seconds (default: run until killed)")
   long durationS;
 
@@ -69,7 +72,7 @@ public final class NetlabCli implements Callable<Integer> {
     Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "netlab-cli-stop"));
     try (NetlabEmulator emu = NetlabEmulator.builder()
         .profile(new LinkProfile(base.name(), base.description(), up, down))
-        .seed(seed).packetLog(log).tcpCongestionControl(congestionControl).start()) {
+        .seed(seed).packetLog(log).tcpCongestionControl(congestionControl).blockUdp(blockUdp).start()) {
       System.out.println("client-namespace " + emu.clientNamespace() + " " + emu.clientAddress());
       System.out.println("server-namespace " + emu.serverNamespace() + " " + emu.serverAddress());
       System.out.println("link c2s " + up);

@@ -49,6 +49,7 @@ public final class NetlabEmulator implements AutoCloseable {
   private final long startNs;
   private final long seed;
   private volatile long epochNs;
+  private volatile boolean udpBlocked;
   private PacketLog log;
   private Forwarder c2s;
   private Forwarder s2c;
@@ -92,6 +93,9 @@ public final class NetlabEmulator implements AutoCloseable {
     }
     c2s = new Forwarder("c2s", cli, srv, upLink(startNs), log, b.seed + 1);
     s2c = new Forwarder("s2c", srv, cli, downLink(startNs), log, b.seed + 2);
+    if (b.blockUdp) {
+      blockUdp(true);
+    }
     c2s.start();
     s2c.start();
   }
@@ -118,6 +122,23 @@ public final class NetlabEmulator implements AutoCloseable {
     s2c.replaceLink(downLink(now));
     epochNs = now;
     return now;
+  }
+
+  /**
+   * Blocks UDP in both directions ({@code true}), as a middlebox that filters it would: every UDP
+   * packet is dropped before the link, silently (no ICMP), counted in {@link
+   * LinkCounters#blockedUdp()} and logged with the verdict {@code UDP_BLOCKED}; other protocols
+   * pass. {@code false} lets UDP through again. Takes effect for the next packet read.
+   */
+  public void blockUdp(boolean block) {
+    c2s.blockUdp(block);
+    s2c.blockUdp(block);
+    udpBlocked = block;
+  }
+
+  /** Whether UDP is blocked now. */
+  public boolean udpBlocked() {
+    return udpBlocked;
   }
 
   /** The {@code System.nanoTime()} at which the links' channel processes started. */
@@ -287,8 +308,15 @@ public final class NetlabEmulator implements AutoCloseable {
     private long seed = 1;
     private Path packetLog;
     private String tcpCongestionControl;
+    private boolean blockUdp;
 
     private Builder() {}
+
+    /** Starts with UDP blocked in both directions (see {@link NetlabEmulator#blockUdp}). */
+    public Builder blockUdp(boolean block) {
+      blockUdp = block;
+      return this;
+    }
 
     /** The link to emulate (both directions). */
     public Builder profile(LinkProfile p) {

@@ -20,7 +20,8 @@ import java.nio.file.Path;
  * {@code t_ms} is the arrival time and {@code deliver_ms} the delivery time of the first copy
  * ({@code -} when dropped), both in milliseconds since the emulator started; {@code dir} is
  * {@code c2s} or {@code s2c}; {@code verdict} is {@code ok}, {@code dup}, or the drop reason
- * ({@code QUEUE_FULL}, {@code RANDOM_LOSS}, {@code BURST_LOSS}), with {@code +corrupt} and
+ * ({@code QUEUE_FULL}, {@code RANDOM_LOSS}, {@code BURST_LOSS}), or {@code UDP_BLOCKED} for a UDP
+ * packet dropped before the link while UDP is blocked, with {@code +corrupt} and
  * {@code +reorder} appended when they apply; {@code proto} is {@code tcp}, {@code udp},
  * {@code icmp}, the IP protocol number, or {@code ipv6:<next header>}; {@code flags} are TCP
  * flags as letters ({@code S} SYN, {@code A} ACK, {@code F} FIN, {@code R} RST, {@code P} PSH)
@@ -63,6 +64,20 @@ final class PacketLog implements Closeable {
     sb.append('\t');
     Headers.describe(pkt, len, sb);
     sb.append('\n');
+    write(sb);
+  }
+
+  /** Logs a packet dropped before the link because UDP is blocked (verdict {@code UDP_BLOCKED}). */
+  synchronized void recordBlocked(long nowNs, String dir, ByteBuffer pkt, int len) {
+    StringBuilder sb = line;
+    sb.setLength(0);
+    ms(sb, nowNs - startNs).append('\t').append(dir).append('\t').append(len).append("\tUDP_BLOCKED\t-\t");
+    Headers.describe(pkt, len, sb);
+    sb.append('\n');
+    write(sb);
+  }
+
+  private void write(StringBuilder sb) {
     if (chars.length < sb.length()) {
       chars = new char[sb.length() * 2];
     }

@@ -159,4 +159,41 @@ class EmulatorSelfTestIT {
     assertThat(Files.readString(Path.of("/proc/sys/net/ipv4/tcp_allowed_congestion_control")).trim())
         .isEqualTo(allowedBefore);
   }
+
+  @Test
+  void blockedUdpIsDroppedCountedAndLoggedWhileTcpPasses(@TempDir Path dir) throws Exception {
+    Path log = dir.resolve("packets.tsv");
+    LinkConfig cfg = LinkConfig.builder().delayMs(5).build();
+    try (NetlabEmulator emu = NetlabEmulator.builder().links(cfg, cfg).seed(7).packetLog(log).start()) {
+      emu.blockUdp(true);
+      assertThat(emu.udpBlocked()).isTrue();
+      try (ProbeProcess echo = ProbeProcess.inServer(emu, "echo", "--idle-exit-s", "20")) {
+        int port = echo.awaitReady(30);
+        try (ProbeProcess pinger = ProbeProcess.inClient(emu, "ping", "--target", emu.serverAddress(),
+            "--port", String.valueOf(port), "--count", "10", "--interval-ms", "20", "--size", "100", "--wait-ms", "1000")) {
+          assertThat(pinger.awaitResult(30).get("received")).isZero();
+        }
+        assertThat(emu.clientToServer().blockedUdp()).isEqualTo(10);
+        assertThat(emu.clientToServer().sentPackets()).as("blocked packets never reach the link").isZero();
+        // TCP is untouched by the block.
+        try (ProbeProcess sink = ProbeProcess.inServer(emu, "tcp-sink")) {
+          int tcpPort = sink.awaitReady(30);
+          try (ProbeProcess send = ProbeProcess.inClient(emu, "tcp-send", "--target", emu.serverAddress(),
+              "--port", String.valueOf(tcpPort), "--bytes", String.valueOf(64 * 1024))) {
+            send.awaitResult(30);
+          }
+          assertThat(sink.awaitResult(30).get("bytes")).isEqualTo(64.0 * 1024);
+        }
+        emu.blockUdp(false);
+        try (ProbeProcess pinger = ProbeProcess.inClient(emu, "ping", "--target", emu.serverAddress(),
+            "--port", String.valueOf(port), "--count", "10", "--interval-ms", "20", "--size", "100")) {
+          assertThat(pinger.awaitResult(30).get("received")).isEqualTo(10.0);
+        }
+      }
+      assertThat(emu.clientToServer().blockedUdp()).isEqualTo(10);
+      emu.checkHealthy();
+    }
+    assertThat(Files.readAllLines(log)).filteredOn(l -> l.contains("\tUDP_BLOCKED\t")).hasSize(10)
+        .allMatch(l -> l.matches("[0-9.]+\tc2s\t128\tUDP_BLOCKED\t-\tudp\t.*"));
+  }
 }

@@ -28,6 +28,20 @@ class HeadersTest {
   }
 
   @Test
+  void tellsUdpFromTcpAndFromTruncatedPackets() {
+    byte[] udp = hex("4500002400004000401100000a0000010a000002" + "3039005000100000" + "0102030405060708");
+    assertThat(Headers.isUdp(ByteBuffer.wrap(udp), udp.length)).isTrue();
+    assertThat(Headers.isUdp(ByteBuffer.wrap(SYN), SYN.length)).isFalse();
+    assertThat(Headers.isUdp(ByteBuffer.wrap(udp), 19)).as("shorter than an IPv4 header").isFalse();
+    byte[] v6 = new byte[48];
+    v6[0] = 0x60;
+    v6[6] = 17;
+    assertThat(Headers.isUdp(ByteBuffer.wrap(v6), v6.length)).isTrue();
+    v6[6] = 6;
+    assertThat(Headers.isUdp(ByteBuffer.wrap(v6), v6.length)).isFalse();
+  }
+
+  @Test
   void marksTruncatedOrUnknownPackets() {
     StringBuilder sb = new StringBuilder();
     Headers.describe(ByteBuffer.wrap(new byte[] {0x45, 0}), 2, sb);
