@@ -45,6 +45,10 @@ public final class SimRunner implements Callable<Integer> {
       + "per run.")
   boolean campaign;
 
+  @Option(names = "--every-run", description = "Campaign mode: also print every run's line "
+      + "(sorted by seed), to compare the verdicts of two campaigns.")
+  boolean everyRun;
+
   @Option(names = "--threads", description = "Worker threads for campaigns.")
   int threads = Runtime.getRuntime().availableProcessors();
 
@@ -84,6 +88,13 @@ public final class SimRunner implements Callable<Integer> {
       return failed == 0 ? 0 : 1;
     }
     Campaign.Summary s = Campaign.run(ps, fixed, runs, seed, threads, config, null);
+    if (everyRun) {
+      List<RunResult> all = new java.util.ArrayList<>(s.results);
+      all.sort(java.util.Comparator.comparingLong(r -> r.seed));
+      for (RunResult r : all) {
+        System.out.println("RUN " + r.line());
+      }
+    }
     System.out.print(s.table());
     for (RunResult r : s.failures()) {
       System.out.println("FAIL " + r.line());

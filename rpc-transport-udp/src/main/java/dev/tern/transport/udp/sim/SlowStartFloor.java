@@ -11,9 +11,11 @@ import java.util.PriorityQueue;
  * The completion time of a run for a sender that does not know the link's capacity and must
  * discover it: on the same loss-free copies as {@link IdealTransfer}, each direction starts with
  * RFC 9002 §7.2's initial window (10 datagrams of 1,200 bytes: 12,000 bytes) and grows it by
- * every byte acknowledged (slow start, §7.3.1), with no loss ever, no pacing, and a receiver that
+ * every byte acknowledged (slow start, §7.3.1), with no loss ever, and a receiver that
  * acknowledges every packet the instant it arrives (so the window grows as fast as slow start
- * allows). Calls are served first come, first served, in full-size packets. Where this exceeds
+ * allows). Its only pacing is the project's requirement for every sender (FIELD-NOTES, RFC 9002
+ * §7.7): the initial window of each direction is spread over half the handshake's round trip,
+ * which both ends know before their first byte of data; everything after it leaves unpaced. Calls are served first come, first served, in full-size packets. Where this exceeds
  * the perfect sender's ideal, the difference is the price of capacity discovery that every
  * congestion-controlled protocol pays, whatever its quality.
  */
@@ -49,7 +51,8 @@ final class SlowStartFloor {
       release[i] = Math.max(calls.get(i).startNs, handshakeDone);
       bytes[i] = calls.get(i).requestBytes;
     }
-    long[] requestsIn = pass(hsUp, new Link(down, downSeed, 0), release, bytes);
+    long rttNs = handshakeDone;
+    long[] requestsIn = pass(hsUp, new Link(down, downSeed, 0), release, bytes, rttNs);
     for (int i = 0; i < n; i++) {
       bytes[i] = Math.max(1, calls.get(i).responseBytes);
     }
@@ -64,7 +67,7 @@ final class SlowStartFloor {
       rel[k] = requestsIn[order[k]];
       b[k] = bytes[order[k]];
     }
-    long[] done = pass(hsDown, new Link(up, upSeed, 0), rel, b);
+    long[] done = pass(hsDown, new Link(up, upSeed, 0), rel, b, rttNs);
     long last = handshakeDone;
     for (long d : done) {
       last = Math.max(last, d);
@@ -74,11 +77,12 @@ final class SlowStartFloor {
 
   /**
    * One direction: items released at {@code release} (non-decreasing) of {@code bytes} each,
-   * sent within a slow-start window over {@code data}, acknowledged over {@code ack}.
+   * sent within a slow-start window over {@code data}, acknowledged over {@code ack}; the first
+   * initial window's bytes are spread over {@code rttNs / 2} from the first send.
    *
    * @return when each item's last byte arrived
    */
-  private long[] pass(Link data, Link ack, long[] release, long[] bytes) {
+  private long[] pass(Link data, Link ack, long[] release, long[] bytes, long rttNs) {
     int n = release.length;
     long[] done = new long[n];
     long[] left = bytes.clone();
@@ -88,8 +92,14 @@ final class SlowStartFloor {
     long now = n == 0 ? 0 : release[0];
     int item = 0;
     long lastAckSend = 0;
+    long sent = 0;
+    long firstSend = -1;
     while (true) {
-      while (item < n && release[item] <= now && inFlight < window) {
+      while (item < n && release[item] <= now && inFlight < window
+          && (firstSend < 0 || paceAt(firstSend, sent, rttNs) <= now)) {
+        if (firstSend < 0) {
+          firstSend = now;
+        }
         int payload = (int) Math.min(IdealTransfer.FULL_PAYLOAD, left[item]);
         left[item] -= payload;
         int wire = payload + LinkChannel.IP_UDP_OVERHEAD;
@@ -97,6 +107,7 @@ final class SlowStartFloor {
         lastAckSend = Math.max(lastAckSend, arrives);
         acks.add(new long[] {send(ack, lastAckSend, ACK_DATAGRAM), wire});
         inFlight += wire;
+        sent += wire;
         if (left[item] == 0) {
           done[item] = arrives;
           item++;
@@ -111,6 +122,8 @@ final class SlowStartFloor {
       }
       if (release[item] > now) {
         next = Math.min(next, release[item]);
+      } else if (inFlight < window && firstSend >= 0) {
+        next = Math.min(next, paceAt(firstSend, sent, rttNs));
       }
       now = Math.max(now, next);
       while (!acks.isEmpty() && acks.peek()[0] <= now) {
@@ -119,6 +132,17 @@ final class SlowStartFloor {
         window += acked; // RFC 9002 §7.3.1: slow start grows by the bytes acknowledged
       }
     }
+  }
+
+  /**
+   * When the byte at offset {@code sent} of a direction may leave: FIELD-NOTES' pacing of the
+   * initial window over half the round trip (RFC 9002 §7.7); no constraint after it.
+   */
+  private static long paceAt(long firstSend, long sent, long rttNs) {
+    if (sent >= INITIAL_WINDOW_BYTES) {
+      return firstSend;
+    }
+    return firstSend + sent * (rttNs / 2) / INITIAL_WINDOW_BYTES;
   }
 
   private long send(Link link, long atNs, int datagramBytes) {
