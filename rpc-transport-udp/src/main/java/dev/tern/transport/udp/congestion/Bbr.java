@@ -523,16 +523,39 @@ public final class Bbr implements CongestionController {
   }
 
   /**
-   * While PROBE_BW is not probing (DOWN, CRUISE), background data may fill the model's BDP plus
-   * its send quanta; the extra quarter BDP of window is kept for urgent data. REFILL, UP,
-   * STARTUP and DRAIN are unchanged (probing needs the whole window).
+   * Background data (RFC 9218 §4.1: less urgent than the default) may fill the model's BDP plus
+   * its send quanta in STARTUP, DRAIN and PROBE_BW DOWN and CRUISE; the rest of the window is
+   * kept for urgent data. REFILL and UP, which probe a known path, may fill the whole window.
    */
   @Override
   public long backgroundWindowBytes() {
-    if (mode == Mode.PROBE_BW_DOWN || mode == Mode.PROBE_BW_CRUISE) {
-      return Math.min(cwndBytes, Math.max(bdpBytes(1.0), (long) MIN_PIPE_PACKETS * mss));
+    if (backgroundHeldToBdp()) {
+      // In STARTUP, never below the initial window (RFC 9002 §7.2): the first rounds' estimate
+      // comes from the handshake's and the first flight's few packets.
+      long floor = mode == Mode.STARTUP ? WindowPacing.initialWindowBytes(mss)
+          : (long) MIN_PIPE_PACKETS * mss;
+      return Math.min(cwndBytes, Math.max(bdpBytes(1.0), floor));
     }
     return cwndBytes;
+  }
+
+  /**
+   * In STARTUP, draft-ietf-ccwg-bbr §5.3.1.1's window of 2 BDP holds up to one BDP in the
+   * bottleneck queue in the round the pipe fills, and it stays there until the full-pipe test
+   * (§5.3.1.2) and DRAIN (§5.3.2) have run, for several queue-stretched rounds; a sender cannot
+   * see the round in which that happens before it has happened. An urgent response (RFC 9218
+   * §4) sent then waits behind the whole queue: on a 1.1 Mbit/s, 200 ms path, 200 ms more. So
+   * background data never gets STARTUP's headroom: it grows the estimate only by the send
+   * quanta above the BDP each round (the growth test then ends STARTUP early and PROBE_BW's
+   * probes find the rest), while urgent data and data at the default urgency still use
+   * STARTUP's full window and gains. DRAIN holds background data at the BDP too, so its queue
+   * empties at DRAIN's gain without bulk data refilling it (§5.3.2).
+   */
+  private boolean backgroundHeldToBdp() {
+    return switch (mode) {
+      case STARTUP, DRAIN, PROBE_BW_DOWN, PROBE_BW_CRUISE -> true;
+      default -> false;
+    };
   }
 
   @Override
