@@ -71,6 +71,11 @@ public final class Bbr implements CongestionController {
   /** Below this pacing rate the send quantum floor is one datagram (§5.6.3: 1.2 Mbit/s). */
   private static final long LOW_RATE_BYTES_PER_SECOND = 1_200_000L / 8;
   private static final double FULL_BW_GROWTH = 1.25;
+  /**
+   * The growth that restarts STARTUP's full-pipe count in a round whose flight was held to the
+   * background window (see checkFullPipe).
+   */
+  private static final double HELD_FULL_BW_GROWTH = 1.05;
   private static final int MAX_UP_ROUNDS = 8;
   private static final int STARTUP_FULL_LOSS_COUNT = 6;
 
@@ -96,6 +101,8 @@ public final class Bbr implements CongestionController {
   /** Some delivery-rate sample of this round was application-limited. */
   private boolean roundAppLimited;
   private long roundMinInflight = Long.MAX_VALUE;
+  /** The most data in flight at a send this round. */
+  private long roundMaxSentInflight;
   private long roundMinRttNs = Long.MAX_VALUE;
   // STARTUP's full-pipe test (§5.3.1.2).
   private boolean filledPipe;
@@ -129,6 +136,7 @@ public final class Bbr implements CongestionController {
   @Override
   public void onPacketSent(long nowNs, long packetNumber, int bytes, long bytesInFlight) {
     rate.onPacketSent(nowNs, packetNumber, bytes, bytesInFlight);
+    roundMaxSentInflight = Math.max(roundMaxSentInflight, bytesInFlight);
   }
 
   @Override
@@ -176,6 +184,7 @@ public final class Bbr implements CongestionController {
     }
     if (roundStart) {
       onRoundEnd(nowNs);
+      roundMaxSentInflight = 0;
       roundMinInflight = Long.MAX_VALUE;
       roundMinRttNs = Long.MAX_VALUE;
     }
@@ -264,7 +273,13 @@ public final class Bbr implements CongestionController {
       return;
     }
     long bw = maxBw.maxBytesPerSecond();
-    if (bw >= fullBw * FULL_BW_GROWTH) {
+    // A round held to the background window (background data only, its flight kept to the BDP
+    // plus quanta) can grow the estimate only by those quanta, 10-20% a round on a 1.1 Mbit/s,
+    // 200 ms path: the 25% rule would end STARTUP on a fraction of the link's rate, and PROBE_BW
+    // would then pace every later response, urgent ones too, at that rate for seconds. Such a
+    // round counts as growing if it grew by 5%.
+    boolean held = heldToBackgroundWindow();
+    if (bw >= fullBw * (held ? HELD_FULL_BW_GROWTH : FULL_BW_GROWTH)) {
       // Still growing by 25% a round: the pipe is not full, whatever the delay says. A queue on
       // the reverse path (the peer's upload delaying its ACKs) inflates every RTT sample while
       // the delivery rate keeps doubling.
@@ -286,6 +301,17 @@ public final class Bbr implements CongestionController {
       // §5.3.1.2: three rounds without 25% growth: the pipe is full.
       filledPipe = true;
     }
+  }
+
+  /**
+   * Whether this round's flight reached the background window (within a datagram) but never
+   * exceeded it, while the background window was below the congestion window: all that was
+   * sent was background data. Data at the default urgency fills STARTUP's whole window.
+   */
+  private boolean heldToBackgroundWindow() {
+    long held = backgroundWindowBytes();
+    return held + mss < cwndBytes && roundMaxSentInflight + mss > held
+        && roundMaxSentInflight <= held;
   }
 
   /** No RTT sample of the round came within half a min RTT of the min RTT. */
@@ -523,16 +549,39 @@ public final class Bbr implements CongestionController {
   }
 
   /**
-   * While PROBE_BW is not probing (DOWN, CRUISE), background data may fill the model's BDP plus
-   * its send quanta; the extra quarter BDP of window is kept for urgent data. REFILL, UP,
-   * STARTUP and DRAIN are unchanged (probing needs the whole window).
+   * Background data (RFC 9218 §4.1: less urgent than the default) may fill the model's BDP plus
+   * its send quanta in STARTUP, DRAIN and PROBE_BW DOWN and CRUISE; the rest of the window is
+   * kept for urgent data. REFILL and UP, which probe a known path, may fill the whole window.
    */
   @Override
   public long backgroundWindowBytes() {
-    if (mode == Mode.PROBE_BW_DOWN || mode == Mode.PROBE_BW_CRUISE) {
-      return Math.min(cwndBytes, Math.max(bdpBytes(1.0), (long) MIN_PIPE_PACKETS * mss));
+    if (backgroundHeldToBdp()) {
+      // In STARTUP, never below the initial window (RFC 9002 §7.2): the first rounds' estimate
+      // comes from the handshake's and the first flight's few packets.
+      long floor = mode == Mode.STARTUP ? WindowPacing.initialWindowBytes(mss)
+          : (long) MIN_PIPE_PACKETS * mss;
+      return Math.min(cwndBytes, Math.max(bdpBytes(1.0), floor));
     }
     return cwndBytes;
+  }
+
+  /**
+   * In STARTUP, draft-ietf-ccwg-bbr §5.3.1.1's window of 2 BDP holds up to one BDP in the
+   * bottleneck queue in the round the pipe fills, and it stays there until the full-pipe test
+   * (§5.3.1.2) and DRAIN (§5.3.2) have run, for several queue-stretched rounds; a sender cannot
+   * see the round in which that happens before it has happened. An urgent response (RFC 9218
+   * §4) sent then waits behind the whole queue: on a 1.1 Mbit/s, 200 ms path, 200 ms more. So
+   * background data never gets STARTUP's headroom: it grows the estimate only by the send
+   * quanta above the BDP each round (checkFullPipe counts 5% as growth for such rounds), while
+   * urgent data and data at the default urgency still use STARTUP's full window and gains.
+   * DRAIN holds background data at the BDP too, so its queue empties at DRAIN's gain without
+   * bulk data refilling it (§5.3.2).
+   */
+  private boolean backgroundHeldToBdp() {
+    return switch (mode) {
+      case STARTUP, DRAIN, PROBE_BW_DOWN, PROBE_BW_CRUISE -> true;
+      default -> false;
+    };
   }
 
   @Override

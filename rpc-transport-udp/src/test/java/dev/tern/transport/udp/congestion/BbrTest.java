@@ -78,23 +78,28 @@ class BbrTest {
   }
 
   @Test
-  void keepsTheWindowAboveTheBdpForUrgentDataOnlyWhileNotProbing() {
+  void keepsTheWindowAboveTheBdpForUrgentDataExceptWhileProbingUp() {
     Bbr bbr = new Bbr(PathSim.MSS, 5);
     PathSim sim = new PathSim(20_000_000L, 40 * MS, 100_000, 0.0, 5);
     sim.addFlow(bbr, 0, Long.MAX_VALUE).logSends = false;
     boolean sawCruise = false;
+    boolean sawStartup = false;
     for (long t = 0; t < 8_000 * MS; t += 5 * MS) {
       sim.run(t);
       Bbr.Mode m = bbr.mode();
+      assertThat(bbr.backgroundWindowBytes()).isLessThanOrEqualTo(bbr.congestionWindowBytes());
       if (m == Bbr.Mode.PROBE_BW_CRUISE) {
-        assertThat(bbr.backgroundWindowBytes()).isLessThanOrEqualTo(bbr.congestionWindowBytes());
         // 1.25 BDP + quanta against 1 BDP + quanta: a quarter BDP (25 KB here) kept back.
         sawCruise |= bbr.backgroundWindowBytes() < bbr.congestionWindowBytes();
-      } else if (m == Bbr.Mode.STARTUP || m == Bbr.Mode.PROBE_BW_UP) {
+      } else if (m == Bbr.Mode.STARTUP && bbr.bandwidthEstimateBytesPerSecond() > 0) {
+        // 2 BDP + quanta against 1 BDP + quanta once there is a model.
+        sawStartup |= bbr.backgroundWindowBytes() < bbr.congestionWindowBytes();
+      } else if (m == Bbr.Mode.PROBE_BW_UP || m == Bbr.Mode.PROBE_BW_REFILL) {
         assertThat(bbr.backgroundWindowBytes()).isEqualTo(bbr.congestionWindowBytes());
       }
     }
     assertThat(sawCruise).isTrue();
+    assertThat(sawStartup).isTrue();
   }
 
   @Test

@@ -15,8 +15,9 @@ import java.util.Locale;
  * ({@code s<id>@<offset>+<length>}), its send and arrival times, the bottleneck queue it met
  * ({@code q}, packets), and the server's BBR state at each of its sends.
  *
- * <p>Arguments: {@code <profile> <seed> [clean|lossy] [from-ms]} ({@code clean} strips loss,
- * jitter and reordering; from-ms defaults to 300 ms before the urgent call), or
+ * <p>Arguments: {@code <profile> <seed> [clean|lossy] [from-ms] [urgent-ms]} ({@code clean}
+ * strips loss, jitter and reordering; from-ms defaults to 300 ms before the urgent call;
+ * urgent-ms, the urgent call's start, to 2,500 ms), or
  * {@code scan <n> [threshold-ms]}, which lists the seeds among 1..n on {@code mobile} whose urgent
  * call took over the threshold (500 ms unless given), or {@code probes <n>}, which counts the
  * runs among 1..n in which the client's probe timer fired during the urgent call and the bytes
@@ -44,9 +45,9 @@ public final class PriorityTrace {
           CcExperiments.clean(profile.clientToServer()),
           CcExperiments.clean(profile.serverToClient()));
     }
-    long fromNs = args.length > 3 ? Long.parseLong(args[3]) * MS
-        : CcExperiments.URGENT_START_NS - 300 * MS;
-    trace(profile, seed, fromNs);
+    long urgentNs = args.length > 4 ? Long.parseLong(args[4]) * MS : CcExperiments.URGENT_START_NS;
+    long fromNs = args.length > 3 ? Long.parseLong(args[3]) * MS : urgentNs - 300 * MS;
+    trace(profile, seed, fromNs, urgentNs);
   }
 
   private static void scan(int seeds, long thresholdMs) {
@@ -92,14 +93,14 @@ public final class PriorityTrace {
             + "%.0f bytes per call on average%n", seeds, runsWithProbe, (double) bytes / seeds);
   }
 
-  private static void trace(LinkProfile profile, long seed, long fromNs) {
+  private static void trace(LinkProfile profile, long seed, long fromNs, long urgentNs) {
     ConnectionConfig config = ConnectionConfig.builder().priorityScheduling(true)
         .congestionControl(CongestionControl.BBR).build();
     List<Call> calls = new ArrayList<>();
     for (int i = 0; i < CcExperiments.BULK_CALLS; i++) {
       calls.add(new Call(0, 512, CcExperiments.BULK_RESPONSE_BYTES, 5));
     }
-    Call urgent = new Call(CcExperiments.URGENT_START_NS, 2048, 8192, 0);
+    Call urgent = new Call(urgentNs, 2048, 8192, 0);
     calls.add(urgent);
     Link upLink = new Link(profile.clientToServer(), seed * 31 + 1, 0);
     Link downLink = new Link(profile.serverToClient(), seed * 31 + 2, 0);
