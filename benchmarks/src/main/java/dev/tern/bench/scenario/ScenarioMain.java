@@ -266,7 +266,7 @@ public final class ScenarioMain implements Callable<Integer> {
           + lab.tcpCongestionControl() + ", " + (tls == null ? "plaintext" : "TLS") + ")");
       raw = new ProcessPair(lab, cp, dir.resolve("raw")).run(tag, v.stack(), tls, own, reps, config,
           60L * 60, msg -> log(startNs, tag + ": " + msg), (s, ms) -> times.add(profile, v.label(), s, ms),
-          v.stack().equals(dev.tern.bench.stack.AutoStack.NAME));
+          freshClientPerRep(v, own));
     } finally {
       lab.close();
     }
@@ -310,12 +310,29 @@ public final class ScenarioMain implements Callable<Integer> {
         migrationBytes != null ? migrationBytes : Budget.migrationBytes(bulk), stall, fallback);
   }
 
-  /** The scenarios variant {@code v} runs: all asked for, except that {@code auto} runs only its own. */
+  /**
+   * The scenarios variant {@code v} runs, in order: all asked for, except that {@code auto} runs only
+   * its own; {@code setup} first, so that its cold connection is the client process's first contact
+   * with the server (no TLS session or 0-RTT ticket from an earlier scenario).
+   */
   private List<String> scenariosOf(Variant v) {
-    if (!v.stack().equals(dev.tern.bench.stack.AutoStack.NAME)) {
-      return scenarios;
+    List<String> own = v.stack().equals(dev.tern.bench.stack.AutoStack.NAME)
+        ? scenarios.stream().filter(Variant.AUTO_SCENARIOS::contains).toList()
+        : scenarios;
+    List<String> ordered = new java.util.ArrayList<>(own);
+    if (ordered.remove(SetupScenario.NAME)) {
+      ordered.add(0, SetupScenario.NAME);
     }
-    return scenarios.stream().filter(Variant.AUTO_SCENARIOS::contains).toList();
+    return List.copyOf(ordered);
+  }
+
+  /**
+   * Whether every repetition of {@code v} gets a client process of its own: {@code auto} (each
+   * fallback must be a first contact) and any variant running {@code setup} (each cold connection
+   * must be one).
+   */
+  private static boolean freshClientPerRep(Variant v, List<String> own) {
+    return v.stack().equals(dev.tern.bench.stack.AutoStack.NAME) || own.contains(SetupScenario.NAME);
   }
 
   private double variantEstimate(LinkSpec link, ClientConfig config, Variant v, List<String> own) {
@@ -323,8 +340,8 @@ public final class ScenarioMain implements Callable<Integer> {
     for (String s : own) {
       sec += reps * Budget.estimateSeconds(link, config, s, v.stack());
     }
-    // auto starts a client JVM per repetition
-    return v.stack().equals(dev.tern.bench.stack.AutoStack.NAME) ? sec + reps * 3 : sec;
+    // a client JVM per repetition (auto, setup) costs its start and warm-up each time
+    return freshClientPerRep(v, own) ? sec + reps * 3 : sec;
   }
 
   /** The estimated wall time: per profile, variants in waves of {@code --parallel}, each wave as long as its longest. */

@@ -6,9 +6,11 @@ import org.HdrHistogram.Histogram;
 
 /**
  * {@code setup}: the latency of the first 1 KiB call on a new connection, from creating the channel
- * to the reply. {@code cold} is the first connection to the server in a repetition; {@code resumed}
- * is a second new connection right after, which a transport with session resumption (0-RTT) can
- * shorten; the others set it up from scratch again. The emulator's packet log counts the round trips
+ * to the reply. {@code cold} is the client process's first contact with the server (the
+ * orchestrator starts a client process per repetition and runs this scenario first, so no TLS
+ * session or 0-RTT ticket exists yet); {@code resumed} is a second new connection right after, which
+ * a transport with session resumption (0-RTT) can shorten with the ticket the cold one received;
+ * the others set it up from scratch again. The emulator's packet log counts the round trips
  * of each repetition's first cold connection (the orchestrator reads them once the link is down).
  */
 final class SetupScenario {
