@@ -496,6 +496,14 @@ public final class Bbr implements CongestionController {
       pacingRateBytesPerSecond = initialPacingRate(srttNs);
     }
     long r = (long) (pacingGain * bw * (1.0 - PACING_MARGIN));
+    if (!filledPipe && fullBwRounds == 0) {
+      // While every round so far has grown the bandwidth (§5.3.1.2: no round without growth yet),
+      // the rate also keeps up with the window STARTUP has grown: RFC 9002 §7.7's slow-start
+      // pacing (2 x cwnd / srtt), the rule that paced the initial window (initialPacingRate). Rate
+      // samples lag the window when ACKs arrive in bursts (a trace uplink), which held STARTUP
+      // at its initial rate for several rounds.
+      r = Math.max(r, WindowPacing.rateBytesPerSecond(cwndBytes, srttNs, true));
+    }
     // §5.6.1: until the pipe is full the rate only rises.
     if (filledPipe || r > pacingRateBytesPerSecond) {
       pacingRateBytesPerSecond = r;
