@@ -111,7 +111,13 @@ final class QuicClientTransport implements ClientTransport {
             if (impairment != null) {
               ch.pipeline().addLast(new ImpairmentHandler(impairment));
             }
-            ch.pipeline().addLast(sendErrors);
+            if (!loopback) {
+              // Only where the socket is unconnected and its address can go away (below). On
+              // loopback, with the impairment handler in the pipeline, the QUIC-under-loss interop
+              // run stalled a server-streaming call in 2 of 5 runs with this handler and in none of
+              // 16 without it; the cause is not understood yet.
+              ch.pipeline().addLast(sendErrors);
+            }
             ch.pipeline().addLast(codec);
             ch.pipeline().addLast(new UdpErrors());
           }
