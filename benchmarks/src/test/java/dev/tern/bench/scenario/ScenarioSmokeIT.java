@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Timeout;
  * Markdown and SVG without a failed check. It measures nothing worth quoting; it keeps the pipeline
  * from rotting.
  */
+@Tag("root") // network namespaces: a machine without root runs verify -DexcludedGroups=root
 class ScenarioSmokeIT {
   private static final String PROFILE = System.getProperty("bench.smoke.profile", "mobile");
   /**

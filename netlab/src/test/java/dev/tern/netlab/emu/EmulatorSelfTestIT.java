@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import org.assertj.core.data.Percentage;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * root; {@code -Dnetlab.emulator.skip=true} reports it as skipped instead.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
+@Tag("root") // network namespaces: a machine without root runs verify -DexcludedGroups=root
 class EmulatorSelfTestIT {
   private static final long MS = 1_000_000L;
 

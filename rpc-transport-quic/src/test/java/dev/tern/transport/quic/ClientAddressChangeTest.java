@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -27,6 +28,8 @@ import org.junit.jupiter.api.Timeout;
  * to the new address. Needs root (namespaces, TUN devices) and fails saying so without it: the
  * tests run as root, so a missing privilege must not pass as a skip.
  */
+// Needs root (network namespaces); a machine without it runs `mvn verify -DexcludedGroups=root`.
+@Tag("root")
 class ClientAddressChangeTest {
   /** The client's address after the move; in the benchmarking range like netlab's own. */
   private static final String NEW_ADDRESS = "198.18.7.1";
