@@ -17,12 +17,20 @@ public interface ClientTransport {
 
   /** Events of a client transport; called serially. */
   interface Listener {
-    /** The connection is up and its handshake done; {@code info} has the agreed protocol version. */
+    /**
+     * The connection is up and its handshake done; {@code info} has the agreed protocol version.
+     *
+     * @param info a snapshot of the connection as it stands now
+     */
     void transportReady(ConnectionInfo info);
 
     /**
      * The transport accepts no new streams: after {@link #shutdown}, or because the connection
      * failed or was closed by the peer ({@code status} says why, with a description).
+     *
+     * @param status why, never OK: UNAVAILABLE after {@link #shutdown} or for a lost connection,
+     *     the status given to {@link #shutdownNow}, FAILED_PRECONDITION for no common protocol
+     *     version
      */
     void transportShutdown(io.grpc.Status status);
 
@@ -33,6 +41,7 @@ public interface ClientTransport {
   /**
    * Starts connecting. Events go to {@code listener}.
    *
+   * @param listener receives this transport's events; not null
    * @throws IllegalStateException if already started
    */
   void start(Listener listener);
@@ -42,15 +51,27 @@ public interface ClientTransport {
    * opened (the transport is shut down, a stream limit is hit, the handshake failed) is returned
    * already closed, its listener told with a {@link Status} that says why ({@code UNAVAILABLE} when
    * a retry elsewhere may work).
+   *
+   * @param headers the call's method, authority, deadline, metadata and options
+   * @param listener receives the stream's events
+   * @return the stream, open or already closed; never null
    */
   ClientStream newStream(RequestHeaders headers, ClientStreamListener listener);
 
-  /** A snapshot of what this transport is connected over. */
+  /**
+   * A snapshot of what this transport is connected over.
+   *
+   * @return the transport's name, addresses and counters now; counters it lacks are -1
+   */
   ConnectionInfo connectionInfo();
 
   /** Accepts no new streams; open streams run to completion, then the connection closes. */
   void shutdown();
 
-  /** Cancels every open stream with {@code status} and closes the connection at once. */
+  /**
+   * Cancels every open stream with {@code status} and closes the connection at once.
+   *
+   * @param status what the open streams' listeners are closed with; not OK
+   */
   void shutdownNow(Status status);
 }

@@ -21,7 +21,11 @@ public final class GrpcMessageDeframer {
 
   /** Receives whole, decompressed messages; ownership of each buffer passes to the sink. */
   public interface Sink {
-    /** One whole message. */
+    /**
+     * One whole message, decompressed; called on the thread that fed or requested it.
+     *
+     * @param message the message, from its position to its limit; the sink now owns it
+     */
     void messageRead(ByteBuffer message);
   }
 
@@ -60,8 +64,9 @@ public final class GrpcMessageDeframer {
 
   /**
    * Feeds the remaining bytes of {@code bytes} (ownership passes to the deframer) and delivers what
-   * is complete and requested.
+   * is complete and requested. Input after a failure, and empty input, is ignored.
    *
+   * @param bytes the next bytes of the stream, from its position to its limit
    * @throws StatusRuntimeException RESOURCE_EXHAUSTED for a message over the maximum size, INTERNAL
    *     for a malformed frame; the deframer ignores all later input
    */
@@ -76,7 +81,10 @@ public final class GrpcMessageDeframer {
 
   /**
    * Allows {@code numMessages} more messages to be delivered, and delivers those already complete.
+   * Requests add up; a sink may call this from {@link Sink#messageRead}.
    *
+   * @param numMessages how many more messages may be delivered; greater than 0
+   * @throws IllegalArgumentException if {@code numMessages} is not positive
    * @throws StatusRuntimeException as {@link #deframe}
    */
   public void request(int numMessages) {
@@ -87,12 +95,22 @@ public final class GrpcMessageDeframer {
     deliver();
   }
 
-  /** Bytes fed but not yet delivered as messages (what the peer's credit should stay above). */
+  /**
+   * Bytes fed but not yet delivered as messages (what the peer's credit should stay above).
+   *
+   * @return the count in bytes, as framed on the wire (prefixes included, before decompression)
+   */
   public long bufferedBytes() {
     return bufferedBytes;
   }
 
-  /** True when a message has begun but is not yet complete (a stream ending now is truncated). */
+  /**
+   * Whether bytes fed have not all been delivered: a message has begun but is not yet complete,
+   * or whole messages wait to be requested. A stream that ends with a message incomplete was
+   * truncated.
+   *
+   * @return true if any fed byte is still held
+   */
   public boolean hasPartialMessage() {
     return headerFilled > 0 || body != null || !input.isEmpty();
   }

@@ -37,7 +37,10 @@ public final class GrpcMessageFraming {
    * Frames {@code message} (its remaining bytes; the buffer is consumed), compressing it with
    * {@code compressor} unless that is null or {@link Codec.Identity}.
    *
+   * @param message the serialised message, from its position to its limit; left at its limit
+   * @param compressor the message encoding's compressor, or null to send it uncompressed
    * @return a new buffer, positioned at 0, holding the prefix and the (compressed) payload
+   * @throws StatusRuntimeException INTERNAL if the compressor fails
    */
   public static ByteBuffer encode(ByteBuffer message, Compressor compressor) {
     if (compressor == null || compressor == Codec.Identity.NONE
@@ -67,7 +70,16 @@ public final class GrpcMessageFraming {
     return out;
   }
 
-  /** Writes the 5-byte prefix at {@code out}'s position (advancing it). */
+  /**
+   * Writes the 5-byte prefix at {@code out}'s position (advancing it), for a transport that
+   * writes the payload into the same buffer itself.
+   *
+   * @param out the buffer to write into; needs at least {@link #HEADER_LENGTH} bytes remaining
+   * @param compressed whether the payload that follows is compressed
+   * @param length the payload's length in bytes, as it goes on the wire (after compression)
+   * @throws IllegalArgumentException if {@code length} is negative
+   * @throws java.nio.BufferOverflowException if {@code out} has fewer than 5 bytes remaining
+   */
   public static void writeHeader(ByteBuffer out, boolean compressed, int length) {
     if (length < 0) {
       throw new IllegalArgumentException("length must be >= 0, was " + length);
@@ -79,6 +91,12 @@ public final class GrpcMessageFraming {
    * Decodes one whole framed message (prefix included), decompressing it with the decompressor
    * {@code registry} has for {@code encoding}.
    *
+   * @param framed one frame, from its position (the flag byte) to its limit (the payload's end);
+   *     its position moves past the prefix
+   * @param encoding the call's message encoding ({@code grpc-encoding}), or null for identity
+   * @param registry where to find the decompressor for {@code encoding}
+   * @param maxMessageSize the longest message accepted, in bytes, both as sent and decompressed
+   * @return the message: a slice of {@code framed} if it was not compressed, else a new buffer
    * @throws StatusRuntimeException RESOURCE_EXHAUSTED when the message (before or after
    *     decompression) is larger than {@code maxMessageSize}; INTERNAL when the frame is malformed
    *     or the flag says compressed but the encoding is unknown or identity

@@ -24,7 +24,12 @@ public final class SerializingExecutor implements Executor {
   private final AtomicBoolean running = new AtomicBoolean();
   private final Runnable drain = this::drain;
 
-  /** A serializing view of {@code delegate}. */
+  /**
+   * A serializing view of {@code delegate}.
+   *
+   * @param delegate the executor the tasks run on, one at a time; not null
+   * @throws NullPointerException if {@code delegate} is null
+   */
   public SerializingExecutor(Executor delegate) {
     this.delegate = Objects.requireNonNull(delegate, "delegate");
   }

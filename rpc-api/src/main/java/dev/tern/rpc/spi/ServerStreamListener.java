@@ -6,7 +6,11 @@ import java.nio.ByteBuffer;
 /** Events of one server stream, called serially and without blocking. */
 public interface ServerStreamListener {
 
-  /** One request message, whole and decompressed; ownership passes to the listener. */
+  /**
+   * One request message, whole and decompressed; ownership passes to the listener.
+   *
+   * @param message the message, from its position to its limit
+   */
   void onMessage(ByteBuffer message);
 
   /** The client will send no more messages. */
@@ -21,6 +25,9 @@ public interface ServerStreamListener {
   /**
    * The stream ended abnormally: the client cancelled, its deadline passed, or the connection
    * broke ({@code status} says which). Ends the stream; nothing follows.
+   *
+   * @param status why the stream ended: CANCELLED, DEADLINE_EXCEEDED or UNAVAILABLE, for example,
+   *     with a description
    */
   void onCancel(Status status);
 }

@@ -10,12 +10,17 @@ public interface ServerTransport {
   /**
    * Binds and starts accepting.
    *
+   * @param listener receives every accepted stream and the termination; not null
    * @throws IOException if the address cannot be bound (in use, not permitted); the message names
    *     the address
    */
   void start(ServerTransportListener listener) throws IOException;
 
-  /** The address actually bound (with the real port when 0 was asked for); null before start. */
+  /**
+   * The address actually bound, to tell clients (and tests that bound port 0) where to connect.
+   *
+   * @return the bound address, with the real port when 0 was asked for; null before start
+   */
   SocketAddress listenAddress();
 
   /**
@@ -24,6 +29,10 @@ public interface ServerTransport {
    */
   void shutdown();
 
-  /** Closes every connection now, cancelling open streams with {@code status}. */
+  /**
+   * Closes every connection now, cancelling open streams with {@code status}.
+   *
+   * @param status what open streams are cancelled with; not OK
+   */
   void shutdownNow(Status status);
 }

@@ -11,21 +11,40 @@ import java.util.Objects;
  */
 public final class TransportOptions {
 
-  /** A typed option key with a default. Keys compare by identity. */
+  /**
+   * A typed option key with a default. Keys compare by identity, so each is one constant shared
+   * by whoever sets it and the transport that reads it.
+   *
+   * @param <T> the type of the option's value
+   */
   public static final class Key<T> {
     private final String name;
     private final T defaultValue;
 
-    /** A key named {@code name} (for logs) that reads as {@code defaultValue} when unset. */
+    /**
+     * A key named {@code name} (for logs) that reads as {@code defaultValue} when unset.
+     *
+     * @param name the key's name, such as {@code "udp.congestionControl"}; not null
+     * @param defaultValue the value when the option is not set; may be null
+     * @throws NullPointerException if {@code name} is null
+     */
     public Key(String name, T defaultValue) {
       this.name = Objects.requireNonNull(name, "name");
       this.defaultValue = defaultValue;
     }
 
-    /** The key's name, for logs and errors. */
+    /**
+     * The key's name, for logs and errors.
+     *
+     * @return the name given to the constructor
+     */
     public String name() { return name; }
 
-    /** What {@link TransportOptions#get} returns when the key is not set. */
+    /**
+     * What {@link TransportOptions#get} returns when the key is not set.
+     *
+     * @return the default value; may be null
+     */
     public T defaultValue() { return defaultValue; }
 
     @Override
@@ -36,7 +55,10 @@ public final class TransportOptions {
   public static final Key<int[]> PROTOCOL_VERSIONS = new Key<>("protocolVersions", new int[] {1});
   /** TLS settings; null means plaintext (where the transport allows it). */
   public static final Key<TlsSettings> TLS = new Key<>("tls", null);
-  /** Longest inbound message, in bytes (4 MiB, as grpc-java); larger ones fail the call with RESOURCE_EXHAUSTED. */
+  /**
+   * Longest inbound message, in bytes (4 MiB, as grpc-java); larger ones fail the call with
+   * RESOURCE_EXHAUSTED.
+   */
   public static final Key<Integer> MAX_INBOUND_MESSAGE_SIZE = new Key<>("maxInboundMessageSize", 4 * 1024 * 1024);
   /** Longest inbound header block (metadata), in bytes. */
   public static final Key<Integer> MAX_INBOUND_METADATA_SIZE = new Key<>("maxInboundMetadataSize", 8192);
@@ -51,7 +73,10 @@ public final class TransportOptions {
   /** Keep-alive ping interval while calls are open, in milliseconds; 0 for none. */
   public static final Key<Long> KEEP_ALIVE_MILLIS = new Key<>("keepAliveMillis", 0L);
 
-  /** The client's user agent, for transports that send one ({@code user-agent}); null: the transport's own. */
+  /**
+   * The client's user agent, for transports that send one ({@code user-agent}); null: the
+   * transport's own.
+   */
   public static final Key<String> USER_AGENT = new Key<>("userAgent", null);
 
   private static final TransportOptions EMPTY = new TransportOptions(Map.of());
@@ -62,24 +87,48 @@ public final class TransportOptions {
     this.values = values;
   }
 
-  /** No options set: every key reads as its default. */
+  /**
+   * No options set: every key reads as its default.
+   *
+   * @return the one empty instance
+   */
   public static TransportOptions defaults() {
     return EMPTY;
   }
 
-  /** The value of {@code key}, or its default. */
+  /**
+   * The value of {@code key}, or its default.
+   *
+   * @param <T> the type of the option's value
+   * @param key the option; not null
+   * @return the value set, or {@link Key#defaultValue()} if none was set
+   * @throws NullPointerException if {@code key} is null
+   */
   @SuppressWarnings("unchecked")
   public <T> T get(Key<T> key) {
     Object v = values.get(key);
     return v == null ? key.defaultValue() : (T) v;
   }
 
-  /** Whether {@code key} was set explicitly. */
+  /**
+   * Whether {@code key} was set explicitly; a key set to a value equal to its default counts.
+   *
+   * @param key the option; not null
+   * @return true if {@link #with} set it
+   * @throws NullPointerException if {@code key} is null
+   */
   public boolean isSet(Key<?> key) {
     return values.containsKey(key);
   }
 
-  /** A copy with {@code key} set to {@code value} (null removes it). */
+  /**
+   * A copy with {@code key} set to {@code value}; this object does not change.
+   *
+   * @param <T> the type of the option's value
+   * @param key the option; not null
+   * @param value the new value, or null to unset the key (it then reads as its default)
+   * @return a new options object
+   */
   public <T> TransportOptions with(Key<T> key, T value) {
     Map<Key<?>, Object> copy = new HashMap<>(values);
     if (value == null) {

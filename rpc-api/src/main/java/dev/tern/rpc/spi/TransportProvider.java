@@ -28,19 +28,37 @@ public interface TransportProvider {
     PER_CALL_HEADER
   }
 
-  /** Short lower-case name, unique on the class path: {@code "tcp"}, {@code "quic"}, {@code "udp"}. */
+  /**
+   * The transport's name, by which builders select it and {@link dev.tern.rpc.ConnectionInfo}
+   * reports it.
+   *
+   * @return a short lower-case name, unique on the class path: {@code "tcp"}, {@code "quic"},
+   *     {@code "udp"}
+   */
   String name();
 
   /**
    * Whether this transport can run here. False when, for example, its native library cannot load on
    * this platform; {@link #unavailableReason()} then says why. The rest of Tern works without it.
+   *
+   * @return true if {@link #newClientTransport} and {@link #newServerTransport} may be called
    */
   boolean isAvailable();
 
-  /** Why {@link #isAvailable()} is false, for logs and errors; null when it is available. */
+  /**
+   * Why {@link #isAvailable()} is false, for logs and errors.
+   *
+   * @return a sentence naming what is missing (a native library, a kernel feature), or null when
+   *     the transport is available
+   */
   String unavailableReason();
 
-  /** How this transport agrees the Tern protocol version. */
+  /**
+   * How this transport agrees the Tern protocol version; the call layer sends version headers
+   * only for {@link VersionHandshake#PER_CALL_HEADER}.
+   *
+   * @return the handshake kind, never null
+   */
   VersionHandshake versionHandshake();
 
   /**
@@ -49,6 +67,7 @@ public interface TransportProvider {
    * @param address the server's address
    * @param authority the {@code :authority} of calls (host and port; also the TLS server name)
    * @param options transport options; unknown ones are ignored
+   * @return a transport that connects only when {@link ClientTransport#start} is called
    * @throws IllegalStateException if the transport is not {@linkplain #isAvailable() available}
    */
   ClientTransport newClientTransport(SocketAddress address, String authority, TransportOptions options);
@@ -57,6 +76,9 @@ public interface TransportProvider {
    * A new, unstarted server transport that will listen on {@code bindAddress} (port 0 picks a free
    * port; read the bound one from {@link ServerTransport#listenAddress()} after start).
    *
+   * @param bindAddress the local address to listen on (port 0 for any free port)
+   * @param options transport options; unknown ones are ignored
+   * @return a transport that binds only when {@link ServerTransport#start} is called
    * @throws IllegalStateException if the transport is not {@linkplain #isAvailable() available}
    */
   ServerTransport newServerTransport(SocketAddress bindAddress, TransportOptions options);
