@@ -42,12 +42,24 @@ public final class ConnectionInfo {
     this.earlyDataAccepted = b.earlyDataAccepted;
   }
 
-  /** A builder for transports; every counter starts at {@code -1} (unknown). */
+  /**
+   * A builder for transports; every counter starts at {@code -1} (unknown), the protocol version
+   * at 0 and both addresses at null.
+   *
+   * @param transport the transport's name, as its {@link dev.tern.rpc.spi.TransportProvider#name()}
+   *     gives it; not null
+   * @return a new builder
+   * @throws NullPointerException if {@code transport} is null
+   */
   public static Builder builder(String transport) {
     return new Builder(transport);
   }
 
-  /** A builder holding this snapshot's values (to amend one, say, with a version learned later). */
+  /**
+   * A builder holding this snapshot's values (to amend one, say, with a version learned later).
+   *
+   * @return a new builder; changing it leaves this snapshot as it is
+   */
   public Builder toBuilder() {
     return new Builder(transport).protocolVersion(protocolVersion).localAddress(localAddress)
         .remoteAddress(remoteAddress).smoothedRttNanos(smoothedRttNanos).minRttNanos(minRttNanos)
@@ -56,67 +68,121 @@ public final class ConnectionInfo {
         .earlyDataAccepted(earlyDataAccepted);
   }
 
-  /** The transport's name, as {@link dev.tern.rpc.spi.TransportProvider#name()} gives it. */
+  /**
+   * The transport's name, as {@link dev.tern.rpc.spi.TransportProvider#name()} gives it.
+   *
+   * @return the transport's name, never null
+   */
   public String transport() {
     return transport;
   }
 
-  /** The Tern protocol version in use on this connection, or 0 before it is known. */
+  /**
+   * The Tern protocol version in use on this connection.
+   *
+   * @return the agreed version (see {@link ProtocolVersions}), or 0 before it is known
+   */
   public int protocolVersion() {
     return protocolVersion;
   }
 
-  /** This side's address, or null if unknown. */
+  /**
+   * This side's address.
+   *
+   * @return the local address, or null if the transport does not know it
+   */
   public SocketAddress localAddress() {
     return localAddress;
   }
 
-  /** The peer's address, or null if unknown. */
+  /**
+   * The peer's address.
+   *
+   * @return the remote address, or null if the transport does not know it
+   */
   public SocketAddress remoteAddress() {
     return remoteAddress;
   }
 
-  /** Smoothed RTT (RFC 9002 §5.3) in nanoseconds, or -1. */
+  /**
+   * Smoothed round-trip time (RFC 9002 §5.3).
+   *
+   * @return the smoothed RTT in nanoseconds, or -1 if the transport does not measure it
+   */
   public long smoothedRttNanos() {
     return smoothedRttNanos;
   }
 
-  /** Minimum RTT seen, in nanoseconds, or -1. */
+  /**
+   * The smallest round-trip time seen on this connection (RFC 9002 §5.2).
+   *
+   * @return the minimum RTT in nanoseconds, or -1 if the transport does not measure it
+   */
   public long minRttNanos() {
     return minRttNanos;
   }
 
-  /** Congestion window in bytes, or -1. */
+  /**
+   * The sender's congestion window at the time of the snapshot.
+   *
+   * @return the congestion window in bytes, or -1 if the transport has none of its own (kernel
+   *     TCP, say)
+   */
   public long congestionWindowBytes() {
     return congestionWindowBytes;
   }
 
-  /** Bytes sent on the wire (headers included where known), or -1. */
+  /**
+   * Bytes sent on the wire since the connection opened, headers included where known.
+   *
+   * @return the bytes sent, or -1 if the transport does not count them
+   */
   public long bytesSent() {
     return bytesSent;
   }
 
-  /** Bytes received on the wire, or -1. */
+  /**
+   * Bytes received on the wire since the connection opened.
+   *
+   * @return the bytes received, or -1 if the transport does not count them
+   */
   public long bytesReceived() {
     return bytesReceived;
   }
 
-  /** Packets sent, or -1. */
+  /**
+   * Packets sent since the connection opened.
+   *
+   * @return the packet count, or -1 if the transport does not count packets
+   */
   public long packetsSent() {
     return packetsSent;
   }
 
-  /** Packets declared lost, or -1. */
+  /**
+   * Packets that loss detection declared lost (RFC 9002 §6).
+   *
+   * @return the packet count, or -1 if the transport does not count packets
+   */
   public long packetsLost() {
     return packetsLost;
   }
 
-  /** Packets that carried retransmitted data, or -1. */
+  /**
+   * Packets that carried retransmitted data.
+   *
+   * @return the packet count, or -1 if the transport does not count packets
+   */
   public long packetsRetransmitted() {
     return packetsRetransmitted;
   }
 
-  /** Whether this connection's 0-RTT early data was accepted by the server. */
+  /**
+   * Whether the server accepted this connection's 0-RTT early data.
+   *
+   * @return true if early data was sent and accepted; false if none was sent, it was rejected, or
+   *     the transport has no early data
+   */
   public boolean earlyDataAccepted() {
     return earlyDataAccepted;
   }
@@ -149,32 +215,96 @@ public final class ConnectionInfo {
       this.transport = Objects.requireNonNull(transport, "transport");
     }
 
-    /** Sets the agreed Tern protocol version. */
+    /**
+     * Sets the agreed Tern protocol version.
+     *
+     * @param v the version, or 0 if not yet known
+     * @return this builder
+     */
     public Builder protocolVersion(int v) { this.protocolVersion = v; return this; }
-    /** Sets this side's address. */
+    /**
+     * Sets this side's address.
+     *
+     * @param a the local address, or null if unknown
+     * @return this builder
+     */
     public Builder localAddress(SocketAddress a) { this.localAddress = a; return this; }
-    /** Sets the peer's address. */
+    /**
+     * Sets the peer's address.
+     *
+     * @param a the remote address, or null if unknown
+     * @return this builder
+     */
     public Builder remoteAddress(SocketAddress a) { this.remoteAddress = a; return this; }
-    /** Sets the smoothed RTT in nanoseconds. */
+    /**
+     * Sets the smoothed RTT.
+     *
+     * @param v the smoothed RTT in nanoseconds, or -1 if unknown
+     * @return this builder
+     */
     public Builder smoothedRttNanos(long v) { this.smoothedRttNanos = v; return this; }
-    /** Sets the minimum RTT in nanoseconds. */
+    /**
+     * Sets the minimum RTT.
+     *
+     * @param v the minimum RTT in nanoseconds, or -1 if unknown
+     * @return this builder
+     */
     public Builder minRttNanos(long v) { this.minRttNanos = v; return this; }
-    /** Sets the congestion window in bytes. */
+    /**
+     * Sets the congestion window.
+     *
+     * @param v the congestion window in bytes, or -1 if the transport has none
+     * @return this builder
+     */
     public Builder congestionWindowBytes(long v) { this.congestionWindowBytes = v; return this; }
-    /** Sets the bytes sent. */
+    /**
+     * Sets the bytes sent on the wire.
+     *
+     * @param v the byte count, or -1 if unknown
+     * @return this builder
+     */
     public Builder bytesSent(long v) { this.bytesSent = v; return this; }
-    /** Sets the bytes received. */
+    /**
+     * Sets the bytes received on the wire.
+     *
+     * @param v the byte count, or -1 if unknown
+     * @return this builder
+     */
     public Builder bytesReceived(long v) { this.bytesReceived = v; return this; }
-    /** Sets the packets sent. */
+    /**
+     * Sets the packets sent.
+     *
+     * @param v the packet count, or -1 if unknown
+     * @return this builder
+     */
     public Builder packetsSent(long v) { this.packetsSent = v; return this; }
-    /** Sets the packets declared lost. */
+    /**
+     * Sets the packets declared lost.
+     *
+     * @param v the packet count, or -1 if unknown
+     * @return this builder
+     */
     public Builder packetsLost(long v) { this.packetsLost = v; return this; }
-    /** Sets the packets that carried retransmitted data. */
+    /**
+     * Sets the packets that carried retransmitted data.
+     *
+     * @param v the packet count, or -1 if unknown
+     * @return this builder
+     */
     public Builder packetsRetransmitted(long v) { this.packetsRetransmitted = v; return this; }
-    /** Sets whether the server accepted this connection's 0-RTT data. */
+    /**
+     * Sets whether the server accepted this connection's 0-RTT data.
+     *
+     * @param v true if early data was accepted
+     * @return this builder
+     */
     public Builder earlyDataAccepted(boolean v) { this.earlyDataAccepted = v; return this; }
 
-    /** The snapshot. */
+    /**
+     * Builds the snapshot; the builder may be used again afterwards.
+     *
+     * @return a new, immutable snapshot of the values set so far
+     */
     public ConnectionInfo build() {
       return new ConnectionInfo(this);
     }

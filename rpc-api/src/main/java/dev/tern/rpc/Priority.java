@@ -39,8 +39,13 @@ public final class Priority {
   }
 
   /**
-   * Returns the priority with this urgency and incremental flag.
+   * Returns the priority with this urgency and incremental flag; the sixteen values are cached,
+   * so this does not allocate.
    *
+   * @param urgency 0 ({@link #MOST_URGENT}) to 7 ({@link #LEAST_URGENT})
+   * @param incremental whether the call's data may be interleaved with other calls of the same
+   *     urgency
+   * @return the priority
    * @throws IllegalArgumentException if {@code urgency} is outside 0..7
    */
   public static Priority of(int urgency, boolean incremental) {
@@ -50,12 +55,21 @@ public final class Priority {
     return CACHE[urgency * 2 + (incremental ? 1 : 0)];
   }
 
-  /** 0 (most urgent) to 7 (least urgent). */
+  /**
+   * How urgent the call is (RFC 9218 §4.1).
+   *
+   * @return 0 (most urgent) to 7 (least urgent)
+   */
   public int urgency() {
     return urgency;
   }
 
-  /** Whether this call's data may be interleaved with other calls of the same urgency. */
+  /**
+   * Whether this call's data may be interleaved with other calls of the same urgency (RFC 9218
+   * §4.2).
+   *
+   * @return true for round-robin sharing, false to be sent whole in the order calls started
+   */
   public boolean incremental() {
     return incremental;
   }

@@ -41,7 +41,13 @@ public final class ProtocolVersions {
 
   private ProtocolVersions() {}
 
-  /** The highest version in both lists, or empty when they share none. */
+  /**
+   * The highest version in both lists; neither list need be sorted.
+   *
+   * @param ours the versions this side speaks
+   * @param theirs the versions the peer speaks
+   * @return the highest version in both, or empty when they share none
+   */
   public static OptionalInt highestCommon(int[] ours, int[] theirs) {
     int best = -1;
     for (int a : ours) {
@@ -54,7 +60,13 @@ public final class ProtocolVersions {
     return best < 0 ? OptionalInt.empty() : OptionalInt.of(best);
   }
 
-  /** The FAILED_PRECONDITION status for two lists with no version in common. */
+  /**
+   * The FAILED_PRECONDITION status for two lists with no version in common.
+   *
+   * @param client the versions the client speaks
+   * @param server the versions the server speaks
+   * @return a status whose description names both lists
+   */
   public static Status noCommonVersion(int[] client, int[] server) {
     return Status.FAILED_PRECONDITION.withDescription("no Tern protocol version in common: client speaks ["
         + format(client) + "], server speaks [" + format(server) + "]");
@@ -63,7 +75,10 @@ public final class ProtocolVersions {
   /**
    * Checks a version list: non-empty, every version positive.
    *
-   * @throws IllegalArgumentException naming the bad value
+   * @param versions the versions, in any order; not changed
+   * @return a sorted copy, highest first
+   * @throws IllegalArgumentException naming the bad value, if the list is null, empty or holds a
+   *     version below 1
    */
   public static int[] validate(int... versions) {
     if (versions == null || versions.length == 0) {
@@ -85,7 +100,12 @@ public final class ProtocolVersions {
     return sorted;
   }
 
-  /** The header form of a list, highest first: {@code 2,1}. */
+  /**
+   * The header form of a list: {@code 2,1}.
+   *
+   * @param versions the versions, highest first (the order is kept as given)
+   * @return the versions joined by commas, no blanks; empty for an empty list
+   */
   public static String format(int[] versions) {
     StringBuilder sb = new StringBuilder();
     for (int v : versions) {
@@ -100,8 +120,10 @@ public final class ProtocolVersions {
   /**
    * Parses the header form ({@code 2,1}; blanks allowed).
    *
-   * @throws IllegalArgumentException naming the header value when it is not a list of positive
-   *     integers
+   * @param header the header's value, as received
+   * @return the versions, highest first
+   * @throws IllegalArgumentException naming the header value when it is null, blank or not a list
+   *     of positive integers
    */
   public static int[] parse(String header) {
     if (header == null || header.isBlank()) {

@@ -30,18 +30,36 @@ public final class TernCallOptions {
   /**
    * {@code options} with the priority set.
    *
+   * @param options the options to start from; not changed
+   * @param urgency 0 (most urgent) to 7 (least urgent)
+   * @param incremental whether the call's data may be interleaved with other calls of the same
+   *     urgency
+   * @return a copy of {@code options} with {@link #PRIORITY} set
    * @throws IllegalArgumentException if {@code urgency} is outside 0..7
    */
   public static CallOptions withPriority(CallOptions options, int urgency, boolean incremental) {
     return options.withOption(PRIORITY, Priority.of(urgency, incremental));
   }
 
-  /** {@code options} allowing (or forbidding) early data regardless of idempotency. */
+  /**
+   * {@code options} allowing (or forbidding) early data regardless of idempotency.
+   *
+   * @param options the options to start from; not changed
+   * @param allowed true to let the call go as 0-RTT early data, false to forbid it
+   * @return a copy of {@code options} with {@link #ALLOW_EARLY_DATA} set
+   */
   public static CallOptions withEarlyData(CallOptions options, boolean allowed) {
     return options.withOption(ALLOW_EARLY_DATA, allowed);
   }
 
-  /** The priority a call with {@code options} to {@code method} gets. */
+  /**
+   * The priority a call with {@code options} to {@code method} gets: the call's own, else the
+   * method's registered default, else {@link Priority#DEFAULT}.
+   *
+   * @param options the call's options
+   * @param method the method called
+   * @return the priority, never null
+   */
   public static Priority effectivePriority(CallOptions options, MethodDescriptor<?, ?> method) {
     Priority p = options.getOption(PRIORITY);
     if (p == null) {
@@ -50,7 +68,14 @@ public final class TernCallOptions {
     return p == null ? Priority.DEFAULT : p;
   }
 
-  /** Whether a call with {@code options} to {@code method} may go as early data. */
+  /**
+   * Whether a call with {@code options} to {@code method} may go as early data: as
+   * {@link #ALLOW_EARLY_DATA} says, else only if the method is idempotent.
+   *
+   * @param options the call's options
+   * @param method the method called
+   * @return true if the call may be sent as 0-RTT early data
+   */
   public static boolean effectiveEarlyData(CallOptions options, MethodDescriptor<?, ?> method) {
     Boolean allowed = options.getOption(ALLOW_EARLY_DATA);
     return allowed == null ? method.isIdempotent() : allowed;

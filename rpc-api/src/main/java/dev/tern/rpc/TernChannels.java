@@ -10,6 +10,9 @@ public final class TernChannels {
    * The channel's current connection (transport, protocol version, counters), or null while it is
    * not connected.
    *
+   * @param channel a channel built by {@link TernChannelBuilder} (itself, not one wrapped with
+   *     interceptors)
+   * @return a snapshot of the connection, or null while the channel is not connected
    * @throws IllegalArgumentException if {@code channel} was not built by {@link TernChannelBuilder}
    */
   public static ConnectionInfo connectionInfo(Channel channel) {
@@ -17,7 +20,14 @@ public final class TernChannels {
     return c == null ? null : c.info();
   }
 
-  /** The name of the transport the channel is connected with, or null while not connected. */
+  /**
+   * The name of the transport the channel is connected with.
+   *
+   * @param channel a channel built by {@link TernChannelBuilder} (itself, not one wrapped with
+   *     interceptors)
+   * @return the transport's name, as its provider gives it, or null while not connected
+   * @throws IllegalArgumentException if {@code channel} was not built by {@link TernChannelBuilder}
+   */
   public static String selectedTransport(Channel channel) {
     Connection c = tern(channel).connections().current();
     return c == null ? null : c.provider.name();

@@ -19,7 +19,13 @@ public final class TernMethodOptions {
 
   /**
    * Sets the priority of calls to {@code fullMethodName} ({@code package.Service/Method}) that set
-   * none themselves.
+   * none themselves; a later registration for the same method replaces this one.
+   *
+   * @param fullMethodName the method, as {@code package.Service/Method}
+   * @param priority the priority its calls get by default
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code fullMethodName} has no {@code /} after a service
+   *     name
    */
   public static void registerDefaultPriority(String fullMethodName, Priority priority) {
     Objects.requireNonNull(fullMethodName, "fullMethodName");
@@ -31,12 +37,24 @@ public final class TernMethodOptions {
     PRIORITIES.put(fullMethodName, priority);
   }
 
-  /** The registered default priority of {@code fullMethodName}, or null. */
+  /**
+   * The registered default priority of {@code fullMethodName}.
+   *
+   * @param fullMethodName the method, as {@code package.Service/Method}; not null
+   * @return the priority registered for it, or null if none is
+   * @throws NullPointerException if {@code fullMethodName} is null
+   */
   public static Priority defaultPriority(String fullMethodName) {
     return PRIORITIES.get(fullMethodName);
   }
 
-  /** Removes a registration (for tests and for unloading services). */
+  /**
+   * Removes a registration (for tests and for unloading services); nothing happens if there is
+   * none.
+   *
+   * @param fullMethodName the method, as {@code package.Service/Method}; not null
+   * @throws NullPointerException if {@code fullMethodName} is null
+   */
   public static void unregister(String fullMethodName) {
     PRIORITIES.remove(fullMethodName);
   }

@@ -12,6 +12,7 @@ public final class TernServerCalls {
   /**
    * The current call's connection (transport, protocol version, counters).
    *
+   * @return the snapshot taken when the call started, never null
    * @throws IllegalStateException if not called within a call served by a Tern server
    */
   public static ConnectionInfo connectionInfo() {
@@ -25,6 +26,7 @@ public final class TernServerCalls {
   /**
    * The Tern protocol version agreed for the current call.
    *
+   * @return the version both sides speak, as {@link ProtocolVersions} agreed it
    * @throws IllegalStateException if not called within a call served by a Tern server
    */
   public static int protocolVersion() {

@@ -59,12 +59,20 @@ public final class TransportMemory {
     this.maxBrokenNanos = b.maxBrokenNanos;
   }
 
-  /** The process-wide memory channels use by default (system clock, five minutes doubling). */
+  /**
+   * The process-wide memory channels use by default (system clock, five minutes doubling).
+   *
+   * @return the one shared instance
+   */
   public static TransportMemory shared() {
     return SHARED;
   }
 
-  /** A builder for a memory of one's own (tests, or a scope narrower than the process). */
+  /**
+   * A builder for a memory of one's own (tests, or a scope narrower than the process).
+   *
+   * @return a new builder with the defaults: {@link System#nanoTime()}, five minutes, two days
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -72,6 +80,9 @@ public final class TransportMemory {
   /**
    * Whether {@code transport} is marked broken for {@code authority} now.
    *
+   * @param authority the server authority, {@code host[:port]} as the channel names it
+   * @param transport the transport's name, as its provider gives it
+   * @return true if a mark exists and has not expired yet
    * @throws NullPointerException if an argument is null
    */
   public synchronized boolean isBroken(String authority, String transport) {
@@ -80,22 +91,39 @@ public final class TransportMemory {
     return m != null && m.untilNanos - ticker.getAsLong() > 0;
   }
 
-  /** How much longer {@code transport}'s broken mark for {@code authority} lasts, 0 if none. */
+  /**
+   * How much longer {@code transport}'s broken mark for {@code authority} lasts.
+   *
+   * @param authority the server authority, {@code host[:port]} as the channel names it
+   * @param transport the transport's name, as its provider gives it
+   * @return the time left in nanoseconds, or 0 if there is no mark or it has expired
+   * @throws NullPointerException if an argument is null
+   */
   public synchronized long brokenForNanos(String authority, String transport) {
     Authority a = authorities.get(Objects.requireNonNull(authority, "authority"));
     Mark m = a == null ? null : a.marks.get(Objects.requireNonNull(transport, "transport"));
     return m == null ? 0 : Math.max(0, m.untilNanos - ticker.getAsLong());
   }
 
-  /** The transport that last carried calls to {@code authority}, or null if none is known. */
+  /**
+   * The transport that last carried calls to {@code authority}; a channel tries it first.
+   *
+   * @param authority the server authority, {@code host[:port]} as the channel names it
+   * @return the transport's name, or null if none is known (or it has been marked broken since)
+   * @throws NullPointerException if {@code authority} is null
+   */
   public synchronized String lastWorked(String authority) {
     Authority a = authorities.get(Objects.requireNonNull(authority, "authority"));
     return a == null ? null : a.lastWorked;
   }
 
   /**
-   * How long the transport that last worked for {@code authority} took to connect, in
-   * nanoseconds; 0 if unknown.
+   * How long the transport that last worked for {@code authority} took to connect.
+   *
+   * @param authority the server authority, {@code host[:port]} as the channel names it
+   * @return the connect time in nanoseconds, or 0 if unknown (no transport worked, or it was
+   *     recorded without a time)
+   * @throws NullPointerException if {@code authority} is null
    */
   public synchronized long lastConnectNanos(String authority) {
     Authority a = authorities.get(Objects.requireNonNull(authority, "authority"));
@@ -105,6 +133,11 @@ public final class TransportMemory {
   /**
    * Marks {@code transport} broken for {@code authority}: for the initial duration the first time,
    * twice the previous duration (up to the cap) each further time without a success in between.
+   * If it was the transport that last worked, it no longer is.
+   *
+   * @param authority the server authority, {@code host[:port]} as the channel names it
+   * @param transport the transport's name, as its provider gives it
+   * @throws NullPointerException if an argument is null
    */
   public synchronized void markBroken(String authority, String transport) {
     Authority a = authorities.computeIfAbsent(Objects.requireNonNull(authority, "authority"),
@@ -121,7 +154,14 @@ public final class TransportMemory {
     }
   }
 
-  /** Records that {@code transport} connected to {@code authority}: clears its marks. */
+  /**
+   * Records that {@code transport} connected to {@code authority}, with no connect time known:
+   * clears its marks and makes it the one that last worked.
+   *
+   * @param authority the server authority, {@code host[:port]} as the channel names it
+   * @param transport the transport's name, as its provider gives it
+   * @throws NullPointerException if an argument is null
+   */
   public synchronized void markWorked(String authority, String transport) {
     markWorked(authority, transport, 0);
   }
@@ -131,7 +171,11 @@ public final class TransportMemory {
    * its marks; the next connect waits up to twice that long for it before starting another
    * transport.
    *
+   * @param authority the server authority, {@code host[:port]} as the channel names it
+   * @param transport the transport's name, as its provider gives it
+   * @param connectNanos how long the connect took, in nanoseconds; 0 if not known
    * @throws IllegalArgumentException if {@code connectNanos} is negative
+   * @throws NullPointerException if {@code authority} or {@code transport} is null
    */
   public synchronized void markWorked(String authority, String transport, long connectNanos) {
     if (connectNanos < 0) {
@@ -161,15 +205,26 @@ public final class TransportMemory {
 
     private Builder() {}
 
-    /** The clock, in nanoseconds, as {@link System#nanoTime()} (the default) counts them. */
+    /**
+     * The clock marks are timed by; tests pass a fake one to step time by hand.
+     *
+     * @param nanoTicker returns the time in nanoseconds, as {@link System#nanoTime()} (the
+     *     default) counts them: only differences matter
+     * @return this builder
+     * @throws NullPointerException if {@code nanoTicker} is null
+     */
     public Builder ticker(LongSupplier nanoTicker) {
       ticker = Objects.requireNonNull(nanoTicker, "nanoTicker");
       return this;
     }
 
     /**
-     * How long a first broken mark lasts (default 5 minutes).
+     * How long a first broken mark lasts (default 5 minutes). If this is longer than the cap,
+     * the cap is raised to it.
      *
+     * @param value the duration in {@code unit}s; greater than 0
+     * @param unit the unit of {@code value}
+     * @return this builder
      * @throws IllegalArgumentException if {@code value} is not positive
      */
     public Builder initialBrokenDuration(long value, TimeUnit unit) {
@@ -182,8 +237,12 @@ public final class TransportMemory {
     }
 
     /**
-     * The longest a mark lasts however often it was renewed (default 2 days).
+     * The longest a mark lasts however often it was renewed (default 2 days). If this is shorter
+     * than the initial duration, the initial duration is lowered to it.
      *
+     * @param value the duration in {@code unit}s; greater than 0
+     * @param unit the unit of {@code value}
+     * @return this builder
      * @throws IllegalArgumentException if {@code value} is not positive
      */
     public Builder maxBrokenDuration(long value, TimeUnit unit) {
@@ -195,7 +254,11 @@ public final class TransportMemory {
       return this;
     }
 
-    /** The memory. */
+    /**
+     * Builds the memory; it starts empty.
+     *
+     * @return a new memory with this builder's clock and durations
+     */
     public TransportMemory build() {
       return new TransportMemory(this);
     }

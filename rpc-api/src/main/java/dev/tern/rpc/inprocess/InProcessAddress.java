@@ -14,6 +14,8 @@ public final class InProcessAddress extends SocketAddress {
   /**
    * The address named {@code name}.
    *
+   * @param name the server's name; not null or empty
+   * @throws NullPointerException if {@code name} is null
    * @throws IllegalArgumentException if {@code name} is empty
    */
   public InProcessAddress(String name) {
@@ -24,7 +26,11 @@ public final class InProcessAddress extends SocketAddress {
     this.name = name;
   }
 
-  /** The server's name. */
+  /**
+   * The server's name.
+   *
+   * @return the name given to the constructor
+   */
   public String name() {
     return name;
   }
