@@ -106,7 +106,8 @@ public final class TransportMemory {
   }
 
   /**
-   * The transport that last carried calls to {@code authority}; a channel tries it first.
+   * The transport that last carried calls to {@code authority}. When it is also a channel's first
+   * choice, the channel gives it a longer head start before racing the next one.
    *
    * @param authority the server authority, {@code host[:port]} as the channel names it
    * @return the transport's name, or null if none is known (or it has been marked broken since)
