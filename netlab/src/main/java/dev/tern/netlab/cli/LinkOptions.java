@@ -16,8 +16,8 @@ import picocli.CommandLine.Option;
  */
 public final class LinkOptions {
   @Option(names = "--link", paramLabel = "SPEC",
-      description = "a link of your own, e.g. 'down=1.1mbit,up=0.5mbit,rtt=200ms,loss=0.6%,burst=6,jitter=50ms,"
-          + "reorder=0.2%,queue=64kb' or 'trace:down=FILE,up=FILE,rtt=70ms'; keys: " + CustomLinks.KEYS)
+      description = "a link of your own, e.g. 'down=1.1mbit,up=0.5mbit,rtt=200ms,loss=0.6%%,burst=6,jitter=50ms,"
+          + "reorder=0.2%%,queue=64kb' or 'trace:down=FILE,up=FILE,rtt=70ms'; keys: " + CustomLinks.KEYS)
   List<String> specs = new ArrayList<>();
 
   @Option(names = "--link-file", paramLabel = "FILE",
@@ -25,7 +25,7 @@ public final class LinkOptions {
   List<Path> files = new ArrayList<>();
 
   @Option(names = "--random-link",
-      description = "a link drawn from stated ranges with --seed (same seed, same link): " + RandomLinks.RANGES)
+      description = "a link drawn with --seed from stated ranges (printed before the run; same seed, same link)")
   boolean random;
 
   /** Whether any of the options was given. */

@@ -66,4 +66,22 @@ class NetlabCliTest {
     assertThat(out).contains("link mobile: down=1.1mbit,up=1.1mbit,rtt=200ms,jitter=50ms,loss=0.6%,burst=6,"
         + "reorder=0.2%,reorder-delay=30ms,duplicate=0%,corrupt=0%,queue=55000b");
   }
+
+  @Test
+  void helpShowsTheLinkOptionsVerbatim() {
+    StringWriter help = new StringWriter();
+    PrintStream oldErr = System.err;
+    ByteArrayOutputStream warnings = new ByteArrayOutputStream();
+    try {
+      System.setErr(new PrintStream(warnings, true, StandardCharsets.UTF_8));
+      CommandLine cl = new CommandLine(new NetlabCli());
+      cl.setOut(new PrintWriter(help, true));
+      assertThat(cl.execute("--help")).isZero();
+    } finally {
+      System.setErr(oldErr);
+    }
+    assertThat(help.toString()).contains("--link=SPEC").contains("loss=0.6%,burst=6").contains("--link-file=FILE")
+        .contains("--random-link");
+    assertThat(warnings.toString(StandardCharsets.UTF_8)).doesNotContain("Could not format");
+  }
 }
