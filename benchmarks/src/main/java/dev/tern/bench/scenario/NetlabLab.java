@@ -3,7 +3,7 @@ package dev.tern.bench.scenario;
 import dev.tern.netlab.emu.LinkCounters;
 import dev.tern.netlab.emu.NetlabEmulator;
 import dev.tern.netlab.emu.Netns;
-import dev.tern.netlab.link.LinkProfiles;
+import dev.tern.netlab.link.LinkProfile;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -32,8 +32,8 @@ final class NetlabLab implements Lab {
   private String clientAddress;
   private int moves;
 
-  NetlabLab(String profile, long seed, String cc, Path packetLog) {
-    NetlabEmulator.Builder b = NetlabEmulator.builder().profile(LinkProfiles.get(profile)).seed(seed)
+  NetlabLab(LinkProfile profile, long seed, String cc, Path packetLog) {
+    NetlabEmulator.Builder b = NetlabEmulator.builder().profile(profile).seed(seed)
         .packetLog(packetLog);
     if (cc != null) {
       b.tcpCongestionControl(cc);

@@ -7,6 +7,11 @@ import dev.tern.bench.report.SvgCdf;
 import dev.tern.bench.stack.RpcStack;
 import dev.tern.bench.stack.RpcStacks;
 import dev.tern.bench.stack.TlsMaterial;
+import dev.tern.netlab.cli.LinkOptions;
+import dev.tern.netlab.link.CustomLinks;
+import dev.tern.netlab.link.LinkProfile;
+import dev.tern.netlab.link.LinkProfiles;
+import dev.tern.netlab.link.RandomLinks;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,20 +28,39 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * The scenario benchmark: every variant side by side on every profile, server and client in
  * separate JVMs on either side of the emulated link, through the public API only. Writes {@code
  * results.json}, {@code results.md} and {@code report.svg} into the output directory and exits
- * non-zero if a figure beats the link's physical limit (a measurement bug) or a run failed.
+ * non-zero if a figure beats the link's physical limit (a measurement bug) or a run failed. The
+ * links are named profiles ({@code --profiles}) and links of the user's own ({@code --link},
+ * {@code --link-file}, {@code --random-link}; see {@link LinkOptions}), each printed in full
+ * before the run.
  */
 @Command(name = "scenario", mixinStandardHelpOptions = true,
     description = "Compares Tern transports and stock grpc-netty on emulated links.")
 public final class ScenarioMain implements Callable<Integer> {
-  @Option(names = "--profiles", split = ",", description = "link profiles (default: ${DEFAULT-VALUE})",
-      defaultValue = "mobile,mobile-tail,crowded,lossy-fat,lte-verizon")
+  /** The profiles run when neither {@code --profiles} nor a link of the user's own is given. */
+  static final List<String> DEFAULT_PROFILES = List.of("mobile", "mobile-tail", "crowded", "lossy-fat", "lte-verizon");
+
+  @Option(names = "--profiles", split = ",",
+      description = "link profiles: loopback or netlab's (default: mobile,mobile-tail,crowded,lossy-fat,lte-verizon; "
+          + "none when --link, --link-file or --random-link is given)")
   List<String> profiles;
+
+  @Mixin
+  LinkOptions links = new LinkOptions();
+
+  @Spec
+  CommandSpec spec;
+
+  /** The links of this run by name, in order; null for loopback. */
+  private final Map<String, LinkProfile> runLinks = new LinkedHashMap<>();
 
   @Option(names = "--variants", split = ",",
       description = "stack[:kernel-cc] columns; default: grpc-netty:cubic, tcp:cubic, tcp:bbr, each other transport")
@@ -49,7 +73,7 @@ public final class ScenarioMain implements Callable<Integer> {
   @Option(names = "--reps", defaultValue = "5", description = "repetitions (default: ${DEFAULT-VALUE})")
   int reps;
 
-  @Option(names = "--seed", defaultValue = "1", description = "seed of the link and the workload")
+  @Option(names = "--seed", defaultValue = "1", description = "seed of the link, the workload and --random-link")
   long seed;
 
   @Option(names = "--out", description = "output directory (default: target/scenario-<time>)")
@@ -121,6 +145,7 @@ public final class ScenarioMain implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     long startNs = System.nanoTime();
+    resolveLinks();
     Path dir = out != null ? out : Path.of("target", "scenario-" + Instant.now().toString().replace(':', '-'));
     Files.createDirectories(dir.resolve("raw"));
     String cp = classpath != null ? classpath : System.getProperty("java.class.path");
@@ -148,16 +173,17 @@ public final class ScenarioMain implements Callable<Integer> {
     }
     List<String> labels = runnable.stream().map(Variant::label).toList();
     double estimate = estimateSeconds(runnable);
+    printLinks(startNs);
     log(startNs, String.format(Locale.ROOT, "%d profiles x %d variants x %d repetitions of %s: about %.0f min",
-        profiles.size(), runnable.size(), reps, scenarios, Math.ceil(estimate / 60)));
+        runLinks.size(), runnable.size(), reps, scenarios, Math.ceil(estimate / 60)));
     if (dryRun) {
-      for (String profile : profiles) {
-        LinkSpec link = LinkSpec.byName(profile);
+      for (String profile : runLinks.keySet()) {
+        LinkSpec link = specOf(profile);
         log(startNs, profile + ": " + configFor(link));
       }
       return 0;
     }
-    int runsTotal = profiles.size() * runnable.size();
+    int runsTotal = runLinks.size() * runnable.size();
     int runsDone = 0;
     if (parallel < 1) {
       throw new CommandLine.ParameterException(new CommandLine(this), "--parallel must be at least 1, was " + parallel);
@@ -165,12 +191,14 @@ public final class ScenarioMain implements Callable<Integer> {
     Aggregator agg = new Aggregator();
     Map<String, Object> profilesJson = new LinkedHashMap<>();
     List<String> failures = new ArrayList<>();
-    for (String profile : profiles) {
-      LinkSpec link = LinkSpec.byName(profile);
+    for (String profile : runLinks.keySet()) {
+      LinkSpec link = specOf(profile);
       Map<String, String> ccInForce = new java.util.concurrent.ConcurrentSkipListMap<>();
+      LinkProfile linkProfile = runLinks.get(profile);
       profilesJson.put(profile, Map.of("downMbps", link.downBitsPerSecond() / 1e6, "upMbps",
           link.upBitsPerSecond() / 1e6, "rttMs", link.rttMillis(), "loss", link.loss(), "jitterMs",
-          link.jitterMillis(), "trace", link.trace(), "kernelCongestionControlInForce", ccInForce));
+          link.jitterMillis(), "trace", link.trace(), "kernelCongestionControlInForce", ccInForce,
+          "spec", linkProfile == null ? "unshaped" : CustomLinks.format(linkProfile)));
       ClientConfig config = configFor(link);
       List<Variant> toRun = new ArrayList<>();
       List<String> stacksRun = new ArrayList<>();
@@ -256,7 +284,7 @@ public final class ScenarioMain implements Callable<Integer> {
 
   private RawResults runVariant(String profile, Variant v, String tag, Path dir, String cp, Path tls,
       ClientConfig config, Map<String, String> ccInForce, long startNs, List<String> own) throws Exception {
-    Lab lab = Labs.open(profile, seed, v.kernelCc(), dir.resolve("raw").resolve(tag + "-packets.tsv"));
+    Lab lab = Labs.open(runLinks.get(profile), seed, v.kernelCc(), dir.resolve("raw").resolve(tag + "-packets.tsv"));
     Path raw;
     try {
       if (v.kernelCc() != null) {
@@ -291,6 +319,45 @@ public final class ScenarioMain implements Callable<Integer> {
       r.notes.add("setup packet-log windows: " + rts.size() + " for " + reps + " repetitions; round trips left out");
     }
     return r;
+  }
+
+  /**
+   * Fills {@link #runLinks}: the named profiles, then the user's own links; a bad name, spec or
+   * file, or two links of one name, is a parameter error naming it.
+   */
+  private void resolveLinks() {
+    List<String> names = profiles != null ? profiles : links.given() ? List.of() : DEFAULT_PROFILES;
+    try {
+      for (String name : names) {
+        runLinks.put(name, name.equals(LinkSpec.LOOPBACK.name()) ? null : LinkProfiles.get(name));
+      }
+      for (LinkProfile own : links.profiles(seed)) {
+        if (runLinks.containsKey(own.name())) {
+          throw new IllegalArgumentException("two links are named '" + own.name() + "'; give each link its own "
+              + "name=");
+        }
+        runLinks.put(own.name(), own);
+      }
+    } catch (IllegalArgumentException | IllegalStateException | java.io.UncheckedIOException e) {
+      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+    }
+    if (runLinks.isEmpty()) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "no link to run: --profiles is empty");
+    }
+  }
+
+  /** Prints every link of the run in full (and the ranges of a random one). */
+  private void printLinks(long startNs) {
+    if (links.random()) {
+      log(startNs, "random link ranges: " + RandomLinks.RANGES);
+    }
+    runLinks.forEach((name, p) -> log(startNs, p == null ? "link " + name + ": unshaped loopback"
+        : CustomLinks.describe(p)));
+  }
+
+  private LinkSpec specOf(String profile) {
+    LinkProfile p = runLinks.get(profile);
+    return p == null ? LinkSpec.LOOPBACK : LinkSpec.of(p);
   }
 
   private ClientConfig configFor(LinkSpec link) {
@@ -347,8 +414,8 @@ public final class ScenarioMain implements Callable<Integer> {
   /** The estimated wall time: per profile, variants in waves of {@code --parallel}, each wave as long as its longest. */
   private double estimateSeconds(List<Variant> runnable) {
     double total = 0;
-    for (String profile : profiles) {
-      LinkSpec link = LinkSpec.byName(profile);
+    for (String profile : runLinks.keySet()) {
+      LinkSpec link = specOf(profile);
       ClientConfig config = configFor(link);
       double wave = 0;
       int inWave = 0;

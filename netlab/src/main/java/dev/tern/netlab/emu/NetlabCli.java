@@ -1,20 +1,29 @@
 package dev.tern.netlab.emu;
 
+import dev.tern.netlab.cli.LinkOptions;
+import dev.tern.netlab.link.CustomLinks;
 import dev.tern.netlab.link.LinkConfig;
 import dev.tern.netlab.link.LinkProfile;
 import dev.tern.netlab.link.LinkProfiles;
+import dev.tern.netlab.link.RandomLinks;
 import dev.tern.netlab.link.TraceSchedule;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * Runs the emulator until killed. Prints the namespaces and addresses, then {@code READY}; run
- * programs in them with {@code ip netns exec <namespace> <command>}. Explicit link options
- * override the profile's values in both directions.
+ * programs in them with {@code ip netns exec <namespace> <command>}. The link is a named
+ * {@code --profile} or one of the user's own ({@code --link}, {@code --link-file},
+ * {@code --random-link}: see {@link LinkOptions}); explicit link options then override its values
+ * in both directions. The link is printed in full before the emulator starts.
  */
 @Command(name = "netlab", mixinStandardHelpOptions = true,
     description = "Emulate a link between two network namespaces (needs root).")
@@ -23,8 +32,17 @@ public final class NetlabCli implements Callable<Integer> {
       completionCandidates = ProfileNames.class)
   String profile = "lan";
 
-  @Option(names = "--seed", description = "seed of the link's random processes (default ${DEFAULT-VALUE})")
+  @Option(names = "--seed", description = "seed of the link's random processes and of --random-link (default ${DEFAULT-VALUE})")
   long seed = 1;
+
+  @Mixin
+  LinkOptions links = new LinkOptions();
+
+  @Option(names = "--print-link", description = "print the link in full and exit (needs no root)")
+  boolean printLink;
+
+  @Spec
+  CommandSpec spec;
 
   @Option(names = "--log", description = "write the per-packet log (TSV) to this file")
   Path log;
@@ -65,18 +83,25 @@ public final class NetlabCli implements Callable<Integer> {
   /** Starts the emulator, prints the namespaces and waits until killed or the duration ends. */
   @Override
   public Integer call() throws Exception {
-    LinkProfile base = LinkProfiles.get(profile);
+    LinkProfile base = base();
     LinkConfig up = withQueue(override(base.clientToServer(), traceUp), base);
     LinkConfig down = withQueue(override(base.serverToClient(), traceDown), base);
+    LinkProfile link = new LinkProfile(base.name(), base.description(), up, down);
+    if (links.random()) {
+      System.out.println("random link ranges: " + RandomLinks.RANGES);
+    }
+    System.out.println(CustomLinks.describe(link));
+    System.out.flush();
+    if (printLink) {
+      return 0;
+    }
     CountDownLatch stop = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "netlab-cli-stop"));
     try (NetlabEmulator emu = NetlabEmulator.builder()
-        .profile(new LinkProfile(base.name(), base.description(), up, down))
+        .profile(link)
         .seed(seed).packetLog(log).tcpCongestionControl(congestionControl).blockUdp(blockUdp).start()) {
       System.out.println("client-namespace " + emu.clientNamespace() + " " + emu.clientAddress());
       System.out.println("server-namespace " + emu.serverNamespace() + " " + emu.serverAddress());
-      System.out.println("link c2s " + up);
-      System.out.println("link s2c " + down);
       System.out.println("READY");
       System.out.flush();
       if (durationS > 0) {
@@ -89,6 +114,24 @@ public final class NetlabCli implements Callable<Integer> {
       System.out.println("counters " + emu.serverToClient());
     }
     return 0;
+  }
+
+  /** The named profile, or the one link of the user's own; errors as picocli parameter errors. */
+  private LinkProfile base() {
+    try {
+      List<LinkProfile> own = links.profiles(seed);
+      if (own.size() > 1) {
+        throw new CommandLine.ParameterException(spec.commandLine(),
+            "give one link: --link, --link-file and --random-link were given " + own.size() + " times together");
+      }
+      if (!own.isEmpty() && spec.commandLine().getParseResult().hasMatchedOption("--profile")) {
+        throw new CommandLine.ParameterException(spec.commandLine(),
+            "give --profile or a link of your own (--link, --link-file, --random-link), not both");
+      }
+      return own.isEmpty() ? LinkProfiles.get(profile) : own.get(0);
+    } catch (IllegalArgumentException | java.io.UncheckedIOException e) {
+      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+    }
   }
 
   /** A shaped link given without a queue limit gets the profiles' droptail rule. */

@@ -206,6 +206,65 @@ public final class LinkConfig {
     return propagationDelayNs + serialisationNs(sizeBytes);
   }
 
+  /**
+   * Every setting in words, derived values included (trace period and mean, burst slot, wander
+   * interval, the queue in time at the mean rate): what a run is about to cross.
+   */
+  public String describe() {
+    StringBuilder sb = new StringBuilder();
+    long mean = meanRateBitsPerSecond();
+    if (trace != null) {
+      sb.append(String.format(java.util.Locale.ROOT, "trace %s (%d opportunities per %d ms period, mean %.3f Mbit/s)",
+          trace.source(), trace.size(), trace.periodMs(), mean / 1e6));
+    } else if (rateBitsPerSecond > 0) {
+      sb.append(String.format(java.util.Locale.ROOT, "rate %s Mbit/s", plain(rateBitsPerSecond / 1e6)));
+    } else {
+      sb.append("rate unlimited");
+    }
+    sb.append("; delay ").append(plain(propagationDelayNs / 1e6)).append(" ms");
+    sb.append(", jitter ").append(plain(jitterNs / 1e6)).append(" ms peak-to-peak");
+    if (jitterNs > 0) {
+      sb.append(" (wander points every ").append(plain(jitterIntervalNs / 1e6)).append(" ms)");
+    }
+    if (burstLossRate > 0) {
+      sb.append("; loss Gilbert-Elliott ").append(percent(burstLossRate)).append(" in bursts of ")
+          .append(plain(meanBurstPackets)).append(" packets (slot ").append(plain(burstSlotNs / 1e6)).append(" ms)")
+          .append(" + random ").append(percent(lossProbability));
+    } else {
+      sb.append("; loss random ").append(percent(lossProbability));
+    }
+    sb.append("; reordering ").append(percent(reorderProbability));
+    if (reorderProbability > 0) {
+      sb.append(" (+").append(plain(reorderExtraDelayNs / 1e6)).append(" ms)");
+    }
+    sb.append("; duplication ").append(percent(duplicateProbability));
+    sb.append("; corruption ").append(percent(corruptProbability));
+    sb.append("; queue ");
+    if (queueLimitBytes == 0 && queueLimitPackets == 0) {
+      sb.append("unlimited");
+    } else {
+      if (queueLimitBytes > 0) {
+        sb.append(queueLimitBytes).append(" bytes");
+        if (mean > 0) {
+          sb.append(" (").append(plain(Math.round(queueLimitBytes * 8e4 / mean) / 10.0)).append(" ms at the mean rate)");
+        }
+      }
+      if (queueLimitPackets > 0) {
+        sb.append(queueLimitBytes > 0 ? " and " : "").append(queueLimitPackets).append(" packets");
+      }
+      sb.append(" droptail");
+    }
+    return sb.append("; MTU ").append(mtuBytes).toString();
+  }
+
+  private static String percent(double p) {
+    return new java.math.BigDecimal(Double.toString(p)).movePointRight(2).stripTrailingZeros().toPlainString() + "%";
+  }
+
+  private static String plain(double v) {
+    return new java.math.BigDecimal(Double.toString(v)).stripTrailingZeros().toPlainString();
+  }
+
   @Override
   public String toString() {
     StringBuilder sb = new StringBuilder("LinkConfig{delay=").append(propagationDelayNs / 1e6).append("ms");

@@ -1,5 +1,8 @@
 package dev.tern.netlab.link;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -8,6 +11,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
@@ -21,21 +25,30 @@ import java.util.function.Supplier;
  * links from dropping the first burst of a connection.
  *
  * <p>Trace profiles replay mahimahi traces: the {@code .up} file drives the client-to-server
- * direction and the {@code .down} file the server-to-client one. The trace directory is taken
- * from the system property {@code tern.traces.dir}, else the environment variable
- * {@code TERN_TRACES_DIR}, else the first {@code shared/traces} found in the working directory or
- * one of its ancestors (so {@code ../shared/traces} relative to the repository root is found from
- * any module).
+ * direction and the {@code .down} file the server-to-client one. The traces ship with netlab
+ * as class-path resources under {@value #BUNDLED_RESOURCES} (mahimahi's files, unmodified,
+ * GPL-3.0-or-later; origin and checksums in the README.txt beside them), so any working
+ * directory and the benchmark jar find them. A user's own trace files replace them when the
+ * system property {@value #TRACES_DIR_PROPERTY} or else the environment variable
+ * {@value #TRACES_DIR_ENV} names a directory holding files of the same names.
  */
 public final class LinkProfiles {
   /** System property naming the trace directory. */
   public static final String TRACES_DIR_PROPERTY = "tern.traces.dir";
   /** Environment variable naming the trace directory. */
   public static final String TRACES_DIR_ENV = "TERN_TRACES_DIR";
+  /** Class-path folder of the bundled traces. */
+  public static final String BUNDLED_RESOURCES = "/dev/tern/netlab/traces/";
+  /** Prefix naming a bundled trace where a file is expected ({@code bundled:Verizon-LTE-short.up}). */
+  public static final String BUNDLED_PREFIX = "bundled:";
+
+  private static final List<String> BUNDLED = List.of("Verizon-LTE-short", "TMobile-LTE-short",
+      "ATT-LTE-driving-2016", "TMobile-UMTS-driving", "Verizon-EVDO-driving").stream()
+      .flatMap(b -> java.util.stream.Stream.of(b + ".up", b + ".down")).toList();
 
   private static final int MIN_QUEUE_BYTES = 32 * 1500;
   private static final Map<String, Supplier<LinkProfile>> PROFILES = new LinkedHashMap<>();
-  private static final Map<Path, TraceSchedule> TRACE_CACHE = new ConcurrentHashMap<>();
+  private static final Map<String, TraceSchedule> TRACE_CACHE = new ConcurrentHashMap<>();
 
   static {
     PROFILES.put("lan", () -> new LinkProfile("lan", "no shaping",
@@ -84,44 +97,76 @@ public final class LinkProfiles {
     return s.get();
   }
 
+  /** The file names of the bundled traces (each profile's {@code .up} and {@code .down}). */
+  public static List<String> bundledTraces() {
+    return BUNDLED;
+  }
+
   /**
-   * The trace directory (see the class comment for the search order).
+   * The directory of a user's own traces, when {@value #TRACES_DIR_PROPERTY} or
+   * {@value #TRACES_DIR_ENV} names one; empty when neither is set (the bundled traces are used).
    *
-   * @throws IllegalStateException naming the paths tried when none exists
+   * @throws IllegalStateException naming the path and where it came from when it is not a directory
    */
-  public static Path tracesDirectory() {
+  public static Optional<Path> tracesOverride() {
     String configured = System.getProperty(TRACES_DIR_PROPERTY);
     String source = "system property " + TRACES_DIR_PROPERTY;
     if (configured == null || configured.isEmpty()) {
       configured = System.getenv(TRACES_DIR_ENV);
       source = "environment variable " + TRACES_DIR_ENV;
     }
-    if (configured != null && !configured.isEmpty()) {
-      Path p = Paths.get(configured).toAbsolutePath();
-      if (!Files.isDirectory(p)) {
-        throw new IllegalStateException("trace directory " + p + " (from " + source + ") does not exist");
-      }
-      return p;
+    if (configured == null || configured.isEmpty()) {
+      return Optional.empty();
     }
-    Path cwd = Paths.get("").toAbsolutePath();
-    for (Path a = cwd; a != null; a = a.getParent()) {
-      Path p = a.resolve("shared").resolve("traces");
-      if (Files.isDirectory(p)) {
-        return p;
-      }
+    Path p = Paths.get(configured).toAbsolutePath();
+    if (!Files.isDirectory(p)) {
+      throw new IllegalStateException("trace directory " + p + " (from " + source
+          + ") is not a directory; unset it to use the bundled traces");
     }
-    throw new IllegalStateException("trace directory not found: no shared/traces in " + cwd
-        + " or any of its parents (e.g. " + cwd.resolve("../shared/traces").normalize()
-        + "); set -D" + TRACES_DIR_PROPERTY + "=<dir> or " + TRACES_DIR_ENV);
+    return Optional.of(p);
   }
 
-  /** Loads (once) the trace file {@code fileName} from {@link #tracesDirectory()}. */
+  /**
+   * Loads (once) the trace {@code fileName}: from {@link #tracesOverride()} when set, else the
+   * bundled copy.
+   *
+   * @throws IllegalStateException naming the path when the override lacks the file
+   */
   public static TraceSchedule trace(String fileName) {
-    Path file = tracesDirectory().resolve(fileName);
-    if (!Files.isRegularFile(file)) {
-      throw new IllegalStateException("trace file " + file + " does not exist");
+    Optional<Path> dir = tracesOverride();
+    if (dir.isEmpty()) {
+      return bundledTrace(fileName);
     }
-    return TRACE_CACHE.computeIfAbsent(file, TraceSchedule::load);
+    Path file = dir.get().resolve(fileName);
+    if (!Files.isRegularFile(file)) {
+      throw new IllegalStateException("trace file " + file + " does not exist (trace directory from "
+          + TRACES_DIR_PROPERTY + " / " + TRACES_DIR_ENV + ")");
+    }
+    return TRACE_CACHE.computeIfAbsent(file.toString(), k -> TraceSchedule.load(file));
+  }
+
+  /**
+   * Loads (once) the bundled trace {@code fileName} from the class path, whatever the override.
+   * Its {@link TraceSchedule#source()} is {@code bundled:<fileName>}.
+   *
+   * @throws IllegalArgumentException naming the value and the bundled names when unknown
+   */
+  public static TraceSchedule bundledTrace(String fileName) {
+    if (!BUNDLED.contains(fileName)) {
+      throw new IllegalArgumentException("no bundled trace '" + fileName + "'; bundled: " + BUNDLED);
+    }
+    String source = BUNDLED_PREFIX + fileName;
+    return TRACE_CACHE.computeIfAbsent(source, k -> {
+      try (InputStream in = LinkProfiles.class.getResourceAsStream(BUNDLED_RESOURCES + fileName)) {
+        if (in == null) {
+          throw new IllegalStateException("bundled trace " + BUNDLED_RESOURCES + fileName
+              + " is missing from the class path");
+        }
+        return TraceSchedule.read(fileName, source, in);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read bundled trace " + fileName, e);
+      }
+    });
   }
 
   /** A builder with the rate, half the RTT as delay and the queue rule of the class comment. */

@@ -2,6 +2,8 @@ package dev.tern.netlab.link;
 
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -21,11 +23,13 @@ public final class TraceSchedule {
   public static final int OPPORTUNITY_BYTES = 1500;
 
   private final String name;
+  private final String source;
   private final long[] opportunityMs;
   private final long periodMs;
 
-  private TraceSchedule(String name, long[] opportunityMs) {
+  private TraceSchedule(String name, String source, long[] opportunityMs) {
     this.name = name;
+    this.source = source;
     this.opportunityMs = opportunityMs;
     this.periodMs = opportunityMs[opportunityMs.length - 1];
   }
@@ -39,6 +43,10 @@ public final class TraceSchedule {
    * @throws IllegalArgumentException naming the offending entry
    */
   public static TraceSchedule of(String name, long... opportunityMs) {
+    return of(name, name, opportunityMs);
+  }
+
+  private static TraceSchedule of(String name, String source, long... opportunityMs) {
     if (opportunityMs == null || opportunityMs.length == 0) {
       throw new IllegalArgumentException("trace " + name + ": no delivery opportunities");
     }
@@ -52,48 +60,79 @@ public final class TraceSchedule {
     if (copy[copy.length - 1] <= 0) {
       throw new IllegalArgumentException("trace " + name + ": last entry (the period) must be > 0");
     }
-    return new TraceSchedule(name, copy);
+    return new TraceSchedule(name, source, copy);
   }
 
   /**
-   * Loads a mahimahi trace file (one integer per line; blank lines ignored).
+   * Loads a mahimahi trace file (one integer per line; blank lines ignored). Its {@link #source()}
+   * is the path as given.
    *
    * @throws UncheckedIOException naming the file when it cannot be read
    * @throws IllegalArgumentException naming the file and line when an entry is malformed
    */
   public static TraceSchedule load(Path file) {
-    long[] values = new long[1 << 14];
-    int n = 0;
-    int lineNo = 0;
     try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.US_ASCII)) {
-      String line;
-      while ((line = in.readLine()) != null) {
-        lineNo++;
-        String s = line.trim();
-        if (s.isEmpty()) {
-          continue;
-        }
-        long v;
-        try {
-          v = Long.parseLong(s);
-        } catch (NumberFormatException e) {
-          throw new IllegalArgumentException(
-              "trace file " + file + " line " + lineNo + ": not an integer: '" + s + "'", e);
-        }
-        if (n == values.length) {
-          values = Arrays.copyOf(values, n * 2);
-        }
-        values[n++] = v;
-      }
+      return parse(file.getFileName().toString(), file.toString(), "trace file " + file, in);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read trace file " + file, e);
     }
-    return of(file.getFileName().toString(), Arrays.copyOf(values, n));
+  }
+
+  /**
+   * Reads a mahimahi trace from {@code in} (closed by the caller), for traces that are not files
+   * (a class-path resource, say).
+   *
+   * @param name the label (usually the file name)
+   * @param source where it came from, for {@link #source()} and messages
+   * @throws UncheckedIOException naming the source when it cannot be read
+   * @throws IllegalArgumentException naming the source and line when an entry is malformed
+   */
+  public static TraceSchedule read(String name, String source, InputStream in) {
+    try {
+      return parse(name, source, "trace " + source, new BufferedReader(
+          new InputStreamReader(in, StandardCharsets.US_ASCII)));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read trace " + source, e);
+    }
+  }
+
+  private static TraceSchedule parse(String name, String source, String what, BufferedReader in)
+      throws IOException {
+    long[] values = new long[1 << 14];
+    int n = 0;
+    int lineNo = 0;
+    String line;
+    while ((line = in.readLine()) != null) {
+      lineNo++;
+      String s = line.trim();
+      if (s.isEmpty()) {
+        continue;
+      }
+      long v;
+      try {
+        v = Long.parseLong(s);
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(what + " line " + lineNo + ": not an integer: '" + s + "'", e);
+      }
+      if (n == values.length) {
+        values = Arrays.copyOf(values, n * 2);
+      }
+      values[n++] = v;
+    }
+    return of(name, source, Arrays.copyOf(values, n));
   }
 
   /** The label given at construction (the file name for loaded traces). */
   public String name() {
     return name;
+  }
+
+  /**
+   * Where the trace came from: the path it was loaded from, {@code bundled:<file>} for the
+   * traces shipped with netlab, or the name for a schedule built with {@link #of}.
+   */
+  public String source() {
+    return source;
   }
 
   /** Number of delivery opportunities in one period. */

@@ -3,8 +3,11 @@ package dev.tern.netlab.link;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.assertj.core.data.Percentage;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class LinkProfilesTest {
   @Test
@@ -42,12 +45,44 @@ class LinkProfilesTest {
   }
 
   @Test
-  void unknownNamesAndMissingDirectoriesFailClearly() {
+  void unknownNamesFailClearly() {
     assertThatThrownBy(() -> LinkProfiles.get("moon")).hasMessageContaining("moon").hasMessageContaining("mobile");
+    assertThatThrownBy(() -> LinkProfiles.bundledTrace("moon.up")).hasMessageContaining("moon.up")
+        .hasMessageContaining("Verizon-LTE-short.up");
+  }
+
+  @Test
+  void aBadOverrideNamesThePath(@TempDir Path empty) {
+    withOverride("/nonexistent/traces", () -> {
+      assertThatThrownBy(() -> LinkProfiles.get("lte-verizon")).hasMessageContaining("/nonexistent/traces")
+          .hasMessageContaining(LinkProfiles.TRACES_DIR_PROPERTY);
+    });
+    withOverride(empty.toString(), () -> {
+      assertThatThrownBy(() -> LinkProfiles.get("lte-att"))
+          .hasMessageContaining(empty.resolve("ATT-LTE-driving-2016.up").toString());
+    });
+  }
+
+  @Test
+  void anOverrideReplacesTheBundledTraces(@TempDir Path dir) throws Exception {
+    // A user's own "Verizon" trace: 12 packets per 12 ms up (12 Mbit/s), one per 12 ms down (1 Mbit/s).
+    Files.writeString(dir.resolve("Verizon-LTE-short.up"), "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n");
+    Files.writeString(dir.resolve("Verizon-LTE-short.down"), "12\n");
+    withOverride(dir.toString(), () -> {
+      LinkProfile p = LinkProfiles.get("lte-verizon");
+      assertThat(p.clientToServer().trace().source()).isEqualTo(dir.resolve("Verizon-LTE-short.up").toString());
+      assertThat(p.clientToServer().meanRateBitsPerSecond()).isEqualTo(12_000_000L);
+      assertThat(p.serverToClient().meanRateBitsPerSecond()).isEqualTo(1_000_000L);
+    });
+    // Without the property the profile no longer reads the user's files.
+    assertThat(LinkProfiles.get("lte-verizon").serverToClient().trace().source()).doesNotContain(dir.toString());
+  }
+
+  private static void withOverride(String dir, Runnable body) {
     String old = System.getProperty(LinkProfiles.TRACES_DIR_PROPERTY);
-    System.setProperty(LinkProfiles.TRACES_DIR_PROPERTY, "/nonexistent/traces");
+    System.setProperty(LinkProfiles.TRACES_DIR_PROPERTY, dir);
     try {
-      assertThatThrownBy(() -> LinkProfiles.tracesDirectory()).hasMessageContaining("/nonexistent/traces");
+      body.run();
     } finally {
       if (old == null) {
         System.clearProperty(LinkProfiles.TRACES_DIR_PROPERTY);
