@@ -22,6 +22,7 @@ import dev.tern.transport.udp.stream.SendScheduler;
 import dev.tern.transport.udp.stream.Stream;
 import dev.tern.transport.udp.stream.StreamFrameWriter;
 import dev.tern.transport.udp.stream.StreamSet;
+import dev.tern.transport.udp.util.Saturating;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Random;
@@ -119,13 +120,13 @@ public final class Connection {
     this.pathMtu = new PathMtuController(cc, mtu, pacer);
     this.dispatcher = new FrameDispatcher(this);
     this.loss = new LossDetector(log, rtt, pathMtu, dispatcher);
-    this.acks = new AckTracker(config.maxAckDelayMs * 1_000_000L);
+    this.acks = new AckTracker(Saturating.msToNs(config.maxAckDelayMs));
     this.streams = new StreamSet(isClient, config.limits, scheduler, this.listener);
     this.streamWriter = new StreamFrameWriter(streams);
     this.builder = new PacketBuilder(this);
     this.handshakeCopy = new HandshakeCopy(config.handshakeCopyDelayNs, config.firstDataCopy);
-    this.idleTimeoutNs = config.idleTimeoutMs * 1_000_000L;
-    this.idle = new IdlePolicy(config.keepAliveMs * 1_000_000L, idleTimeoutNs, 0);
+    this.idleTimeoutNs = Saturating.msToNs(config.idleTimeoutMs);
+    this.idle = new IdlePolicy(Saturating.msToNs(config.keepAliveMs), idleTimeoutNs, 0);
   }
 
   /** Brings the idle policy up to date (negotiated timeout, open streams). */
@@ -376,7 +377,7 @@ public final class Connection {
     closeReason = reason == null ? new byte[0] : reason.getBytes(StandardCharsets.UTF_8);
     closeToSend = true;
     state = ConnectionState.CLOSING;
-    closeDeadlineNs = nowNs + 3 * rtt.ptoNs(0); // RFC 9000 §10.2
+    closeDeadlineNs = Saturating.add(nowNs, Saturating.mul(3, rtt.ptoNs(0))); // RFC 9000 §10.2
     listener.onClosed(this, error, code, reason == null ? "" : reason, false);
   }
 
@@ -388,7 +389,7 @@ public final class Connection {
     closeError = error;
     closeCode = code;
     state = ConnectionState.DRAINING;
-    closeDeadlineNs = nowNs + 3 * rtt.ptoNs(0); // RFC 9000 §10.2.2
+    closeDeadlineNs = Saturating.add(nowNs, Saturating.mul(3, rtt.ptoNs(0))); // RFC 9000 §10.2.2
     listener.onClosed(this, error, code, reason, true);
   }
 

@@ -20,6 +20,7 @@ import dev.tern.transport.udp.frame.TransportError;
 import dev.tern.transport.udp.packet.Versions;
 import dev.tern.transport.udp.recovery.SentFrameSink;
 import dev.tern.transport.udp.recovery.SentFrameType;
+import dev.tern.transport.udp.util.Saturating;
 
 /**
  * Applies received frames to a {@link Connection} and the fate of sent frames that recovery
@@ -119,7 +120,8 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
     }
     c.streams.setPeerLimits(p.initialMaxData, p.initialMaxStreamData, p.initialMaxStreams);
     if (p.maxIdleTimeoutMs > 0) {
-      long peerIdle = p.maxIdleTimeoutMs * 1_000_000L;
+      // RFC 9000 §18.2: any varint is a valid max_idle_timeout; saturate, never wrap.
+      long peerIdle = Saturating.msToNs(p.maxIdleTimeoutMs);
       c.idleTimeoutNs = c.idleTimeoutNs == 0 ? peerIdle : Math.min(c.idleTimeoutNs, peerIdle);
     }
     c.peerWantsTimestamps = p.wantsReceiveTimestamps;
@@ -130,7 +132,7 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
       c.handshakeDonePending = true;
       c.handshakeConfirmed = true;
     }
-    c.loss.setPeerMaxAckDelay(p.maxAckDelayMs * 1_000_000L, c.handshakeConfirmed);
+    c.loss.setPeerMaxAckDelay(Saturating.msToNs(p.maxAckDelayMs), c.handshakeConfirmed);
     c.state = ConnectionState.ESTABLISHED;
     c.listener.onHandshakeComplete(c);
   }
@@ -172,6 +174,12 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
 
   @Override
   public void onMaxStreams(MaxStreamsFrame f) {
+    if (f.maximumStreams > TransportParameters.MAX_STREAM_COUNT) {
+      // RFC 9000 §19.11: a count above 2^60 is a FRAME_ENCODING_ERROR.
+      fail(TransportError.FRAME_ENCODING_ERROR, FrameType.MAX_STREAMS,
+          "MAX_STREAMS above 2^60: " + f.maximumStreams);
+      return;
+    }
     c.streams.onMaxStreams(f.maximumStreams);
   }
 
@@ -216,7 +224,8 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
       c.handshakeConfirmed = true;
       c.loss.setArmWithoutInFlight(false);
       TransportParameters p = c.handshake.peer();
-      c.loss.setPeerMaxAckDelay(p == null ? 25_000_000L : p.maxAckDelayMs * 1_000_000L, true);
+      c.loss.setPeerMaxAckDelay(p == null ? 25_000_000L : Saturating.msToNs(p.maxAckDelayMs),
+          true);
     }
   }
 

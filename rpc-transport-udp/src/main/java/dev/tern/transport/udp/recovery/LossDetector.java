@@ -2,6 +2,7 @@ package dev.tern.transport.udp.recovery;
 
 import dev.tern.transport.udp.congestion.CongestionController;
 import dev.tern.transport.udp.frame.AckFrame;
+import dev.tern.transport.udp.util.Saturating;
 
 /**
  * Loss detection and the probe timer of RFC 9002 §6 and Appendix A (RFC 8985's time-based
@@ -15,6 +16,13 @@ public final class LossDetector {
   public static final int PACKET_THRESHOLD = 3;
   /** RFC 9002 §7.6: persistent congestion spans 3 PTOs. */
   public static final int PERSISTENT_CONGESTION_THRESHOLD = 3;
+  /**
+   * The longest ACK delay ever believed, 2^14 ms: RFC 9000 §18.2 makes max_ack_delay values of
+   * 2^14 ms or more invalid, so no conforming peer delays an ACK longer. Before the handshake is
+   * confirmed (when RFC 9002 §5.3 does not yet cap the delay at max_ack_delay) this bounds what
+   * a peer's ACK Delay field can do to the RTT estimate.
+   */
+  public static final long ACK_DELAY_CEILING_NS = (1L << 14) * 1_000_000L;
   /** Probes sent when the probe timer fires (RFC 9002 §6.2.4: tail-loss probes). */
   public static final int PROBES_PER_PTO = 2;
 
@@ -58,7 +66,7 @@ public final class LossDetector {
 
   /** The peer's max_ack_delay (transport parameter) and whether the handshake is confirmed. */
   public void setPeerMaxAckDelay(long maxAckDelayNs, boolean handshakeConfirmed) {
-    this.maxAckDelayNs = maxAckDelayNs;
+    this.maxAckDelayNs = Math.max(0, Math.min(maxAckDelayNs, ACK_DELAY_CEILING_NS));
     this.handshakeConfirmed = handshakeConfirmed;
   }
 
@@ -118,10 +126,10 @@ public final class LossDetector {
     // RFC 9002 §5.1: sample only when the largest acknowledged is newly acknowledged and
     // ack-eliciting.
     if (log.isOpen(largest) && log.isAckEliciting(largest)) {
-      long ackDelay = ack.ackDelayNs();
-      if (handshakeConfirmed) {
-        ackDelay = Math.min(ackDelay, maxAckDelayNs); // RFC 9002 §5.3
-      }
+      // RFC 9002 §5.3: capped by max_ack_delay once the handshake is confirmed; before that by
+      // the largest valid max_ack_delay (RFC 9000 §18.2), so a forged field cannot skew the RTT.
+      long ackDelay = Math.min(ack.ackDelayNs(),
+          handshakeConfirmed ? maxAckDelayNs : ACK_DELAY_CEILING_NS);
       rtt.onSample(nowNs - log.sentTimeNs(largest), ackDelay);
     }
     boolean newlyAcked = false;
@@ -164,12 +172,12 @@ public final class LossDetector {
   /** RFC 9002 §6.1 / §A.10: declares lost what the thresholds say, arms the loss timer. */
   private void detectLost(long nowNs) {
     long lossDelay = rtt.lossDelayNs();
-    long lostSendTime = nowNs - lossDelay;
+    long lostSendTime = Saturating.add(nowNs, -lossDelay);
     lossTimeNs = 0;
     long runStartNs = -1;
     long runPrevPn = -2;
     boolean persistent = false;
-    long pcDuration = PERSISTENT_CONGESTION_THRESHOLD * rtt.ptoNs(maxAckDelayNs);
+    long pcDuration = Saturating.mul(PERSISTENT_CONGESTION_THRESHOLD, rtt.ptoNs(maxAckDelayNs));
     for (long pn = log.firstPacketNumber(); pn < largestAckedPn; pn++) {
       if (!log.isOpen(pn)) {
         continue;
@@ -199,7 +207,7 @@ public final class LossDetector {
           }
         }
       } else {
-        long t = sent + lossDelay;
+        long t = Saturating.add(sent, lossDelay);
         lossTimeNs = lossTimeNs == 0 ? t : Math.min(lossTimeNs, t);
       }
     }
@@ -217,7 +225,8 @@ public final class LossDetector {
     if (ackElicitingInFlight == 0 && !armWithoutInFlight) {
       return Long.MAX_VALUE;
     }
-    long pto = rtt.ptoNs(handshakeConfirmed ? maxAckDelayNs : 0) << Math.min(ptoCount, 20);
+    long pto = Saturating.shiftLeft(rtt.ptoNs(handshakeConfirmed ? maxAckDelayNs : 0),
+        Math.min(ptoCount, 20));
     if (ptoCount == 0 && handshakeConfirmed && rtt.hasSample() && ackElicitingInFlight > 0) {
       pto = Math.min(pto, tailLossProbeNs());
     }
@@ -225,7 +234,7 @@ public final class LossDetector {
     // when it was last set, by an ACK or a timeout, not from the last packet sent.
     long base = ackElicitingInFlight == 0
         ? Math.max(lastAckElicitingSentNs, timerEventNs) : lastAckElicitingSentNs;
-    return base + pto;
+    return Saturating.add(base, pto);
   }
 
   /**
@@ -246,9 +255,9 @@ public final class LossDetector {
    */
   private long tailLossProbeNs() {
     long srtt = rtt.smoothedRttNs();
-    long tlp = Math.max(lastAckElicitingUrgent ? srtt + srtt / 2 : 2 * srtt,
-        RttEstimator.GRANULARITY_NS);
-    return ackElicitingInFlight == 1 ? tlp + maxAckDelayNs : tlp;
+    long tlp = Math.max(lastAckElicitingUrgent ? Saturating.add(srtt, srtt / 2)
+        : Saturating.mul(2, srtt), RttEstimator.GRANULARITY_NS);
+    return ackElicitingInFlight == 1 ? Saturating.add(tlp, maxAckDelayNs) : tlp;
   }
 
   /**
