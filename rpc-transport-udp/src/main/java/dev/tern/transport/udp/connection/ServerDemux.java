@@ -58,19 +58,16 @@ public final class ServerDemux {
    */
   public Connection onDatagram(ByteBuffer datagram, long nowNs, long pathId, ByteBuffer reply) {
     int start = datagram.position();
+    if (unknownVersion(datagram, start)) {
+      answerUnknownVersion(datagram, start, reply);
+      return null;
+    }
     if (!header.parse(datagram, start, ConnectionId.V1_LENGTH)) {
       dropped++;
       return null;
     }
     Connection c = lookup(datagram, header.dcidOffset, header.dcidLength);
     if (c == null && header.type == PacketType.INITIAL && datagram.remaining() >= 1200) {
-      if (!Versions.contains(config.versions, header.version)) {
-        PacketWriter.writeVersionNegotiation(reply, random.nextInt(), datagram,
-            header.dcidOffset, header.dcidLength, header.scidOffset, header.scidLength,
-            config.versions);
-        versionNegotiationsSent++;
-        return null;
-      }
       // No state for a packet that does not open (corrupt or forged).
       if (connections.size() >= maxConnections || header.dcidLength < 8
           || initialProtection.open(datagram, header.packetStart, header.payloadOffset(),
@@ -92,6 +89,51 @@ public final class ServerDemux {
     }
     c.onDatagram(datagram, nowNs, pathId);
     return c;
+  }
+
+  /**
+   * RFC 8999 §5.1: a long header (first bit set) carries a version in bytes 1-4 whatever its
+   * other bits; version 0 is Version Negotiation, which a server never answers (RFC 9000 §6.1).
+   */
+  private boolean unknownVersion(ByteBuffer datagram, int start) {
+    if (datagram.remaining() < 5 || (datagram.get(start) & 0x80) == 0) {
+      return false;
+    }
+    int version = datagram.getInt(start + 1);
+    return version != Versions.NEGOTIATION && !Versions.contains(config.versions, version);
+  }
+
+  /**
+   * Answers a long header of a version we do not speak with Version Negotiation, before parsing
+   * anything past the invariant fields (RFC 8999 §6: type bits, fixed bit and the rest belong to
+   * the version), if the datagram is large enough to open a connection (RFC 9000 §5.2.2, §6.1:
+   * at least 1200 bytes, so the answer cannot amplify). The connection IDs are echoed as the
+   * invariants allow them, up to 255 bytes each (RFC 8999 §5.1).
+   */
+  private void answerUnknownVersion(ByteBuffer datagram, int start, ByteBuffer reply) {
+    int limit = datagram.limit();
+    int p = start + 5;
+    if (limit - start < PacketBuilder.MIN_INITIAL_DATAGRAM || p >= limit) {
+      dropped++;
+      return;
+    }
+    int dcidLength = datagram.get(p) & 0xff;
+    int dcidOffset = p + 1;
+    p = dcidOffset + dcidLength;
+    if (p >= limit) {
+      dropped++;
+      return;
+    }
+    int scidLength = datagram.get(p) & 0xff;
+    int scidOffset = p + 1;
+    int answer = 7 + dcidLength + scidLength + 4 * config.versions.length;
+    if (scidOffset + scidLength > limit || reply.remaining() < answer) {
+      dropped++;
+      return;
+    }
+    PacketWriter.writeVersionNegotiation(reply, random.nextInt(), datagram, dcidOffset,
+        dcidLength, scidOffset, scidLength, config.versions);
+    versionNegotiationsSent++;
   }
 
   private Connection lookup(ByteBuffer b, int offset, int length) {
