@@ -25,6 +25,7 @@ import dev.tern.transport.udp.stream.StreamSet;
 import dev.tern.transport.udp.util.Saturating;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
 import java.util.Random;
 
 /**
@@ -145,13 +146,12 @@ public final class Connection {
   }
 
   /**
-   * A client connection; its first {@link #pollDatagram} produces the INITIAL.
-   *
-   * @param random the source of connection IDs and path challenges (seeded in simulations)
+   * A client connection; its first {@link #pollDatagram} produces the INITIAL. Connection IDs and
+   * path challenges come from the configuration's random source ({@link SecureRandom} unless the
+   * simulator injected a seeded one with {@link ConnectionConfig#withDeterministicRandom}).
    */
-  public static Connection client(ConnectionConfig config, ConnectionListener listener,
-      Random random) {
-    return client(config, listener, random, scheduler(config));
+  public static Connection client(ConnectionConfig config, ConnectionListener listener) {
+    return client(config, listener, scheduler(config));
   }
 
   private static SendScheduler scheduler(ConnectionConfig config) {
@@ -160,7 +160,8 @@ public final class Connection {
 
   /** A client connection with the given send scheduler. */
   public static Connection client(ConnectionConfig config, ConnectionListener listener,
-      Random random, SendScheduler scheduler) {
+      SendScheduler scheduler) {
+    Random random = config.random;
     ConnectionId local = ConnectionId.random(random);
     ConnectionId initialDcid = ConnectionId.random(random);
     Connection c = new Connection(true, config, listener, random, scheduler, local, initialDcid,
@@ -180,14 +181,14 @@ public final class Connection {
    * @param clientScid the INITIAL's source connection ID
    */
   public static Connection server(ConnectionConfig config, ConnectionListener listener,
-      Random random, ConnectionId clientDcid, ConnectionId clientScid, int version) {
-    return server(config, listener, random, clientDcid, clientScid, version, scheduler(config));
+      ConnectionId clientDcid, ConnectionId clientScid, int version) {
+    return server(config, listener, clientDcid, clientScid, version, scheduler(config));
   }
 
   /** A server connection with the given send scheduler. */
   public static Connection server(ConnectionConfig config, ConnectionListener listener,
-      Random random, ConnectionId clientDcid, ConnectionId clientScid, int version,
-      SendScheduler scheduler) {
+      ConnectionId clientDcid, ConnectionId clientScid, int version, SendScheduler scheduler) {
+    Random random = config.random;
     ConnectionId local = ConnectionId.forServer(random, config.configRotation, config.serverId);
     Connection c = new Connection(false, config, listener, random, scheduler, local, clientScid,
         clientDcid, version);

@@ -338,6 +338,11 @@ public final class LossDetector {
     ptoCount = 0;
   }
 
+  /** Whether the handshake is confirmed, as last set by {@link #setPeerMaxAckDelay}. */
+  public boolean isHandshakeConfirmed() {
+    return handshakeConfirmed;
+  }
+
   /** The largest packet number the peer acknowledged, -1 if none. */
   public long largestAckedPn() {
     return largestAckedPn;

@@ -13,6 +13,11 @@ import java.util.function.Consumer;
 final class Forge {
   private Forge() {}
 
+  /** {@code config} with a seeded random source, so a test replays exactly. */
+  static ConnectionConfig seeded(ConnectionConfig config, long seed) {
+    return config.withDeterministicRandom(new java.util.Random(seed));
+  }
+
   /** A ClientHello's parameters as a client of {@code version} would send them. */
   static TransportParameters clientHello(ConnectionId scid, int version) {
     TransportParameters p = new TransportParameters();

@@ -31,7 +31,7 @@ class HostileDurationsTest {
 
   @Test
   void aHugeMaxIdleTimeoutInTheClientHelloLeavesTheServerTimersInTheFuture() {
-    ServerDemux demux = new ServerDemux(ConnectionConfig.defaults(), new Random(1),
+    ServerDemux demux = new ServerDemux(Forge.seeded(ConnectionConfig.defaults(), 1),
         c -> new ConnectionListener() {}, 4);
     ConnectionId scid = cid("1112131415161718");
     TransportParameters hello = Forge.clientHello(scid, Versions.V1);
@@ -55,9 +55,9 @@ class HostileDurationsTest {
 
   @Test
   void anAckDelayThatWrapsLeavesTheRttAndTheProbeTimerSane() {
-    Connection client = Connection.client(ConnectionConfig.defaults(),
-        new ConnectionListener() {}, new Random(1));
-    ServerDemux demux = new ServerDemux(ConnectionConfig.defaults(), new Random(2),
+    Connection client = Connection.client(Forge.seeded(ConnectionConfig.defaults(), 1),
+        new ConnectionListener() {});
+    ServerDemux demux = new ServerDemux(Forge.seeded(ConnectionConfig.defaults(), 2),
         c -> new ConnectionListener() {}, 4);
     wire.clear();
     client.pollDatagram(wire, now);
@@ -111,9 +111,9 @@ class HostileDurationsTest {
 
   @Test
   void maxStreamsAboveTwoToTheSixtyIsAFrameEncodingError() {
-    Connection client = Connection.client(ConnectionConfig.defaults(),
-        new ConnectionListener() {}, new Random(1));
-    ServerDemux demux = new ServerDemux(ConnectionConfig.defaults(), new Random(2),
+    Connection client = Connection.client(Forge.seeded(ConnectionConfig.defaults(), 1),
+        new ConnectionListener() {});
+    ServerDemux demux = new ServerDemux(Forge.seeded(ConnectionConfig.defaults(), 2),
         c -> new ConnectionListener() {}, 4);
     wire.clear();
     client.pollDatagram(wire, now);

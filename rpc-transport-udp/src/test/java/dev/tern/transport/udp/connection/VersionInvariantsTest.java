@@ -18,7 +18,7 @@ class VersionInvariantsTest {
   private static final int UNKNOWN = 0x1a2a3a4a;
 
   private static ServerDemux demux() {
-    return new ServerDemux(ConnectionConfig.defaults(), new Random(1),
+    return new ServerDemux(Forge.seeded(ConnectionConfig.defaults(), 1),
         c -> new ConnectionListener() {}, 8);
   }
 
