@@ -34,6 +34,14 @@ public interface CongestionController {
   /** A packet was declared lost (RFC 9002 §6.1). */
   void onPacketLost(long nowNs, long packetNumber, int bytes, long sentTimeNs, long bytesInFlight);
 
+  /**
+   * Every packet declared lost in the last congestion event was acknowledged later: the losses
+   * were reordering, and the response to them is undone (RFC 9438 §4.9: restore the window,
+   * slow-start threshold and growth state saved when the event began). Not called after
+   * persistent congestion.
+   */
+  default void onSpuriousCongestion(long nowNs) {}
+
   /** RFC 9002 §7.6: the losses span more than the persistent-congestion duration. */
   void onPersistentCongestion(long nowNs);
 

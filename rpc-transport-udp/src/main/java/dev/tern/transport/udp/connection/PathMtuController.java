@@ -65,6 +65,11 @@ final class PathMtuController implements CongestionController {
   }
 
   @Override
+  public void onSpuriousCongestion(long nowNs) {
+    cc.onSpuriousCongestion(nowNs);
+  }
+
+  @Override
   public void onPersistentCongestion(long nowNs) {
     cc.onPersistentCongestion(nowNs);
   }
