@@ -2,7 +2,8 @@ package dev.tern.transport.udp.stream;
 
 /**
  * A bidirectional stream: one RPC (docs/protocol.md §6). Holds both halves and the scheduling
- * attributes a {@link SendScheduler} may use.
+ * attributes a {@link SendScheduler} may use. After {@link StreamListener#onClosed} the object is
+ * reused for a later stream (with another ID), so that a call allocates no stream objects.
  */
 public final class Stream {
   private long id;
