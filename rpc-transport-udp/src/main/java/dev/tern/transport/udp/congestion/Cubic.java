@@ -151,8 +151,8 @@ public final class Cubic extends WindowController {
   }
 
   @Override
-  public void onSpuriousCongestion(long nowNs) {
-    if (!hasUndo()) {
+  public void onSpuriousCongestion(long nowNs, long eventStartNs) {
+    if (!canUndo(eventStartNs)) {
       return;
     }
     // RFC 9438 §4.9: W_max, K, the epoch and the Reno-friendly estimate as before the event.
@@ -162,7 +162,7 @@ public final class Cubic extends WindowController {
     renoAlpha = priorRenoAlpha;
     kSeconds = priorKSeconds;
     epochStartNs = priorEpochStartNs;
-    super.onSpuriousCongestion(nowNs);
+    super.onSpuriousCongestion(nowNs, eventStartNs);
   }
 
   @Override

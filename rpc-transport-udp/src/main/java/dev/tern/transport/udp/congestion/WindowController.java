@@ -38,20 +38,22 @@ abstract class WindowController implements CongestionController {
     undoRecoveryStartNs = recoveryStartNs;
   }
 
-  /** Whether a congestion event's prior state is saved (it can still be undone). */
-  boolean hasUndo() {
-    return undoCwndBytes != 0;
-  }
-
   /** Forgets the saved state: persistent congestion is never undone. */
   void forgetUndo() {
     undoCwndBytes = 0;
   }
 
+  /**
+   * Whether the recovery period in force began at {@code eventStartNs} with state saved for undo.
+   */
+  boolean canUndo(long eventStartNs) {
+    return undoCwndBytes != 0 && recoveryStartNs == eventStartNs;
+  }
+
   /** RFC 9438 §4.9: restores the state saved when the spurious event began. */
   @Override
-  public void onSpuriousCongestion(long nowNs) {
-    if (undoCwndBytes == 0) {
+  public void onSpuriousCongestion(long nowNs, long eventStartNs) {
+    if (!canUndo(eventStartNs)) {
       return;
     }
     cwndBytes = Math.max(cwndBytes, undoCwndBytes);

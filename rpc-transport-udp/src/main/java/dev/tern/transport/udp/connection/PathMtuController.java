@@ -65,8 +65,8 @@ final class PathMtuController implements CongestionController {
   }
 
   @Override
-  public void onSpuriousCongestion(long nowNs) {
-    cc.onSpuriousCongestion(nowNs);
+  public void onSpuriousCongestion(long nowNs, long eventStartNs) {
+    cc.onSpuriousCongestion(nowNs, eventStartNs);
   }
 
   @Override

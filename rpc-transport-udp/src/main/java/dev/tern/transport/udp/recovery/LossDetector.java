@@ -311,7 +311,7 @@ public final class LossDetector {
     if (eventLateAckedCount == eventCount) {
       eventUndoable = false;
       spuriousEvents++;
-      cc.onSpuriousCongestion(nowNs);
+      cc.onSpuriousCongestion(nowNs, lossEventStartNs);
     }
   }
 

@@ -144,19 +144,22 @@ class CubicTest {
     long cwnd = cubic.congestionWindowBytes();
     long ssthresh = cubic.ssthreshBytes;
     double wMax = cubic.wMaxBytes();
-    cubic.onPacketLost(d.nowNs, 1_000_000, MSS, d.nowNs - 1, cwnd);
+    long eventStart = d.nowNs;
+    cubic.onPacketLost(eventStart, 1_000_000, MSS, d.nowNs - 1, cwnd);
     assertThat(cubic.congestionWindowBytes()).isLessThan(cwnd);
     assertThat(cubic.wMaxBytes()).isNotEqualTo(wMax);
-    cubic.onSpuriousCongestion(d.nowNs + 1);
+    cubic.onSpuriousCongestion(d.nowNs + 1, eventStart - 1); // another event's: no undo
+    assertThat(cubic.congestionWindowBytes()).isLessThan(cwnd);
+    cubic.onSpuriousCongestion(d.nowNs + 1, eventStart);
     // RFC 9438 §4.9: cwnd, ssthresh and W_max as they were before the event.
     assertThat(cubic.congestionWindowBytes()).isEqualTo(cwnd);
     assertThat(cubic.ssthreshBytes).isEqualTo(ssthresh);
     assertThat(cubic.wMaxBytes()).isEqualTo(wMax);
     // Undone once: a second call changes nothing; persistent congestion is never undone.
-    cubic.onSpuriousCongestion(d.nowNs + 2);
+    cubic.onSpuriousCongestion(d.nowNs + 2, eventStart);
     assertThat(cubic.congestionWindowBytes()).isEqualTo(cwnd);
     cubic.onPersistentCongestion(d.nowNs + 3);
-    cubic.onSpuriousCongestion(d.nowNs + 4);
+    cubic.onSpuriousCongestion(d.nowNs + 4, d.nowNs + 3);
     assertThat(cubic.congestionWindowBytes()).isEqualTo(2L * MSS);
   }
 }

@@ -149,4 +149,83 @@ class SpuriousLossAndPersistentCongestionTest {
     detector.onAck(ack(15, 13), t + 101 * MS); // 12 is three behind 15: not lost any more
     assertThat(detector.packetsLost()).isEqualTo(2);
   }
+
+  @Test
+  void undoingAnEventTheControllerNeverReactedToRestoresNothing() {
+    // As PathMtuController does for a PMTU probe: a loss the controller never sees.
+    NewReno reno = new NewReno(1350);
+    dev.tern.transport.udp.congestion.CongestionController filtering =
+        new dev.tern.transport.udp.congestion.CongestionController() {
+          @Override
+          public void onPacketSent(long nowNs, long pn, int bytes, long inFlight) {
+            reno.onPacketSent(nowNs, pn, bytes, inFlight);
+          }
+
+          @Override
+          public void onPacketAcked(long nowNs, long pn, int bytes, long sentNs, RttView rtt,
+              long inFlight) {
+            reno.onPacketAcked(nowNs, pn, bytes, sentNs, rtt, inFlight);
+          }
+
+          @Override
+          public void onPacketLost(long nowNs, long pn, int bytes, long sentNs, long inFlight) {
+            if (bytes <= 1300) {
+              reno.onPacketLost(nowNs, pn, bytes, sentNs, inFlight);
+            }
+          }
+
+          @Override
+          public void onSpuriousCongestion(long nowNs, long eventStartNs) {
+            reno.onSpuriousCongestion(nowNs, eventStartNs);
+          }
+
+          @Override
+          public void onPersistentCongestion(long nowNs) {
+            reno.onPersistentCongestion(nowNs);
+          }
+
+          @Override
+          public long congestionWindowBytes() {
+            return reno.congestionWindowBytes();
+          }
+
+          @Override
+          public long pacingRateBytesPerSecond(RttView rtt) {
+            return reno.pacingRateBytesPerSecond(rtt);
+          }
+
+          @Override
+          public boolean inSlowStart() {
+            return reno.inSlowStart();
+          }
+
+          @Override
+          public String name() {
+            return "filtering";
+          }
+        };
+    SentPacketLog plog = new SentPacketLog();
+    LossDetector d = new LossDetector(plog, new RttEstimator(), filtering, new SentFrameSink() {
+      @Override
+      public void onFrameAcked(byte type, long a, long b, int length) {}
+
+      @Override
+      public void onFrameLost(byte type, long a, long b, int length) {}
+    });
+    for (int i = 0; i < 5; i++) {
+      plog.beginPacket();
+      d.onPacketSent(i * MS, 1200, true, true);
+    }
+    d.onAck(ack(0, 0), 100 * MS);
+    d.onAck(ack(4, 2), 101 * MS); // 1 lost for real: the window is halved
+    long reduced = reno.congestionWindowBytes();
+    for (int i = 0; i < 4; i++) { // 5 is a 1,400-byte probe the controller does not count
+      plog.beginPacket();
+      d.onPacketSent(200 * MS, i == 0 ? 1400 : 1200, true, true);
+    }
+    d.onAck(ack(8, 6), 300 * MS); // 5 declared lost: a loss event of its own
+    d.onAck(ack(8, 5), 301 * MS); // and acknowledged late: that event was spurious
+    assertThat(d.spuriousEvents()).isEqualTo(1);
+    assertThat(reno.congestionWindowBytes()).isEqualTo(reduced); // 1's reduction stands
+  }
 }
