@@ -34,6 +34,16 @@ public interface CongestionController {
   /** A packet was declared lost (RFC 9002 §6.1). */
   void onPacketLost(long nowNs, long packetNumber, int bytes, long sentTimeNs, long bytesInFlight);
 
+  /**
+   * Every packet declared lost in the loss event that began at {@code eventStartNs} (when its
+   * first loss was declared) was acknowledged later: the losses were reordering, and the response
+   * to them is undone (RFC 9438 §4.9: restore the window, slow-start threshold and growth state
+   * saved when the event began), provided the controller's current recovery period is that
+   * event's; a controller that never reacted to it, or has reacted to a later one since, changes
+   * nothing. Not called after persistent congestion.
+   */
+  default void onSpuriousCongestion(long nowNs, long eventStartNs) {}
+
   /** RFC 9002 §7.6: the losses span more than the persistent-congestion duration. */
   void onPersistentCongestion(long nowNs);
 

@@ -24,6 +24,13 @@ public final class Cubic extends WindowController {
   private double kSeconds;
   /** Start of the current congestion-avoidance epoch, or {@code Long.MIN_VALUE} if none. */
   private long epochStartNs = Long.MIN_VALUE;
+  // RFC 9438 §4.9: the growth state before the current congestion event, for its undo.
+  private double priorWMaxBytes;
+  private double priorCwndPriorBytes;
+  private double priorWEstBytes;
+  private double priorRenoAlpha;
+  private double priorKSeconds;
+  private long priorEpochStartNs;
   private long lastAckNs = Long.MIN_VALUE;
 
   /** A controller for datagrams of up to {@code maxDatagramSize} bytes. */
@@ -110,6 +117,13 @@ public final class Cubic extends WindowController {
     if (sentTimeNs <= recoveryStartNs) {
       return;
     }
+    saveForUndo();
+    priorWMaxBytes = wMaxBytes;
+    priorCwndPriorBytes = cwndPriorBytes;
+    priorWEstBytes = wEstBytes;
+    priorRenoAlpha = renoAlpha;
+    priorKSeconds = kSeconds;
+    priorEpochStartNs = epochStartNs;
     recoveryStartNs = nowNs;
     hystart.reset();
     // RFC 9438 §4.7: fast convergence releases bandwidth when W_max shrinks.
@@ -131,8 +145,24 @@ public final class Cubic extends WindowController {
   public void onPersistentCongestion(long nowNs) {
     // RFC 9438 §4.8 / RFC 9002 §7.6.2: treat as a timeout; restart from the minimum window.
     onPacketLost(nowNs, -1, 0, nowNs - 1, 0);
+    forgetUndo();
     cwndBytes = WindowPacing.minimumWindowBytes(maxDatagramSize);
     recoveryStartNs = nowNs;
+  }
+
+  @Override
+  public void onSpuriousCongestion(long nowNs, long eventStartNs) {
+    if (!canUndo(eventStartNs)) {
+      return;
+    }
+    // RFC 9438 §4.9: W_max, K, the epoch and the Reno-friendly estimate as before the event.
+    wMaxBytes = priorWMaxBytes;
+    cwndPriorBytes = priorCwndPriorBytes;
+    wEstBytes = priorWEstBytes;
+    renoAlpha = priorRenoAlpha;
+    kSeconds = priorKSeconds;
+    epochStartNs = priorEpochStartNs;
+    super.onSpuriousCongestion(nowNs, eventStartNs);
   }
 
   @Override

@@ -51,6 +51,7 @@ public final class NewReno extends WindowController {
       return;
     }
     // RFC 9002 §7.3.2: enter recovery, halve the window once per round trip.
+    saveForUndo();
     recoveryStartNs = nowNs;
     ssthreshBytes = Math.max((long) (cwndBytes * LOSS_REDUCTION),
         WindowPacing.minimumWindowBytes(maxDatagramSize));
@@ -61,6 +62,7 @@ public final class NewReno extends WindowController {
   @Override
   public void onPersistentCongestion(long nowNs) {
     // RFC 9002 §7.6.2: collapse to the minimum window.
+    forgetUndo();
     cwndBytes = WindowPacing.minimumWindowBytes(maxDatagramSize);
     recoveryStartNs = nowNs;
     avoidanceAckedBytes = 0;

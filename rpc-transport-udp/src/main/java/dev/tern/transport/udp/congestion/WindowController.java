@@ -15,6 +15,11 @@ abstract class WindowController implements CongestionController {
   /** Send time at which the current recovery period began (RFC 9002 §7.3.2), or none. */
   long recoveryStartNs = Long.MIN_VALUE;
 
+  /** The window, threshold and recovery start before the current congestion event, or 0. */
+  private long undoCwndBytes;
+  private long undoSsthreshBytes;
+  private long undoRecoveryStartNs;
+
   WindowController(int maxDatagramSize) {
     this.maxDatagramSize = WindowPacing.checkDatagramSize(maxDatagramSize);
     this.cwndBytes = WindowPacing.initialWindowBytes(maxDatagramSize);
@@ -24,6 +29,37 @@ abstract class WindowController implements CongestionController {
   public void onMaxDatagramSizeChanged(int bytes) {
     maxDatagramSize = WindowPacing.checkDatagramSize(bytes);
     cwndBytes = Math.max(cwndBytes, WindowPacing.minimumWindowBytes(bytes));
+  }
+
+  /** Saves what a congestion event is about to reduce (RFC 9438 §4.9), as it begins. */
+  void saveForUndo() {
+    undoCwndBytes = cwndBytes;
+    undoSsthreshBytes = ssthreshBytes;
+    undoRecoveryStartNs = recoveryStartNs;
+  }
+
+  /** Forgets the saved state: persistent congestion is never undone. */
+  void forgetUndo() {
+    undoCwndBytes = 0;
+  }
+
+  /**
+   * Whether the recovery period in force began at {@code eventStartNs} with state saved for undo.
+   */
+  boolean canUndo(long eventStartNs) {
+    return undoCwndBytes != 0 && recoveryStartNs == eventStartNs;
+  }
+
+  /** RFC 9438 §4.9: restores the state saved when the spurious event began. */
+  @Override
+  public void onSpuriousCongestion(long nowNs, long eventStartNs) {
+    if (!canUndo(eventStartNs)) {
+      return;
+    }
+    cwndBytes = Math.max(cwndBytes, undoCwndBytes);
+    ssthreshBytes = undoSsthreshBytes;
+    recoveryStartNs = undoRecoveryStartNs;
+    undoCwndBytes = 0;
   }
 
   @Override

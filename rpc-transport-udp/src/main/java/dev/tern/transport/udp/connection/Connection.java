@@ -22,8 +22,10 @@ import dev.tern.transport.udp.stream.SendScheduler;
 import dev.tern.transport.udp.stream.Stream;
 import dev.tern.transport.udp.stream.StreamFrameWriter;
 import dev.tern.transport.udp.stream.StreamSet;
+import dev.tern.transport.udp.util.Saturating;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
 import java.util.Random;
 
 /**
@@ -119,13 +121,13 @@ public final class Connection {
     this.pathMtu = new PathMtuController(cc, mtu, pacer);
     this.dispatcher = new FrameDispatcher(this);
     this.loss = new LossDetector(log, rtt, pathMtu, dispatcher);
-    this.acks = new AckTracker(config.maxAckDelayMs * 1_000_000L);
+    this.acks = new AckTracker(Saturating.msToNs(config.maxAckDelayMs));
     this.streams = new StreamSet(isClient, config.limits, scheduler, this.listener);
     this.streamWriter = new StreamFrameWriter(streams);
     this.builder = new PacketBuilder(this);
     this.handshakeCopy = new HandshakeCopy(config.handshakeCopyDelayNs, config.firstDataCopy);
-    this.idleTimeoutNs = config.idleTimeoutMs * 1_000_000L;
-    this.idle = new IdlePolicy(config.keepAliveMs * 1_000_000L, idleTimeoutNs, 0);
+    this.idleTimeoutNs = Saturating.msToNs(config.idleTimeoutMs);
+    this.idle = new IdlePolicy(Saturating.msToNs(config.keepAliveMs), idleTimeoutNs, 0);
   }
 
   /** Brings the idle policy up to date (negotiated timeout, open streams). */
@@ -144,13 +146,12 @@ public final class Connection {
   }
 
   /**
-   * A client connection; its first {@link #pollDatagram} produces the INITIAL.
-   *
-   * @param random the source of connection IDs and path challenges (seeded in simulations)
+   * A client connection; its first {@link #pollDatagram} produces the INITIAL. Connection IDs and
+   * path challenges come from the configuration's random source ({@link SecureRandom} unless the
+   * simulator injected a seeded one with {@link ConnectionConfig#withDeterministicRandom}).
    */
-  public static Connection client(ConnectionConfig config, ConnectionListener listener,
-      Random random) {
-    return client(config, listener, random, scheduler(config));
+  public static Connection client(ConnectionConfig config, ConnectionListener listener) {
+    return client(config, listener, scheduler(config));
   }
 
   private static SendScheduler scheduler(ConnectionConfig config) {
@@ -159,7 +160,8 @@ public final class Connection {
 
   /** A client connection with the given send scheduler. */
   public static Connection client(ConnectionConfig config, ConnectionListener listener,
-      Random random, SendScheduler scheduler) {
+      SendScheduler scheduler) {
+    Random random = config.random;
     ConnectionId local = ConnectionId.random(random);
     ConnectionId initialDcid = ConnectionId.random(random);
     Connection c = new Connection(true, config, listener, random, scheduler, local, initialDcid,
@@ -179,14 +181,14 @@ public final class Connection {
    * @param clientScid the INITIAL's source connection ID
    */
   public static Connection server(ConnectionConfig config, ConnectionListener listener,
-      Random random, ConnectionId clientDcid, ConnectionId clientScid, int version) {
-    return server(config, listener, random, clientDcid, clientScid, version, scheduler(config));
+      ConnectionId clientDcid, ConnectionId clientScid, int version) {
+    return server(config, listener, clientDcid, clientScid, version, scheduler(config));
   }
 
   /** A server connection with the given send scheduler. */
   public static Connection server(ConnectionConfig config, ConnectionListener listener,
-      Random random, ConnectionId clientDcid, ConnectionId clientScid, int version,
-      SendScheduler scheduler) {
+      ConnectionId clientDcid, ConnectionId clientScid, int version, SendScheduler scheduler) {
+    Random random = config.random;
     ConnectionId local = ConnectionId.forServer(random, config.configRotation, config.serverId);
     Connection c = new Connection(false, config, listener, random, scheduler, local, clientScid,
         clientDcid, version);
@@ -376,7 +378,7 @@ public final class Connection {
     closeReason = reason == null ? new byte[0] : reason.getBytes(StandardCharsets.UTF_8);
     closeToSend = true;
     state = ConnectionState.CLOSING;
-    closeDeadlineNs = nowNs + 3 * rtt.ptoNs(0); // RFC 9000 §10.2
+    closeDeadlineNs = Saturating.add(nowNs, Saturating.mul(3, rtt.ptoNs(0))); // RFC 9000 §10.2
     listener.onClosed(this, error, code, reason == null ? "" : reason, false);
   }
 
@@ -388,7 +390,7 @@ public final class Connection {
     closeError = error;
     closeCode = code;
     state = ConnectionState.DRAINING;
-    closeDeadlineNs = nowNs + 3 * rtt.ptoNs(0); // RFC 9000 §10.2.2
+    closeDeadlineNs = Saturating.add(nowNs, Saturating.mul(3, rtt.ptoNs(0))); // RFC 9000 §10.2.2
     listener.onClosed(this, error, code, reason, true);
   }
 

@@ -4,6 +4,8 @@ import dev.tern.transport.udp.congestion.CongestionControl;
 import dev.tern.transport.udp.congestion.CongestionControllers;
 import dev.tern.transport.udp.packet.Versions;
 import dev.tern.transport.udp.stream.StreamLimits;
+import java.security.SecureRandom;
+import java.util.Random;
 
 /**
  * A connection's settings (docs/protocol.md §7 for the transport parameters they become).
@@ -29,6 +31,15 @@ public final class ConnectionConfig {
   final long handshakeCopyDelayNs;
   /** Whether the first datagram with stream data is sent twice too. */
   final boolean firstDataCopy;
+  /**
+   * The source of values a peer or an off-path attacker must not predict: connection IDs,
+   * PATH_CHALLENGE data, the Version Negotiation packet's unused bits, the connection-ID table's
+   * hash key, the congestion controller's seed.
+   */
+  final Random random;
+
+  /** Shared by every configuration that names no source: SecureRandom is thread-safe. */
+  private static final SecureRandom SECURE_RANDOM = new SecureRandom();
 
   private ConnectionConfig(Builder b) {
     this.versions = b.versions.clone();
@@ -46,6 +57,46 @@ public final class ConnectionConfig {
     this.configRotation = b.configRotation;
     this.handshakeCopyDelayNs = b.handshakeCopy ? b.handshakeCopyDelayMs * 1_000_000L : -1;
     this.firstDataCopy = b.firstDataCopy;
+    this.random = SECURE_RANDOM;
+  }
+
+  private ConnectionConfig(ConnectionConfig o, Random random) {
+    this.versions = o.versions;
+    this.rpcVersions = o.rpcVersions;
+    this.limits = o.limits;
+    this.idleTimeoutMs = o.idleTimeoutMs;
+    this.maxAckDelayMs = o.maxAckDelayMs;
+    this.maxDatagramBytes = o.maxDatagramBytes;
+    this.congestionControl = o.congestionControl;
+    this.priorityScheduling = o.priorityScheduling;
+    this.maxProbedDatagramBytes = o.maxProbedDatagramBytes;
+    this.keepAliveMs = o.keepAliveMs;
+    this.wantReceiveTimestamps = o.wantReceiveTimestamps;
+    this.serverId = o.serverId;
+    this.configRotation = o.configRotation;
+    this.handshakeCopyDelayNs = o.handshakeCopyDelayNs;
+    this.firstDataCopy = o.firstDataCopy;
+    this.random = random;
+  }
+
+  /**
+   * This configuration with a deterministic source of randomness in place of the default
+   * {@link SecureRandom}: for the simulator and tests only, so that a seed replays a run. A
+   * deployed endpoint must keep the default, or its connection IDs and path challenges become
+   * predictable (RFC 9000 §5.1, §8.2; docs/protocol.md §2.3).
+   *
+   * @param random the source (used by every connection and endpoint built with the result)
+   */
+  public ConnectionConfig withDeterministicRandom(Random random) {
+    if (random == null) {
+      throw new IllegalArgumentException("random must not be null");
+    }
+    return new ConnectionConfig(this, random);
+  }
+
+  /** Whether this configuration draws from the cryptographic default source. */
+  public boolean usesSecureRandom() {
+    return random == SECURE_RANDOM;
   }
 
   /** A builder with the defaults of docs/protocol.md. */

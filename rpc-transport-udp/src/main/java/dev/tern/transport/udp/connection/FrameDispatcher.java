@@ -18,8 +18,10 @@ import dev.tern.transport.udp.frame.StreamDataBlockedFrame;
 import dev.tern.transport.udp.frame.StreamFrame;
 import dev.tern.transport.udp.frame.TransportError;
 import dev.tern.transport.udp.packet.Versions;
+import dev.tern.transport.udp.path.MtuDiscovery;
 import dev.tern.transport.udp.recovery.SentFrameSink;
 import dev.tern.transport.udp.recovery.SentFrameType;
+import dev.tern.transport.udp.util.Saturating;
 
 /**
  * Applies received frames to a {@link Connection} and the fate of sent frames that recovery
@@ -99,10 +101,12 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
 
   private void onPeerParameters() {
     TransportParameters p = c.handshake.peer();
-    if (c.isClient && !p.initialSourceConnectionId.equals(c.peerCid)) {
-      // RFC 9000 §7.3: the parameter must match the header's source connection ID.
+    if (!p.initialSourceConnectionId.equals(c.peerCid)) {
+      // RFC 9000 §7.3: each side's parameter must match the Source Connection ID of its first
+      // INITIAL (the server took the client's from the INITIAL that created the connection).
       fail(TransportError.TRANSPORT_PARAMETER_ERROR, FrameType.CRYPTO,
-          "initial_source_connection_id does not match the packet");
+          "initial_source_connection_id " + p.initialSourceConnectionId
+              + " does not match the packet's source connection ID " + c.peerCid);
       return;
     }
     if (!c.isClient) {
@@ -119,7 +123,8 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
     }
     c.streams.setPeerLimits(p.initialMaxData, p.initialMaxStreamData, p.initialMaxStreams);
     if (p.maxIdleTimeoutMs > 0) {
-      long peerIdle = p.maxIdleTimeoutMs * 1_000_000L;
+      // RFC 9000 §18.2: any varint is a valid max_idle_timeout; saturate, never wrap.
+      long peerIdle = Saturating.msToNs(p.maxIdleTimeoutMs);
       c.idleTimeoutNs = c.idleTimeoutNs == 0 ? peerIdle : Math.min(c.idleTimeoutNs, peerIdle);
     }
     c.peerWantsTimestamps = p.wantsReceiveTimestamps;
@@ -127,10 +132,15 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
       c.handshake.onPeerHasIt();
     } else {
       c.handshake.setLocalMessage(c.localParameters(TransportParameters.SERVER_HELLO));
+      // docs/protocol.md §4: HANDSHAKE_DONE may go out right after the ServerHello, but the
+      // server's handshake is confirmed only on the client's first 1-RTT packet (RFC 9001
+      // §4.1.2: when the handshake completes, i.e. once the client shows it has our message).
       c.handshakeDonePending = true;
-      c.handshakeConfirmed = true;
     }
-    c.loss.setPeerMaxAckDelay(p.maxAckDelayMs * 1_000_000L, c.handshakeConfirmed);
+    c.loss.setPeerMaxAckDelay(Saturating.msToNs(p.maxAckDelayMs), c.handshakeConfirmed);
+    // RFC 9000 §18.2: never send a datagram larger than the peer's max_udp_payload_size.
+    c.mtu.capAt((int) Math.min(p.maxUdpPayloadSize, MtuDiscovery.MAX_UDP_PAYLOAD));
+    c.pathMtu.checkSize();
     c.state = ConnectionState.ESTABLISHED;
     c.listener.onHandshakeComplete(c);
   }
@@ -172,6 +182,12 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
 
   @Override
   public void onMaxStreams(MaxStreamsFrame f) {
+    if (f.maximumStreams > TransportParameters.MAX_STREAM_COUNT) {
+      // RFC 9000 §19.11: a count above 2^60 is a FRAME_ENCODING_ERROR.
+      fail(TransportError.FRAME_ENCODING_ERROR, FrameType.MAX_STREAMS,
+          "MAX_STREAMS above 2^60: " + f.maximumStreams);
+      return;
+    }
     c.streams.onMaxStreams(f.maximumStreams);
   }
 
@@ -206,6 +222,20 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
     c.onPeerClose(e, f.errorCode, f.reason());
   }
 
+  /**
+   * The server's handshake completes, and is confirmed, on the client's first 1-RTT packet
+   * (docs/protocol.md §4; RFC 9001 §4.1.2): from then on the client's ACK delays are capped at
+   * its max_ack_delay (RFC 9002 §5.3) and the probe timeout includes it (§6.2.1).
+   */
+  void onClientOneRtt() {
+    TransportParameters p = c.handshake.peer();
+    if (c.isClient || c.handshakeConfirmed || p == null) {
+      return;
+    }
+    c.handshakeConfirmed = true;
+    c.loss.setPeerMaxAckDelay(Saturating.msToNs(p.maxAckDelayMs), true);
+  }
+
   @Override
   public void onHandshakeDone() {
     if (!c.isClient) {
@@ -216,7 +246,8 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
       c.handshakeConfirmed = true;
       c.loss.setArmWithoutInFlight(false);
       TransportParameters p = c.handshake.peer();
-      c.loss.setPeerMaxAckDelay(p == null ? 25_000_000L : p.maxAckDelayMs * 1_000_000L, true);
+      c.loss.setPeerMaxAckDelay(p == null ? 25_000_000L : Saturating.msToNs(p.maxAckDelayMs),
+          true);
     }
   }
 

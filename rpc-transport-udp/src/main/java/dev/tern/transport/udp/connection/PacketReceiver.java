@@ -90,6 +90,7 @@ final class PacketReceiver {
     }
     if (!c.isClient && h.type == PacketType.ONE_RTT) {
       c.peerEstablished = true;
+      c.dispatcher.onClientOneRtt();
     }
     int savedLimit = buf.limit();
     buf.limit(payloadEnd).position(h.payloadOffset());

@@ -65,6 +65,11 @@ final class PathMtuController implements CongestionController {
   }
 
   @Override
+  public void onSpuriousCongestion(long nowNs, long eventStartNs) {
+    cc.onSpuriousCongestion(nowNs, eventStartNs);
+  }
+
+  @Override
   public void onPersistentCongestion(long nowNs) {
     cc.onPersistentCongestion(nowNs);
   }

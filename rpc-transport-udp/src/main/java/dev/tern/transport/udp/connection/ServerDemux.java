@@ -1,6 +1,7 @@
 package dev.tern.transport.udp.connection;
 
 import dev.tern.transport.udp.util.LongObjectMap;
+import dev.tern.transport.udp.util.SipHash;
 import dev.tern.transport.udp.packet.ConnectionId;
 import dev.tern.transport.udp.packet.PacketHeader;
 import dev.tern.transport.udp.packet.PacketType;
@@ -18,12 +19,18 @@ import java.util.function.Function;
  * connection ID (never by address), creates a connection for a client's INITIAL, and answers an
  * INITIAL of an unknown version with Version Negotiation (docs/protocol.md §3), statelessly.
  * Datagrams that fit nothing are dropped and counted.
+ *
+ * <p>The connection-ID table is keyed by SipHash-2-4 of the whole connection ID under a key drawn
+ * per endpoint from the configuration's random source, so a client choosing its Destination
+ * Connection IDs cannot make them collide in the table and turn lookups into long probe chains
+ * (the table probes linearly). Lookups neither copy the ID nor allocate.
  */
 public final class ServerDemux {
   private final ConnectionConfig config;
   private final Random random;
   private final Function<Connection, ConnectionListener> listeners;
   private final LongObjectMap<Connection> byCid = new LongObjectMap<>();
+  private final SipHash cidHash;
   private final List<Connection> connections = new ArrayList<>();
   private final PacketHeader header = new PacketHeader();
   private final PlaintextProtection initialProtection = new PlaintextProtection();
@@ -34,16 +41,19 @@ public final class ServerDemux {
   /**
    * A demultiplexer.
    *
+   * @param config every connection's configuration; its random source also keys the
+   *     connection-ID table and fills Version Negotiation's unused bits
    * @param listeners gives each new connection its listener
    * @param maxConnections connections beyond this are refused (their INITIALs dropped)
    */
-  public ServerDemux(ConnectionConfig config, Random random,
+  public ServerDemux(ConnectionConfig config,
       Function<Connection, ConnectionListener> listeners, int maxConnections) {
     if (maxConnections < 1) {
       throw new IllegalArgumentException("maxConnections must be >= 1: " + maxConnections);
     }
     this.config = config;
-    this.random = random;
+    this.random = config.random;
+    this.cidHash = new SipHash(random.nextLong(), random.nextLong());
     this.listeners = listeners;
     this.maxConnections = maxConnections;
   }
@@ -58,19 +68,16 @@ public final class ServerDemux {
    */
   public Connection onDatagram(ByteBuffer datagram, long nowNs, long pathId, ByteBuffer reply) {
     int start = datagram.position();
+    if (unknownVersion(datagram, start)) {
+      answerUnknownVersion(datagram, start, reply);
+      return null;
+    }
     if (!header.parse(datagram, start, ConnectionId.V1_LENGTH)) {
       dropped++;
       return null;
     }
     Connection c = lookup(datagram, header.dcidOffset, header.dcidLength);
     if (c == null && header.type == PacketType.INITIAL && datagram.remaining() >= 1200) {
-      if (!Versions.contains(config.versions, header.version)) {
-        PacketWriter.writeVersionNegotiation(reply, random.nextInt(), datagram,
-            header.dcidOffset, header.dcidLength, header.scidOffset, header.scidLength,
-            config.versions);
-        versionNegotiationsSent++;
-        return null;
-      }
       // No state for a packet that does not open (corrupt or forged).
       if (connections.size() >= maxConnections || header.dcidLength < 8
           || initialProtection.open(datagram, header.packetStart, header.payloadOffset(),
@@ -80,10 +87,10 @@ public final class ServerDemux {
       }
       ConnectionId dcid = ConnectionId.read(datagram, header.dcidOffset, header.dcidLength);
       ConnectionId scid = ConnectionId.read(datagram, header.scidOffset, header.scidLength);
-      c = Connection.server(config, null, random, dcid, scid, header.version);
+      c = Connection.server(config, null, dcid, scid, header.version);
       c.setListener(listeners.apply(c));
-      byCid.put(dcid.routingKey(), c);
-      byCid.put(c.localConnectionId().routingKey(), c);
+      byCid.put(keyOf(dcid), c);
+      byCid.put(keyOf(c.localConnectionId()), c);
       connections.add(c);
     }
     if (c == null) {
@@ -94,23 +101,77 @@ public final class ServerDemux {
     return c;
   }
 
+  /**
+   * RFC 8999 §5.1: a long header (first bit set) carries a version in bytes 1-4 whatever its
+   * other bits; version 0 is Version Negotiation, which a server never answers (RFC 9000 §6.1).
+   */
+  private boolean unknownVersion(ByteBuffer datagram, int start) {
+    if (datagram.remaining() < 5 || (datagram.get(start) & 0x80) == 0) {
+      return false;
+    }
+    int version = datagram.getInt(start + 1);
+    return version != Versions.NEGOTIATION && !Versions.contains(config.versions, version);
+  }
+
+  /**
+   * Answers a long header of a version we do not speak with Version Negotiation, before parsing
+   * anything past the invariant fields (RFC 8999 §6: type bits, fixed bit and the rest belong to
+   * the version), if the datagram is large enough to open a connection (RFC 9000 §5.2.2, §6.1:
+   * at least 1200 bytes, so the answer cannot amplify). The connection IDs are echoed as the
+   * invariants allow them, up to 255 bytes each (RFC 8999 §5.1).
+   */
+  private void answerUnknownVersion(ByteBuffer datagram, int start, ByteBuffer reply) {
+    int limit = datagram.limit();
+    int p = start + 5;
+    if (limit - start < PacketBuilder.MIN_INITIAL_DATAGRAM || p >= limit) {
+      dropped++;
+      return;
+    }
+    int dcidLength = datagram.get(p) & 0xff;
+    int dcidOffset = p + 1;
+    p = dcidOffset + dcidLength;
+    if (p >= limit) {
+      dropped++;
+      return;
+    }
+    int scidLength = datagram.get(p) & 0xff;
+    int scidOffset = p + 1;
+    int answer = 7 + dcidLength + scidLength + 4 * config.versions.length;
+    if (scidOffset + scidLength > limit || reply.remaining() < answer) {
+      dropped++;
+      return;
+    }
+    PacketWriter.writeVersionNegotiation(reply, random.nextInt(), datagram, dcidOffset,
+        dcidLength, scidOffset, scidLength, config.versions);
+    versionNegotiationsSent++;
+  }
+
   private Connection lookup(ByteBuffer b, int offset, int length) {
     if (length < 8) {
       return null;
     }
-    long key = 0;
-    for (int i = 0; i < 8; i++) {
-      key = (key << 8) | (b.get(offset + i) & 0xff);
+    Connection c = byCid.get(cidHash.hash(b, offset, length));
+    // A 64-bit keyed hash collides by chance only; never route by a collision.
+    if (c != null && !c.localCid.matches(b, offset, length)
+        && !c.originalDcid.matches(b, offset, length)) {
+      return null;
     }
-    return byCid.get(key);
+    return c;
+  }
+
+  /** The table key of a connection ID (on connection setup and removal only: it allocates). */
+  private long keyOf(ConnectionId cid) {
+    ByteBuffer b = ByteBuffer.allocate(cid.length());
+    cid.write(b);
+    return cidHash.hash(b, 0, cid.length());
   }
 
   /** Forgets closed connections; returns how many remain. */
   public int reapClosed() {
     connections.removeIf(c -> {
       if (c.state() == ConnectionState.CLOSED) {
-        byCid.remove(c.localConnectionId().routingKey());
-        byCid.remove(c.originalDcid.routingKey());
+        byCid.remove(keyOf(c.localConnectionId()));
+        byCid.remove(keyOf(c.originalDcid));
         return true;
       }
       return false;

@@ -13,6 +13,12 @@ public final class TransportParameters {
   public static final int CLIENT_HELLO = 1;
   /** ServerHello message type. */
   public static final int SERVER_HELLO = 2;
+  /** RFC 9000 §18.2: ack_delay_exponent values above 20 are invalid. */
+  public static final int MAX_ACK_DELAY_EXPONENT = 20;
+  /** RFC 9000 §18.2: max_ack_delay values of 2^14 ms or more are invalid. */
+  public static final long MAX_ACK_DELAY_LIMIT_MS = 1L << 14;
+  /** RFC 9000 §4.6: a stream count above 2^60 cannot be expressed as a stream ID. */
+  public static final long MAX_STREAM_COUNT = 1L << 60;
   /** Longest handshake message. */
   public static final int MAX_MESSAGE_BYTES = 1100;
 
@@ -40,6 +46,11 @@ public final class TransportParameters {
   public long initialMaxStreamData = 1 << 20;
   /** initial_max_streams. */
   public long initialMaxStreams = 100;
+  /**
+   * ack_delay_exponent as the peer sent it (default 3); version 1 fixes the exponent at 3
+   * (docs/protocol.md §7), so the value is only validated.
+   */
+  public long ackDelayExponent = 3;
   /** max_ack_delay, ms. */
   public long maxAckDelayMs = 25;
   /** initial_source_connection_id; required. */
@@ -137,8 +148,15 @@ public final class TransportParameters {
     if (maxUdpPayloadSize < 1200) {
       return "max_udp_payload_size below 1200: " + maxUdpPayloadSize;
     }
-    if (maxAckDelayMs >= 1 << 14) {
-      return "max_ack_delay too large: " + maxAckDelayMs;
+    if (maxAckDelayMs >= MAX_ACK_DELAY_LIMIT_MS) {
+      return "max_ack_delay must be below 2^14 ms (RFC 9000 §18.2): " + maxAckDelayMs;
+    }
+    if (ackDelayExponent > MAX_ACK_DELAY_EXPONENT) {
+      return "ack_delay_exponent must be at most 20 (RFC 9000 §18.2): " + ackDelayExponent;
+    }
+    if (initialMaxStreams > MAX_STREAM_COUNT) {
+      return "initial_max_streams_bidi must be at most 2^60 (RFC 9000 §18.2): "
+          + initialMaxStreams;
     }
     return null;
   }
@@ -202,7 +220,8 @@ public final class TransportParameters {
       case INITIAL_MAX_STREAMS: initialMaxStreams = v; break;
       case MAX_ACK_DELAY: maxAckDelayMs = v; break;
       case RECEIVE_TIMESTAMPS: wantsReceiveTimestamps = v != 0; break;
-      default: break; // ack_delay_exponent is fixed at 3 in version 1
+      case ACK_DELAY_EXPONENT: ackDelayExponent = v; break;
+      default: break;
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.tern.transport.udp.frame;
 
 import dev.tern.transport.udp.packet.VarInt;
+import dev.tern.transport.udp.util.Saturating;
 import java.nio.ByteBuffer;
 
 /**
@@ -40,9 +41,13 @@ public final class AckFrame {
     return largest[0];
   }
 
-  /** The ACK delay in nanoseconds. */
+  /**
+   * The ACK delay in nanoseconds (RFC 9000 §19.3: the field times 2^ack_delay_exponent
+   * microseconds), saturating at {@code Long.MAX_VALUE}: the field is the peer's choice, up to
+   * 2^62 - 1, and must not wrap into a negative delay.
+   */
   public long ackDelayNs() {
-    return (ackDelay << ACK_DELAY_EXPONENT) * 1000L;
+    return Saturating.usToNs(Saturating.shiftLeft(ackDelay, ACK_DELAY_EXPONENT));
   }
 
   /**

@@ -106,15 +106,6 @@ public final class ConnectionId {
     return true;
   }
 
-  /** A 64-bit key for hash maps (the first 8 bytes, big-endian). */
-  public long routingKey() {
-    long k = 0;
-    for (int i = 0; i < Math.min(8, bytes.length); i++) {
-      k = (k << 8) | (bytes[i] & 0xff);
-    }
-    return k;
-  }
-
   @Override
   public boolean equals(Object o) {
     return o instanceof ConnectionId && Arrays.equals(bytes, ((ConnectionId) o).bytes);

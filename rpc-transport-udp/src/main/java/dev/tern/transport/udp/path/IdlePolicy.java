@@ -1,5 +1,7 @@
 package dev.tern.transport.udp.path;
 
+import dev.tern.transport.udp.util.Saturating;
+
 /**
  * Keep-alive and idle timeout as a sans-IO policy. While the connection has open streams or the
  * application asked to stay connected, a PING goes out after {@code keepAliveIntervalNs} without
@@ -106,16 +108,17 @@ public final class IdlePolicy {
 
   /** The idle timeout in force: at least three probe timeouts (RFC 9000 §10.1). */
   public long effectiveIdleTimeoutNs(long ptoNs) {
-    return idleTimeoutNs == 0 ? Long.MAX_VALUE / 4 : Math.max(idleTimeoutNs, 3 * ptoNs);
+    return idleTimeoutNs == 0 ? Long.MAX_VALUE / 4
+        : Math.max(idleTimeoutNs, Saturating.mul(3, ptoNs));
   }
 
   /** The next time {@link #onTimeout} has something to do. */
   public long nextTimeoutNs(long ptoNs) {
-    long close = lastReceiveNs + effectiveIdleTimeoutNs(ptoNs);
+    long close = Saturating.add(lastReceiveNs, effectiveIdleTimeoutNs(ptoNs));
     if (!keepAliveActive()) {
       return close;
     }
-    return Math.min(close, lastActivityNs + keepAliveNs());
+    return Math.min(close, Saturating.add(lastActivityNs, keepAliveNs()));
   }
 
   /** The timer fired (or the connection checks): what is due now. */

@@ -18,6 +18,8 @@ package dev.tern.transport.udp.path;
 public final class MtuDiscovery {
   /** RFC 8899 §5.1.2 BASE_PLPMTU for QUIC-like transports (RFC 9000 §14). */
   public static final int BASE_PLPMTU = 1200;
+  /** RFC 9000 §18.2: the largest max_udp_payload_size, 65527 bytes. */
+  public static final int MAX_UDP_PAYLOAD = 65_527;
   /** The size the connection starts with (FIELD-NOTES: reaches 95-98% of mobile clients). */
   public static final int INITIAL_PLPMTU = 1350;
   /** RFC 8899 §5.1.2: MAX_PROBES. */
@@ -40,7 +42,7 @@ public final class MtuDiscovery {
     BASE
   }
 
-  private final int maxPlpmtu;
+  private int maxPlpmtu;
   private final long raiseIntervalNs;
   private int plpmtu;
   private State state = State.SEARCHING;
@@ -79,6 +81,30 @@ public final class MtuDiscovery {
   }
 
   /** The size of ordinary packets now, bytes of UDP payload. */
+  /**
+   * Lowers the largest size searched for, and the size in use if larger, to {@code bytes}: the
+   * peer's max_udp_payload_size (RFC 9000 §18.2: the peer will not process larger datagrams;
+   * RFC 8899 §5.1.2: the PLPMTU never exceeds what the remote endpoint accepts). An outstanding
+   * probe above it is forgotten. Values below the base PLPMTU are raised to it (the transport
+   * parameter is invalid below 1200).
+   */
+  public void capAt(int bytes) {
+    int cap = Math.max(BASE_PLPMTU, bytes);
+    if (cap >= maxPlpmtu) {
+      return;
+    }
+    maxPlpmtu = cap;
+    plpmtu = Math.min(plpmtu, cap);
+    if (probeSize > cap) {
+      probePn = NONE;
+      probeLosses = 0;
+      probeSize = nextSizeAbove(plpmtu);
+      if (probeSize == 0) {
+        state = State.SEARCH_COMPLETE;
+      }
+    }
+  }
+
   public int maxDatagramSize() {
     return plpmtu;
   }

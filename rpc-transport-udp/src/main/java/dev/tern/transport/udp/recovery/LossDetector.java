@@ -2,6 +2,7 @@ package dev.tern.transport.udp.recovery;
 
 import dev.tern.transport.udp.congestion.CongestionController;
 import dev.tern.transport.udp.frame.AckFrame;
+import dev.tern.transport.udp.util.Saturating;
 
 /**
  * Loss detection and the probe timer of RFC 9002 §6 and Appendix A (RFC 8985's time-based
@@ -11,10 +12,25 @@ import dev.tern.transport.udp.frame.AckFrame;
  * sends anything itself. All times are virtual ({@code nowNs}); nothing allocates.
  */
 public final class LossDetector {
-  /** RFC 9002 §6.1.1: the packet reordering threshold. */
+  /** RFC 9002 §6.1.1: the packet reordering threshold, before any reordering is seen. */
   public static final int PACKET_THRESHOLD = 3;
+  /** The packet threshold never grows beyond this (RFC 9002 §6.1: it may be raised). */
+  public static final int MAX_PACKET_THRESHOLD = 16;
+  /** RFC 9002 §6.1.2: the time threshold, 9/8 RTT, in eighths, before any reordering is seen. */
+  public static final int TIME_THRESHOLD_EIGHTHS = 9;
+  /** The time threshold never grows beyond 2 RTT (RFC 8985 §6.2: the reordering window). */
+  public static final int MAX_TIME_THRESHOLD_EIGHTHS = 16;
+  /** Lost packets remembered per loss event; an event with more is never undone. */
+  static final int LOSS_EVENT_CAPACITY = 64;
   /** RFC 9002 §7.6: persistent congestion spans 3 PTOs. */
   public static final int PERSISTENT_CONGESTION_THRESHOLD = 3;
+  /**
+   * The longest ACK delay ever believed, 2^14 ms: RFC 9000 §18.2 makes max_ack_delay values of
+   * 2^14 ms or more invalid, so no conforming peer delays an ACK longer. Before the handshake is
+   * confirmed (when RFC 9002 §5.3 does not yet cap the delay at max_ack_delay) this bounds what
+   * a peer's ACK Delay field can do to the RTT estimate.
+   */
+  public static final long ACK_DELAY_CEILING_NS = (1L << 14) * 1_000_000L;
   /** Probes sent when the probe timer fires (RFC 9002 §6.2.4: tail-loss probes). */
   public static final int PROBES_PER_PTO = 2;
 
@@ -43,6 +59,23 @@ public final class LossDetector {
   private boolean handshakeConfirmed;
   private boolean armWithoutInFlight;
 
+  private int packetThreshold = PACKET_THRESHOLD;
+  private int timeThresholdEighths = TIME_THRESHOLD_EIGHTHS;
+  /** When the first RTT sample was taken, or -1 (RFC 9002 §7.6.2). */
+  private long firstRttSampleNs = -1;
+
+  // The current loss event: the packets declared lost since it began (RFC 9002 §7.3.2's
+  // recovery period), each with the largest acknowledged packet when it was declared.
+  private long lossEventStartNs = Long.MIN_VALUE;
+  private final long[] eventPn = new long[LOSS_EVENT_CAPACITY];
+  private final long[] eventLargestAcked = new long[LOSS_EVENT_CAPACITY];
+  private final boolean[] eventLateAcked = new boolean[LOSS_EVENT_CAPACITY];
+  private int eventCount;
+  private int eventLateAckedCount;
+  private boolean eventUndoable;
+
+  private long spuriousLosses;
+  private long spuriousEvents;
   private long packetsLost;
   private long ptoFired;
   private long persistentCongestionEvents;
@@ -58,7 +91,7 @@ public final class LossDetector {
 
   /** The peer's max_ack_delay (transport parameter) and whether the handshake is confirmed. */
   public void setPeerMaxAckDelay(long maxAckDelayNs, boolean handshakeConfirmed) {
-    this.maxAckDelayNs = maxAckDelayNs;
+    this.maxAckDelayNs = Math.max(0, Math.min(maxAckDelayNs, ACK_DELAY_CEILING_NS));
     this.handshakeConfirmed = handshakeConfirmed;
   }
 
@@ -89,8 +122,9 @@ public final class LossDetector {
     log.endPacket(nowNs, bytes, ackEliciting, inFlight, urgent);
     if (!ackEliciting && !inFlight) {
       // ACK-only packets are never acknowledged by themselves (RFC 9000 §13.2.1): tracking them
-      // would only fill the log. Their ACK frames need no retransmission.
-      log.close(pn, true, NO_SINK);
+      // would only fill the log. Their ACK frames need no retransmission. They are closed as
+      // not acknowledged: they do not end a persistent-congestion period (RFC 9002 §7.6.2).
+      log.close(pn, false, NO_SINK);
       return;
     }
     if (inFlight) {
@@ -118,11 +152,17 @@ public final class LossDetector {
     // RFC 9002 §5.1: sample only when the largest acknowledged is newly acknowledged and
     // ack-eliciting.
     if (log.isOpen(largest) && log.isAckEliciting(largest)) {
-      long ackDelay = ack.ackDelayNs();
-      if (handshakeConfirmed) {
-        ackDelay = Math.min(ackDelay, maxAckDelayNs); // RFC 9002 §5.3
+      // RFC 9002 §5.3: capped by max_ack_delay once the handshake is confirmed; before that by
+      // the largest valid max_ack_delay (RFC 9000 §18.2), so a forged field cannot skew the RTT.
+      long ackDelay = Math.min(ack.ackDelayNs(),
+          handshakeConfirmed ? maxAckDelayNs : ACK_DELAY_CEILING_NS);
+      if (firstRttSampleNs < 0) {
+        firstRttSampleNs = nowNs;
       }
       rtt.onSample(nowNs - log.sentTimeNs(largest), ackDelay);
+    }
+    if (eventUndoable) {
+      checkLateAcks(ack, nowNs);
     }
     boolean newlyAcked = false;
     long first = log.firstPacketNumber();
@@ -161,22 +201,30 @@ public final class LossDetector {
     }
   }
 
-  /** RFC 9002 §6.1 / §A.10: declares lost what the thresholds say, arms the loss timer. */
+  /**
+   * RFC 9002 §6.1 / §A.10: declares lost what the thresholds say, arms the loss timer, and
+   * judges persistent congestion (§7.6.2): two ack-eliciting packets declared lost, both sent
+   * after the first RTT sample, further apart than the persistent-congestion duration, with no
+   * packet sent between them acknowledged. Packets between them that are not acknowledged (lost
+   * earlier, still in flight, or ACK-only packets that are never acknowledged) do not end it.
+   */
   private void detectLost(long nowNs) {
-    long lossDelay = rtt.lossDelayNs();
-    long lostSendTime = nowNs - lossDelay;
+    long lossDelay = lossDelayNs();
+    long lostSendTime = Saturating.add(nowNs, -lossDelay);
     lossTimeNs = 0;
-    long runStartNs = -1;
-    long runPrevPn = -2;
+    long periodStartNs = -1;
     boolean persistent = false;
-    long pcDuration = PERSISTENT_CONGESTION_THRESHOLD * rtt.ptoNs(maxAckDelayNs);
+    long pcDuration = Saturating.mul(PERSISTENT_CONGESTION_THRESHOLD, rtt.ptoNs(maxAckDelayNs));
     for (long pn = log.firstPacketNumber(); pn < largestAckedPn; pn++) {
       if (!log.isOpen(pn)) {
+        if (log.isAcked(pn)) {
+          periodStartNs = -1;
+        }
         continue;
       }
       long sent = log.sentTimeNs(pn);
       // RFC 9002 §6.1.1 packet threshold and §6.1.2 time threshold.
-      if (sent <= lostSendTime || largestAckedPn >= pn + PACKET_THRESHOLD) {
+      if (sent <= lostSendTime || largestAckedPn >= pn + packetThreshold) {
         int size = log.sizeBytes(pn);
         boolean inFlight = log.isInFlight(pn);
         boolean eliciting = log.isAckEliciting(pn);
@@ -186,27 +234,94 @@ public final class LossDetector {
           packetsLost++;
         }
         if (inFlight) {
+          recordLoss(pn, sent, nowNs);
           cc.onPacketLost(nowNs, pn, size, sent, bytesInFlight);
         }
-        if (eliciting) {
-          // RFC 9002 §7.6.2: consecutive lost ack-eliciting packets spanning the duration.
-          if (pn != runPrevPn + 1) {
-            runStartNs = sent;
-          }
-          runPrevPn = pn;
-          if (rtt.hasSample() && sent - runStartNs > pcDuration) {
+        if (eliciting && firstRttSampleNs >= 0 && sent >= firstRttSampleNs) {
+          if (periodStartNs < 0) {
+            periodStartNs = sent;
+          } else if (sent - periodStartNs > pcDuration) {
             persistent = true;
           }
         }
       } else {
-        long t = sent + lossDelay;
+        long t = Saturating.add(sent, lossDelay);
         lossTimeNs = lossTimeNs == 0 ? t : Math.min(lossTimeNs, t);
       }
     }
     if (persistent) {
       persistentCongestionEvents++;
+      eventUndoable = false; // a collapsed window is never restored
       cc.onPersistentCongestion(nowNs);
     }
+  }
+
+  /**
+   * The time threshold (RFC 9002 §6.1.2): {@link #timeThresholdEighths()} eighths of
+   * max(smoothed RTT, latest RTT), at least the timer granularity.
+   */
+  private long lossDelayNs() {
+    long base = Math.max(rtt.smoothedRttNs(), rtt.latestRttNs());
+    long delay = Saturating.add(base, Saturating.mul(base, timeThresholdEighths - 8) / 8);
+    return Math.max(delay, RttEstimator.GRANULARITY_NS);
+  }
+
+  /**
+   * Adds a packet declared lost to the current loss event, or starts a new one: as the congestion
+   * controller counts it (RFC 9002 §7.3.2), a loss of a packet sent after the event began starts
+   * the next.
+   */
+  private void recordLoss(long pn, long sentNs, long nowNs) {
+    if (sentNs > lossEventStartNs) {
+      lossEventStartNs = nowNs;
+      eventCount = 0;
+      eventLateAckedCount = 0;
+      eventUndoable = true;
+    }
+    if (eventCount == LOSS_EVENT_CAPACITY) {
+      eventUndoable = false;
+      return;
+    }
+    eventPn[eventCount] = pn;
+    eventLargestAcked[eventCount] = largestAckedPn;
+    eventLateAcked[eventCount] = false;
+    eventCount++;
+  }
+
+  /**
+   * A packet declared lost that an ACK later covers was not lost but reordered (or its ACK was):
+   * the reordering thresholds grow to the reordering seen (RFC 9002 §6.1: an implementation may
+   * raise them after spurious loss; RFC 8985 §6.2: the reordering window grows by an eighth of
+   * the RTT per spurious loss), and once every packet the event declared lost is acknowledged the
+   * congestion controller undoes its response (RFC 9438 §4.9).
+   */
+  private void checkLateAcks(AckFrame ack, long nowNs) {
+    for (int i = 0; i < eventCount; i++) {
+      if (eventLateAcked[i] || !covers(ack, eventPn[i])) {
+        continue;
+      }
+      eventLateAcked[i] = true;
+      eventLateAckedCount++;
+      spuriousLosses++;
+      long reordering = eventLargestAcked[i] - eventPn[i] + 1;
+      packetThreshold = (int) Math.min(MAX_PACKET_THRESHOLD,
+          Math.max(packetThreshold, reordering));
+      timeThresholdEighths = Math.min(MAX_TIME_THRESHOLD_EIGHTHS, timeThresholdEighths + 1);
+    }
+    if (eventLateAckedCount == eventCount) {
+      eventUndoable = false;
+      spuriousEvents++;
+      cc.onSpuriousCongestion(nowNs, lossEventStartNs);
+    }
+  }
+
+  private static boolean covers(AckFrame ack, long pn) {
+    for (int r = 0; r < ack.rangeCount; r++) {
+      if (pn <= ack.largest[r] && pn >= ack.smallest[r]) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** When the loss-detection timer fires (RFC 9002 §A.8), or {@code Long.MAX_VALUE} if unarmed. */
@@ -217,7 +332,8 @@ public final class LossDetector {
     if (ackElicitingInFlight == 0 && !armWithoutInFlight) {
       return Long.MAX_VALUE;
     }
-    long pto = rtt.ptoNs(handshakeConfirmed ? maxAckDelayNs : 0) << Math.min(ptoCount, 20);
+    long pto = Saturating.shiftLeft(rtt.ptoNs(handshakeConfirmed ? maxAckDelayNs : 0),
+        Math.min(ptoCount, 20));
     if (ptoCount == 0 && handshakeConfirmed && rtt.hasSample() && ackElicitingInFlight > 0) {
       pto = Math.min(pto, tailLossProbeNs());
     }
@@ -225,7 +341,7 @@ public final class LossDetector {
     // when it was last set, by an ACK or a timeout, not from the last packet sent.
     long base = ackElicitingInFlight == 0
         ? Math.max(lastAckElicitingSentNs, timerEventNs) : lastAckElicitingSentNs;
-    return base + pto;
+    return Saturating.add(base, pto);
   }
 
   /**
@@ -246,9 +362,9 @@ public final class LossDetector {
    */
   private long tailLossProbeNs() {
     long srtt = rtt.smoothedRttNs();
-    long tlp = Math.max(lastAckElicitingUrgent ? srtt + srtt / 2 : 2 * srtt,
-        RttEstimator.GRANULARITY_NS);
-    return ackElicitingInFlight == 1 ? tlp + maxAckDelayNs : tlp;
+    long tlp = Math.max(lastAckElicitingUrgent ? Saturating.add(srtt, srtt / 2)
+        : Saturating.mul(2, srtt), RttEstimator.GRANULARITY_NS);
+    return ackElicitingInFlight == 1 ? Saturating.add(tlp, maxAckDelayNs) : tlp;
   }
 
   /**
@@ -329,6 +445,11 @@ public final class LossDetector {
     ptoCount = 0;
   }
 
+  /** Whether the handshake is confirmed, as last set by {@link #setPeerMaxAckDelay}. */
+  public boolean isHandshakeConfirmed() {
+    return handshakeConfirmed;
+  }
+
   /** The largest packet number the peer acknowledged, -1 if none. */
   public long largestAckedPn() {
     return largestAckedPn;
@@ -357,6 +478,26 @@ public final class LossDetector {
   /** Probe timeouts so far. */
   public long ptoFired() {
     return ptoFired;
+  }
+
+  /** Packets declared lost that an ACK covered later (spurious losses). */
+  public long spuriousLosses() {
+    return spuriousLosses;
+  }
+
+  /** Loss events whose every lost packet was acknowledged later, the response undone. */
+  public long spuriousEvents() {
+    return spuriousEvents;
+  }
+
+  /** The packet reordering threshold in force (RFC 9002 §6.1.1; raised by spurious losses). */
+  public int packetThreshold() {
+    return packetThreshold;
+  }
+
+  /** The time threshold in force, eighths of an RTT (RFC 9002 §6.1.2; raised likewise). */
+  public int timeThresholdEighths() {
+    return timeThresholdEighths;
   }
 
   /** Persistent congestion events so far. */

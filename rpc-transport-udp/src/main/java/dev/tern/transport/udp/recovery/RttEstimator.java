@@ -1,6 +1,7 @@
 package dev.tern.transport.udp.recovery;
 
 import dev.tern.transport.udp.congestion.CongestionController;
+import dev.tern.transport.udp.util.Saturating;
 
 /** The RTT estimator of RFC 9002 §5. Mutable, owned by one connection. */
 public final class RttEstimator implements CongestionController.RttView {
@@ -26,6 +27,9 @@ public final class RttEstimator implements CongestionController.RttView {
     if (rawRttNs <= 0) {
       rawRttNs = 1;
     }
+    if (ackDelayNs < 0) {
+      ackDelayNs = 0;
+    }
     latestRttNs = rawRttNs;
     // RFC 9002 §5.2: min_rtt ignores ACK delay.
     minRttNs = Math.min(minRttNs, rawRttNs);
@@ -37,11 +41,13 @@ public final class RttEstimator implements CongestionController.RttView {
     }
     // RFC 9002 §5.3: subtract the ACK delay unless that would go below min_rtt.
     long adjusted = rawRttNs;
-    if (rawRttNs >= minRttNs + ackDelayNs) {
+    if (rawRttNs >= Saturating.add(minRttNs, ackDelayNs)) {
       adjusted = rawRttNs - ackDelayNs;
     }
-    rttVarNs = (3 * rttVarNs + Math.abs(smoothedRttNs - adjusted)) / 4;
-    smoothedRttNs = (7 * smoothedRttNs + adjusted) / 8;
+    // Both stay within [0, max sample], so the weighted sums cannot overflow unless a sample is
+    // near 2^60 ns; saturate anyway (the samples are times the peer can stretch).
+    rttVarNs = Saturating.add(Saturating.mul(3, rttVarNs), Math.abs(smoothedRttNs - adjusted)) / 4;
+    smoothedRttNs = Saturating.add(Saturating.mul(7, smoothedRttNs), adjusted) / 8;
   }
 
   /** Whether at least one sample was taken. */
@@ -74,12 +80,13 @@ public final class RttEstimator implements CongestionController.RttView {
    * granularity) + the peer's max ACK delay.
    */
   public long ptoNs(long maxAckDelayNs) {
-    return smoothedRttNs + Math.max(4 * rttVarNs, GRANULARITY_NS) + maxAckDelayNs;
+    return Saturating.add(Saturating.add(smoothedRttNs,
+        Math.max(Saturating.mul(4, rttVarNs), GRANULARITY_NS)), Math.max(0, maxAckDelayNs));
   }
 
   /** RFC 9002 §6.1.2: the time threshold, 9/8 x max(smoothed, latest), at least 1 ms. */
   public long lossDelayNs() {
     long base = Math.max(smoothedRttNs, latestRttNs());
-    return Math.max(base + base / 8, GRANULARITY_NS);
+    return Math.max(Saturating.add(base, base / 8), GRANULARITY_NS);
   }
 }

@@ -15,6 +15,7 @@ public final class SentPacketLog {
   static final byte ACK_ELICITING = 2;
   static final byte DONE = 4;
   static final byte URGENT = 8;
+  static final byte ACKED = 16;
 
   private long firstPn; // smallest packet number still tracked
   private long nextPn; // next packet number to be recorded
@@ -146,6 +147,14 @@ public final class SentPacketLog {
     return (flags[(int) (pn & packetMask)] & URGENT) != 0;
   }
 
+  /**
+   * Whether {@code pn} was acknowledged (valid while tracked): false while open, and for a packet
+   * declared lost or never tracked for acknowledgement.
+   */
+  public boolean isAcked(long pn) {
+    return (flags[(int) (pn & packetMask)] & ACKED) != 0;
+  }
+
   /** Whether {@code pn} is ack-eliciting. */
   public boolean isAckEliciting(long pn) {
     return (flags[(int) (pn & packetMask)] & ACK_ELICITING) != 0;
@@ -157,7 +166,7 @@ public final class SentPacketLog {
    */
   public void close(long pn, boolean acked, SentFrameSink sink) {
     int slot = (int) (pn & packetMask);
-    flags[slot] |= DONE;
+    flags[slot] |= acked ? (byte) (DONE | ACKED) : DONE;
     openPackets--;
     forEachFrame(pn, acked, sink);
     trim();

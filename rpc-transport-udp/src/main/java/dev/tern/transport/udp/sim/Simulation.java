@@ -75,9 +75,11 @@ public final class Simulation {
     this.down = down;
     this.corruptRandom = new Random(seed ^ 0x5DEECE66DL);
     this.clientApp = new ClientApp(seed, calls);
-    this.client = Connection.client(clientConfig, clientApp, new Random(seed));
+    // Seeded sources, injected through the configurations, keep every run reproducible.
+    this.client = Connection.client(clientConfig.withDeterministicRandom(new Random(seed)),
+        clientApp);
     clientApp.attach(client);
-    this.demux = new ServerDemux(serverConfig, new Random(~seed), c -> {
+    this.demux = new ServerDemux(serverConfig.withDeterministicRandom(new Random(~seed)), c -> {
       ServerApp app = new ServerApp(seed, c);
       if (server == null) {
         server = c;

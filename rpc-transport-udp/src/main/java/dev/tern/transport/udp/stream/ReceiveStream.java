@@ -11,9 +11,10 @@ import java.nio.ByteBuffer;
  */
 public final class ReceiveStream {
   private final int windowBytes;
-  private static final int MIN_BUFFER_BYTES = 4096;
+  private static final int MIN_BUFFER_BYTES = SendStream.MIN_BUFFER_BYTES;
+  private static final byte[] EMPTY = new byte[0];
 
-  private byte[] buf = new byte[0];
+  private byte[] buf = EMPTY;
   private long highestBuffered; // end of the highest byte stored in buf
   private long readOffset;
   private long maxAdvertised;
@@ -31,6 +32,29 @@ public final class ReceiveStream {
   ReceiveStream(int windowBytes) {
     this.windowBytes = windowBytes;
     this.maxAdvertised = windowBytes;
+  }
+
+  /**
+   * Returns the half to the state of a new stream, keeping its ring (if small) and range set for
+   * reuse: a recycled stream costs no allocation.
+   */
+  void recycle() {
+    if (buf.length > SendStream.MAX_RETAINED_BYTES) {
+      buf = EMPTY;
+    }
+    highestBuffered = 0;
+    readOffset = 0;
+    maxAdvertised = windowBytes;
+    highestReceived = 0;
+    finalSize = -1;
+    received.clear();
+    creditUpdatePending = false;
+    resetReceived = false;
+    resetCode = 0;
+    stopRequested = false;
+    stopCode = 0;
+    stopState = 0;
+    finDelivered = false;
   }
 
   /**
@@ -81,7 +105,7 @@ public final class ReceiveStream {
   }
 
   /**
-   * Grows the ring so that {@code [readOffset, end)} fits: from 4 KiB, doubling, never beyond the
+   * Grows the ring so that {@code [readOffset, end)} fits: from 512 bytes, doubling, never beyond the
    * window. Memory follows what the peer actually sent, not what it may send, so many streams
    * with a byte each cost little.
    */
@@ -207,7 +231,7 @@ public final class ReceiveStream {
       resetReceived = true;
       resetCode = code;
       received.clear();
-      buf = new byte[0];
+      buf = EMPTY;
     }
     return null;
   }
@@ -229,7 +253,7 @@ public final class ReceiveStream {
       stopCode = code;
       stopState = 1;
       received.clear();
-      buf = new byte[0];
+      buf = EMPTY;
     }
   }
 

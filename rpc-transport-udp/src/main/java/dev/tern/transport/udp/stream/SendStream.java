@@ -19,8 +19,14 @@ public final class SendStream {
   /** FIN acknowledged. */
   static final int FIN_ACKED = 3;
 
+  /** The smallest ring: a unary call's message fits, and a bulk stream doubles from it. */
+  static final int MIN_BUFFER_BYTES = 512;
+  /** A recycled stream keeps its ring up to this size (larger ones are dropped). */
+  static final int MAX_RETAINED_BYTES = 8 * 1024;
+  private static final byte[] EMPTY = new byte[0];
+
   private final int maxBufferBytes;
-  private byte[] buf = new byte[0];
+  private byte[] buf = EMPTY;
   private long bufStart; // offset of the oldest retained byte (everything below is acked)
   private long writeOffset; // end of the application's data
   private long sendOffset; // next fresh byte
@@ -69,7 +75,7 @@ public final class SendStream {
     if (needed <= buf.length) {
       return;
     }
-    int cap = Math.max(4096, buf.length);
+    int cap = Math.max(MIN_BUFFER_BYTES, buf.length);
     while (cap < needed) {
       cap *= 2;
     }
@@ -79,6 +85,29 @@ public final class SendStream {
       next[(int) (o & (cap - 1))] = buf[(int) (o & oldMask)];
     }
     buf = next;
+  }
+
+  /**
+   * Returns the half to the state of a new stream with the peer's initial credit
+   * {@code initialMaxStreamData}, keeping its ring (if small) and range sets for reuse: a
+   * recycled stream costs no allocation.
+   */
+  void recycle(long initialMaxStreamData) {
+    if (buf.length > MAX_RETAINED_BYTES) {
+      buf = EMPTY;
+    }
+    bufStart = 0;
+    writeOffset = 0;
+    sendOffset = 0;
+    maxStreamData = initialMaxStreamData;
+    blockedReportedAt = -1;
+    retransmit.clear();
+    acked.clear();
+    finState = FIN_NONE;
+    finalSize = -1;
+    resetRequested = false;
+    resetCode = 0;
+    resetState = 0;
   }
 
   /** The application will write no more: the stream ends after what was written. */

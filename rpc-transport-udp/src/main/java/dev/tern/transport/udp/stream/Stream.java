@@ -2,10 +2,11 @@ package dev.tern.transport.udp.stream;
 
 /**
  * A bidirectional stream: one RPC (docs/protocol.md §6). Holds both halves and the scheduling
- * attributes a {@link SendScheduler} may use.
+ * attributes a {@link SendScheduler} may use. After {@link StreamListener#onClosed} the object is
+ * reused for a later stream (with another ID), so that a call allocates no stream objects.
  */
 public final class Stream {
-  private final long id;
+  private long id;
   private final SendStream send;
   private final ReceiveStream receive;
   private int urgency = 3;
@@ -24,6 +25,29 @@ public final class Stream {
     this.id = id;
     this.send = new SendStream(sendBufferBytes, peerInitialMaxStreamData);
     this.receive = new ReceiveStream(receiveWindowBytes);
+  }
+
+  /**
+   * Makes this closed stream a new one with {@code newId}, both halves as new (its buffers are
+   * kept): the stream set reuses closed streams so that a call allocates no stream objects.
+   */
+  void recycle(long newId, long peerInitialMaxStreamData) {
+    id = newId;
+    urgency = 3;
+    incremental = false;
+    scheduled = false;
+    scheduledUrgency = 0;
+    scheduler = null;
+    controlQueued = false;
+    notifyQueued = false;
+    countedConsumed = 0;
+    send.recycle(peerInitialMaxStreamData);
+    receive.recycle();
+  }
+
+  /** Whether nothing still refers to this stream: no scheduler or queue holds it. */
+  boolean isDetached() {
+    return !scheduled && !controlQueued && !notifyQueued;
   }
 
   /** The stream ID (RFC 9000 §2.1). */

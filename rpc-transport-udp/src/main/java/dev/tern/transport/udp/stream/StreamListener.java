@@ -21,6 +21,9 @@ public interface StreamListener {
   /** The peer asked us to stop sending on {@code stream} (STOP_SENDING) with {@code code}. */
   default void onStopSending(Stream stream, long code) {}
 
-  /** Both halves of {@code stream} are finished and its state was dropped. */
+  /**
+   * Both halves of {@code stream} are finished and its state was dropped. The object is reused
+   * for a later stream once this returns: keep its {@link Stream#id()}, not the object.
+   */
   default void onClosed(Stream stream) {}
 }

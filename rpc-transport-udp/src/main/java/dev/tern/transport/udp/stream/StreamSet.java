@@ -20,6 +20,10 @@ public final class StreamSet {
   private final LongObjectMap<Stream> streams = new LongObjectMap<>();
   final ArrayDeque<Stream> controlQueue = new ArrayDeque<>();
   private final ArrayDeque<Stream> notifyQueue = new ArrayDeque<>();
+  /** Closed streams kept for reuse (at most {@link #POOL_SIZE}). */
+  private final ArrayDeque<Stream> pool = new ArrayDeque<>();
+  /** How many closed streams are kept for reuse. */
+  static final int POOL_SIZE = 16;
 
   // Peer parameters.
   private long peerInitialMaxStreamData;
@@ -98,8 +102,17 @@ public final class StreamSet {
   }
 
   private Stream create(long id) {
-    Stream s = new Stream(id, local.sendBufferBytes, peerInitialMaxStreamData,
-        local.streamWindowBytes);
+    Stream s = pool.pollFirst();
+    // A stream closed while a queue still held it is not reused (the queue would see it again).
+    while (s != null && !s.isDetached()) {
+      s = pool.pollFirst();
+    }
+    if (s != null) {
+      s.recycle(id, peerInitialMaxStreamData);
+    } else {
+      s = new Stream(id, local.sendBufferBytes, peerInitialMaxStreamData,
+          local.streamWindowBytes);
+    }
     streams.put(id, s);
     return s;
   }
@@ -374,6 +387,10 @@ public final class StreamSet {
       }
     }
     listener.onClosed(s);
+    // The application must not use a stream after onClosed: it is reused for a later stream.
+    if (pool.size() < POOL_SIZE) {
+      pool.addLast(s);
+    }
   }
 
   /** Whether every stream is closed and nothing stream-related is queued. */

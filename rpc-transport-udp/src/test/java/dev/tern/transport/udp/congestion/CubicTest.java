@@ -129,4 +129,37 @@ class CubicTest {
     assertThat(cubic.inSlowStart()).isTrue();
     assertThat(cubic.congestionWindowBytes()).isCloseTo(2 * before, within((long) MSS));
   }
+
+  @Test
+  void aSpuriousCongestionEventIsUndoneAsRfc9438Says() {
+    Cubic cubic = new Cubic(MSS);
+    RoundDriver d = new RoundDriver(cubic);
+    while (cubic.congestionWindowBytes() < 100 * MSS) {
+      d.round(-1, 100 * MS);
+    }
+    d.roundLosing(-1, 100 * MS, 5); // a first event: W_max set, congestion avoidance
+    for (int i = 0; i < 20; i++) {
+      d.round(-1, 100 * MS);
+    }
+    long cwnd = cubic.congestionWindowBytes();
+    long ssthresh = cubic.ssthreshBytes;
+    double wMax = cubic.wMaxBytes();
+    long eventStart = d.nowNs;
+    cubic.onPacketLost(eventStart, 1_000_000, MSS, d.nowNs - 1, cwnd);
+    assertThat(cubic.congestionWindowBytes()).isLessThan(cwnd);
+    assertThat(cubic.wMaxBytes()).isNotEqualTo(wMax);
+    cubic.onSpuriousCongestion(d.nowNs + 1, eventStart - 1); // another event's: no undo
+    assertThat(cubic.congestionWindowBytes()).isLessThan(cwnd);
+    cubic.onSpuriousCongestion(d.nowNs + 1, eventStart);
+    // RFC 9438 §4.9: cwnd, ssthresh and W_max as they were before the event.
+    assertThat(cubic.congestionWindowBytes()).isEqualTo(cwnd);
+    assertThat(cubic.ssthreshBytes).isEqualTo(ssthresh);
+    assertThat(cubic.wMaxBytes()).isEqualTo(wMax);
+    // Undone once: a second call changes nothing; persistent congestion is never undone.
+    cubic.onSpuriousCongestion(d.nowNs + 2, eventStart);
+    assertThat(cubic.congestionWindowBytes()).isEqualTo(cwnd);
+    cubic.onPersistentCongestion(d.nowNs + 3);
+    cubic.onSpuriousCongestion(d.nowNs + 4, d.nowNs + 3);
+    assertThat(cubic.congestionWindowBytes()).isEqualTo(2L * MSS);
+  }
 }

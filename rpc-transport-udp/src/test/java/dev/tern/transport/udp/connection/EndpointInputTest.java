@@ -15,7 +15,7 @@ class EndpointInputTest {
 
   @Test
   void randomDatagramsCreateNoStateAndThrowNothing() {
-    ServerDemux demux = new ServerDemux(ConnectionConfig.defaults(), new Random(1),
+    ServerDemux demux = new ServerDemux(Forge.seeded(ConnectionConfig.defaults(), 1),
         c -> new ConnectionListener() {}, 8);
     Random r = new Random(2);
     ByteBuffer reply = ByteBuffer.allocate(2048);
@@ -38,10 +38,10 @@ class EndpointInputTest {
 
   @Test
   void aCorruptInitialCreatesNoConnection() {
-    ServerDemux demux = new ServerDemux(ConnectionConfig.defaults(), new Random(1),
+    ServerDemux demux = new ServerDemux(Forge.seeded(ConnectionConfig.defaults(), 1),
         c -> new ConnectionListener() {}, 8);
-    Connection client = Connection.client(ConnectionConfig.defaults(),
-        new ConnectionListener() {}, new Random(3));
+    Connection client = Connection.client(Forge.seeded(ConnectionConfig.defaults(), 3),
+        new ConnectionListener() {});
     ByteBuffer initial = ByteBuffer.allocate(2048);
     client.pollDatagram(initial, 0);
     initial.flip();
@@ -62,7 +62,7 @@ class EndpointInputTest {
     initial.put(new byte[1200]);
     PacketWriter.patchLength(initial, lengthOffset, initial.position(), 4);
     initial.putInt(0).flip();
-    ServerDemux demux = new ServerDemux(ConnectionConfig.defaults(), new Random(1),
+    ServerDemux demux = new ServerDemux(Forge.seeded(ConnectionConfig.defaults(), 1),
         c -> new ConnectionListener() {}, 8);
     ByteBuffer reply = ByteBuffer.allocate(100);
     assertThat(demux.onDatagram(initial, 0, 0, reply)).isNull();

@@ -26,7 +26,7 @@ class HandshakeCopyTest {
 
   @Test
   void clientSendsItsInitialTwiceByteForByteTheCopyFiveMillisecondsLater() {
-    Connection c = Connection.client(ConnectionConfig.defaults(), null, new Random(1));
+    Connection c = Connection.client(Forge.seeded(ConnectionConfig.defaults(), 1), null);
     ByteBuffer first = ByteBuffer.allocate(1500);
     assertThat(c.pollDatagram(first, 0)).isEqualTo(1200);
     first.flip();
@@ -47,7 +47,7 @@ class HandshakeCopyTest {
   @Test
   void noCopyWhenDisabled() {
     ConnectionConfig off = ConnectionConfig.builder().handshakeCopy(false).build();
-    Connection c = Connection.client(off, null, new Random(1));
+    Connection c = Connection.client(Forge.seeded(off, 1), null);
     assertThat(c.pollDatagram(ByteBuffer.allocate(1500), 0)).isEqualTo(1200);
     assertThat(c.nextTimeoutNs()).isGreaterThan(900_000_000L);
     assertThat(off.handshakeCopyDelayMs()).isEqualTo(-1);

@@ -25,9 +25,9 @@ class PeerViolationTest {
   private long now;
 
   private void handshake(ConnectionConfig serverConfig) {
-    client = Connection.client(ConnectionConfig.defaults(), new ConnectionListener() {},
-        new Random(1));
-    ServerDemux demux = new ServerDemux(serverConfig, new Random(2),
+    client = Connection.client(Forge.seeded(ConnectionConfig.defaults(), 1),
+        new ConnectionListener() {});
+    ServerDemux demux = new ServerDemux(Forge.seeded(serverConfig, 2),
         c -> new ConnectionListener() {}, 4);
     wire.clear();
     client.pollDatagram(wire, now);
@@ -77,9 +77,9 @@ class PeerViolationTest {
 
   @Test
   void serverSendsAtMostThreeTimesWhatAnUnvalidatedClientSent() {
-    Connection c = Connection.client(ConnectionConfig.defaults(), new ConnectionListener() {},
-        new Random(1));
-    ServerDemux demux = new ServerDemux(ConnectionConfig.defaults(), new Random(2),
+    Connection c = Connection.client(Forge.seeded(ConnectionConfig.defaults(), 1),
+        new ConnectionListener() {});
+    ServerDemux demux = new ServerDemux(Forge.seeded(ConnectionConfig.defaults(), 2),
         x -> new ConnectionListener() {}, 4);
     wire.clear();
     int received = c.pollDatagram(wire, 0);

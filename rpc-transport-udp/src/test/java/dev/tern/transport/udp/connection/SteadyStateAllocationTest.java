@@ -49,8 +49,8 @@ class SteadyStateAllocationTest {
   private void setUp(CongestionControl cc) {
     ConnectionConfig config = ConnectionConfig.builder().congestionControl(cc).build();
     Reader serverReader = new Reader();
-    client = Connection.client(config, new ConnectionListener() {}, new Random(1));
-    ServerDemux demux = new ServerDemux(config, new Random(2), c -> {
+    client = Connection.client(Forge.seeded(config, 1), new ConnectionListener() {});
+    ServerDemux demux = new ServerDemux(Forge.seeded(config, 2), c -> {
       serverReader.connection = c;
       return serverReader;
     }, 1);
