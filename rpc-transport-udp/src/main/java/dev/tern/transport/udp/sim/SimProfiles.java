@@ -5,6 +5,8 @@ import dev.tern.netlab.link.LinkProfile;
 import dev.tern.netlab.link.LinkProfiles;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The link profiles the simulator knows: netlab's (from the field notes) plus harsh ones that
@@ -12,7 +14,24 @@ import java.util.List;
  * corruption, and all of them at once.
  */
 public final class SimProfiles {
+  /** Links of the user's own (the runner's --link options), by name, for this process. */
+  private static final Map<String, LinkProfile> CUSTOM = new ConcurrentHashMap<>();
+
   private SimProfiles() {}
+
+  /**
+   * Makes a link of the user's own known by its name, so runs and campaigns can name it.
+   *
+   * @param profile the link
+   * @throws IllegalArgumentException when the name is taken by a built-in profile
+   */
+  public static void register(LinkProfile profile) {
+    if (names().contains(profile.name())) {
+      throw new IllegalArgumentException("link name '" + profile.name() + "' is a built-in profile's;"
+          + " give the link another with name=...");
+    }
+    CUSTOM.put(profile.name(), profile);
+  }
 
   /** The harsh profile names. */
   public static final List<String> HARSH = List.of("harsh-loss", "harsh-burst", "harsh-reorder",
@@ -27,6 +46,10 @@ public final class SimProfiles {
 
   /** The profile called {@code name}. */
   public static LinkProfile get(String name) {
+    LinkProfile custom = CUSTOM.get(name);
+    if (custom != null) {
+      return custom;
+    }
     switch (name) {
       case "harsh-loss":
         return symmetric(name, "1 Mbit/s, RTT 300 ms, 7% random loss", base(1e6, 300).loss(0.07));

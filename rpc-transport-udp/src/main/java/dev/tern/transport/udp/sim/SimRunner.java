@@ -2,13 +2,21 @@ package dev.tern.transport.udp.sim;
 
 import dev.tern.transport.udp.congestion.CongestionControl;
 import dev.tern.transport.udp.connection.ConnectionConfig;
+import dev.tern.netlab.cli.LinkOptions;
+import dev.tern.netlab.link.CustomLinks;
+import dev.tern.netlab.link.LinkProfile;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * The simulator's command line: single runs with per-run figures, or a campaign of many seeded
@@ -18,7 +26,8 @@ import picocli.CommandLine.Option;
     description = "Runs Tern's UDP protocol core in the deterministic simulator.")
 public final class SimRunner implements Callable<Integer> {
   @Option(names = "--profile", split = ",",
-      description = "Link profile(s); 'all' = every netlab profile plus the harsh ones.")
+      description = "Link profile(s); 'all' = every netlab profile plus the harsh ones. With "
+          + "--link, --link-file or --random-link, those links run instead unless --profile is given too.")
   List<String> profiles = new ArrayList<>(List.of("mobile"));
 
   @Option(names = "--scenario", description = "unary, concurrent, feed, bulk, mixed; default: "
@@ -52,16 +61,39 @@ public final class SimRunner implements Callable<Integer> {
   @Option(names = "--threads", description = "Worker threads for campaigns.")
   int threads = Runtime.getRuntime().availableProcessors();
 
+  @Mixin
+  LinkOptions links = new LinkOptions();
+
+  @Spec
+  CommandSpec spec;
+
+  /** Each link of the user's own, as the spec that rebuilds it, for the reproduce lines. */
+  private final Map<String, String> customSpecs = new HashMap<>();
+
   /** Entry point. */
   public static void main(String[] args) {
     System.exit(new CommandLine(new SimRunner()).execute(args));
   }
 
-  private List<String> resolvedProfiles() {
-    if (profiles.size() == 1 && profiles.get(0).equals("all")) {
-      return SimProfiles.names();
+  private List<String> resolvedProfiles(boolean profilesGiven) {
+    List<String> out = new ArrayList<>();
+    if (links.given()) {
+      for (LinkProfile p : links.profiles(seed)) {
+        SimProfiles.register(p);
+        customSpecs.put(p.name(), CustomLinks.format(p));
+        out.add(p.name());
+        System.out.println("link " + p.name() + ": " + CustomLinks.describe(p));
+      }
+      if (!profilesGiven) {
+        return out;
+      }
     }
-    return profiles;
+    if (profiles.size() == 1 && profiles.get(0).equals("all")) {
+      out.addAll(SimProfiles.names());
+    } else {
+      out.addAll(profiles);
+    }
+    return out;
   }
 
   @Override
@@ -69,7 +101,13 @@ public final class SimRunner implements Callable<Integer> {
     ConnectionConfig config = ConnectionConfig.builder()
         .congestionControl(CongestionControl.valueOf(cc.toUpperCase(Locale.ROOT)))
         .handshakeCopy(!noHandshakeCopy).build();
-    List<String> ps = resolvedProfiles();
+    List<String> ps;
+    try {
+      ps = resolvedProfiles(spec.commandLine().getParseResult().hasMatchedOption("--profile"));
+    } catch (IllegalArgumentException e) {
+      System.err.println("sim: " + e.getMessage());
+      return 2;
+    }
     Scenario fixed = scenario == null ? (campaign ? null : Scenario.UNARY)
         : Scenario.of(scenario);
     if (!campaign) {
@@ -82,7 +120,7 @@ public final class SimRunner implements Callable<Integer> {
         System.out.println(r.line() + (r.callLatencyNs.length > 1 ? " calls=" + calls(r) : ""));
         if (!r.ok()) {
           failed++;
-          System.out.println("  reproduce: " + reproduce(r));
+          System.out.println("  reproduce: " + reproduceHere(r));
         }
       }
       return failed == 0 ? 0 : 1;
@@ -98,7 +136,7 @@ public final class SimRunner implements Callable<Integer> {
     System.out.print(s.table());
     for (RunResult r : s.failures()) {
       System.out.println("FAIL " + r.line());
-      System.out.println("  reproduce: " + reproduce(r));
+      System.out.println("  reproduce: " + reproduceHere(r));
     }
     List<RunResult> over = s.overTimeBound();
     List<RunResult> viol = s.boundViolations();
@@ -108,7 +146,7 @@ public final class SimRunner implements Callable<Integer> {
         viol.size(), s.wallNs / 1e9, threads);
     for (RunResult r : viol) {
       System.out.println("SLOW " + r.line());
-      System.out.println("  reproduce: " + reproduce(r));
+      System.out.println("  reproduce: " + reproduceHere(r));
     }
     return s.failures().isEmpty() && viol.isEmpty() ? 0 : 1;
   }
@@ -121,8 +159,18 @@ public final class SimRunner implements Callable<Integer> {
     return sb.append("]ms").toString();
   }
 
+  /** The command that repeats run {@code r} on a built-in profile. */
   static String reproduce(RunResult r) {
-    return "rpc-transport-udp/sim.sh --profile " + r.profile + " --scenario "
+    return reproduce(r, "--profile " + r.profile);
+  }
+
+  private String reproduceHere(RunResult r) {
+    String custom = customSpecs.get(r.profile);
+    return reproduce(r, custom == null ? "--profile " + r.profile : "--link '" + custom + "'");
+  }
+
+  private static String reproduce(RunResult r, String link) {
+    return "rpc-transport-udp/sim.sh " + link + " --scenario "
         + r.scenario.name().toLowerCase(Locale.ROOT) + " --seed " + r.seed;
   }
 }
