@@ -225,8 +225,25 @@ final class TransportRace {
     outcome.lost(this, status);
   }
 
-  private static String describe(Status s) {
-    return s.getCode() + (s.getDescription() == null ? "" : ": " + s.getDescription());
+  /**
+   * The code, description and, when the description does not already say it, the root cause: the
+   * summary status keeps one cause object, so every other attempt's cause must live in its text.
+   */
+  static String describe(Status s) {
+    String d = s.getDescription();
+    String out = s.getCode() + (d == null ? "" : ": " + d);
+    Throwable root = s.getCause();
+    while (root != null && root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    if (root != null) {
+      String why = root.getMessage() == null ? root.getClass().getSimpleName()
+          : root.getClass().getSimpleName() + ": " + root.getMessage();
+      if (d == null || !d.contains(root.getMessage() == null ? why : root.getMessage())) {
+        out += " (" + why + ")";
+      }
+    }
+    return out;
   }
 
   /** One candidate's transport and its listener. */
