@@ -141,6 +141,17 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   }
 
   /**
+   * Secures the channel with grpc-java {@code credentials} (as {@link #forTarget(String,
+   * ChannelCredentials)}), replacing earlier TLS settings.
+   *
+   * @throws IllegalArgumentException if the credentials carry something Tern cannot use, naming it
+   */
+  public TernChannelBuilder credentials(ChannelCredentials credentials) {
+    tls = Credentials.client(Objects.requireNonNull(credentials, "credentials"));
+    return this;
+  }
+
+  /**
    * A builder for {@code host} and {@code port}; the host is resolved when connecting.
    *
    * @throws IllegalArgumentException if {@code port} is outside 1..65535

@@ -87,6 +87,17 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
     return b;
   }
 
+  /**
+   * Secures every transport with grpc-java {@code credentials} (as {@link #forPort(int,
+   * ServerCredentials)}), replacing earlier TLS settings.
+   *
+   * @throws IllegalArgumentException if the credentials carry something Tern cannot use, naming it
+   */
+  public TernServerBuilder credentials(ServerCredentials credentials) {
+    tls = Credentials.server(Objects.requireNonNull(credentials, "credentials"));
+    return this;
+  }
+
   /** Also listens with {@code transportName} on {@code address}. */
   public TernServerBuilder listen(String transportName, SocketAddress address) {
     listens.add(new TernServer.Listen(Objects.requireNonNull(transportName, "transportName"),

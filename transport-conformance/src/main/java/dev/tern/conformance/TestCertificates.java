@@ -14,6 +14,8 @@ import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
+import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
+import org.bouncycastle.asn1.sec.ECPrivateKey;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.BasicConstraints;
 import org.bouncycastle.asn1.x509.Extension;
@@ -25,6 +27,7 @@ import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
 import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
 import org.bouncycastle.openssl.jcajce.JcaPKCS8Generator;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+import org.bouncycastle.util.io.pem.PemObject;
 
 /** A self-signed certificate for {@code localhost} and {@code 127.0.0.1}, made at test time. */
 public final class TestCertificates {
@@ -62,10 +65,19 @@ public final class TestCertificates {
           builder.build(new JcaContentSignerBuilder("SHA256withECDSA").build(keys.getPrivate()));
       X509Certificate certificate = new JcaX509CertificateConverter().getCertificate(holder);
       return new TestCertificates(pem(holder), pem(new JcaPKCS8Generator(keys.getPrivate(), null)),
-          pem(keys), keys.getPrivate(), certificate);
+          sec1(keys.getPrivate()), keys.getPrivate(), certificate);
     } catch (Exception e) {
       throw new IllegalStateException("cannot generate a test certificate", e);
     }
+  }
+
+  /** The key as OpenSSL writes it: RFC 5915 ECPrivateKey with the named curve in parameters [0]. */
+  private static byte[] sec1(PrivateKey key) throws Exception {
+    PrivateKeyInfo info = PrivateKeyInfo.getInstance(key.getEncoded());
+    ECPrivateKey inner = ECPrivateKey.getInstance(info.parsePrivateKey());
+    ECPrivateKey sec1 = new ECPrivateKey(256, inner.getKey(), inner.getPublicKey(),
+        info.getPrivateKeyAlgorithm().getParameters());
+    return pem(new PemObject("EC PRIVATE KEY", sec1.getEncoded()));
   }
 
   private static byte[] pem(Object object) throws Exception {
