@@ -331,6 +331,10 @@ final class TransportRace {
         c = index == 0 && first != null ? first : new Connection(transport, provider);
       }
       if (win) {
+        if (log.isLoggable(Level.FINE)) {
+          log.log(Level.FINE, "connect to {0}: {1} won, ready after {2} ms", new Object[] {cfg.authority,
+              provider.name(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos)});
+        }
         cfg.memory.markWorked(cfg.authority, provider.name(), System.nanoTime() - startNanos);
         for (Leg l : preferredFailed) {
           cfg.memory.markBroken(cfg.authority, l.provider.name());
@@ -369,6 +373,10 @@ final class TransportRace {
           return;
         }
         failure = status;
+      }
+      if (log.isLoggable(Level.FINE)) {
+        log.log(Level.FINE, "connect to {0}: {1} failed after {2} ms: {3}", new Object[] {cfg.authority,
+            provider.name(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos), describe(status)});
       }
       legFailed(this);
     }

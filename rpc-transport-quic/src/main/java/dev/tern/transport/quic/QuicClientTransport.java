@@ -426,7 +426,9 @@ final class QuicClientTransport implements ClientTransport {
   private void fail(Status status) {
     if (!shutdown) {
       shutdown = true;
-      listener.transportShutdown(ready ? status : withCertificateReason(status));
+      Status reported = ready ? status : withCertificateReason(status);
+      LOG.debug("QUIC connection to {} ends: {}", address, reported.getDescription());
+      listener.transportShutdown(reported);
     }
     for (QuicClientStream s : new ArrayList<>(streams)) {
       s.fail(status);

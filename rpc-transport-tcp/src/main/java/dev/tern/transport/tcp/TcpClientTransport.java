@@ -153,6 +153,7 @@ final class TcpClientTransport implements ClientTransport {
       case READY:
         if (!readyReported && !shutdownReported) {
           readyReported = true;
+          log.log(Level.FINE, "tcp connection to {0} ready", address);
           listener.transportReady(connectionInfo());
         }
         break;
