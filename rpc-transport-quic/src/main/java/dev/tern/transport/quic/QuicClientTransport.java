@@ -35,6 +35,10 @@ import java.util.concurrent.TimeUnit;
  * loop, released when the transport terminates. State is confined to that loop.
  */
 final class QuicClientTransport implements ClientTransport {
+  static {
+    QuietNettyLogs.install();
+  }
+
   private static final io.netty.util.internal.logging.InternalLogger LOG =
       io.netty.util.internal.logging.InternalLoggerFactory.getInstance(QuicClientTransport.class);
   private final InetSocketAddress address;

@@ -80,6 +80,30 @@ class TcpLoggingTest {
         .anyMatch(l -> l.startsWith("FINE dev.tern.transport.tcp") && l.contains("client preface"));
   }
 
+  @Test
+  void nettysMissingHardwareAddressWarningIsKeptAtFine() throws Exception {
+    // Printed once per JVM, by whichever Netty channel comes first, so it is logged here directly
+    // once a transport has been made.
+    new TcpTransportProvider().newServerTransport(new InetSocketAddress("127.0.0.1", 0),
+        dev.tern.rpc.spi.TransportOptions.defaults());
+    Logger tern = Logger.getLogger("dev.tern.transport.tcp");
+    Level before = tern.getLevel();
+    tern.setLevel(Level.FINE);
+    List<String> lines;
+    try (LogCapture log = LogCapture.start()) {
+      Logger.getLogger("io.netty.util.internal.MacAddressUtil")
+          .warning("Failed to find a usable hardware address from the network interfaces; using random bytes: 01");
+      Logger.getLogger("io.netty.util.internal.MacAddressUtil").warning("another warning");
+      lines = log.lines();
+    } finally {
+      tern.setLevel(before);
+    }
+    assertThat(lines).containsExactly(
+        "FINE dev.tern.transport.tcp: io.netty.util.internal.MacAddressUtil: Failed to find a usable hardware"
+            + " address from the network interfaces; using random bytes: 01",
+        "WARNING io.netty.util.internal.MacAddressUtil: another warning");
+  }
+
   private static boolean loud(String line) {
     return !line.startsWith("FINE") && !line.startsWith("FINER") && !line.startsWith("FINEST");
   }
