@@ -180,7 +180,9 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
    * Several: those on the class path and available are raced in the order given, each started
    * after the previous one's {@linkplain #transportRaceHeadStart head start} or as soon as every
    * started one has failed; the first ready carries the calls. Unset: {@link
-   * TransportSelector#DEFAULT_PREFERENCE}, racing the first datagram transport against TCP.
+   * TransportSelector#DEFAULT_PREFERENCE}, racing the first datagram transport against TCP. A
+   * name that is not on the class path (lower case: {@code "tcp"}, {@code "quic"}) makes {@link
+   * #build()} throw, naming the known ones.
    */
   public TernChannelBuilder transports(String... names) {
     transports.clear();

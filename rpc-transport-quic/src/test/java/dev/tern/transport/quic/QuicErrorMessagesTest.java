@@ -74,6 +74,33 @@ class QuicErrorMessagesTest {
   }
 
   @Test
+  void aClientTransportWithoutTlsSaysQuicNeedsTlsNotCertificateVerifyFailed() throws Exception {
+    java.util.concurrent.CompletableFuture<Status> shutdown = new java.util.concurrent.CompletableFuture<>();
+    java.util.concurrent.CompletableFuture<Void> terminated = new java.util.concurrent.CompletableFuture<>();
+    dev.tern.rpc.spi.ClientTransport t = new QuicTransportProvider().newClientTransport(
+        new InetSocketAddress("127.0.0.1", 1), "localhost:1", dev.tern.rpc.spi.TransportOptions.defaults());
+    t.start(new dev.tern.rpc.spi.ClientTransport.Listener() {
+      @Override
+      public void transportReady(dev.tern.rpc.ConnectionInfo info) {}
+
+      @Override
+      public void transportShutdown(Status status) {
+        shutdown.complete(status);
+      }
+
+      @Override
+      public void transportTerminated() {
+        terminated.complete(null);
+      }
+    });
+    Status s = shutdown.get(10, TimeUnit.SECONDS);
+    terminated.get(10, TimeUnit.SECONDS);
+
+    assertThat(s.getDescription()).contains("QUIC requires TLS").contains("usePlaintext()").contains(".tls(")
+        .doesNotContain("CERTIFICATE_VERIFY_FAILED");
+  }
+
+  @Test
   void aPlaintextChannelNamingNoTransportLeavesQuicOutAndUsesTcp() throws Exception {
     server = TernServerBuilder.create().listen("tcp", new InetSocketAddress("127.0.0.1", 0))
         .addService(Echo.service()).build().start();
