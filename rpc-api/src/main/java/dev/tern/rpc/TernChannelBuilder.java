@@ -2,7 +2,14 @@ package dev.tern.rpc;
 
 import dev.tern.rpc.spi.TlsSettings;
 import dev.tern.rpc.spi.TransportOptions;
+import dev.tern.rpc.spi.TransportProvider;
+import io.grpc.ChannelCredentials;
+import io.grpc.BinaryLog;
+import io.grpc.ChannelConfigurator;
 import io.grpc.ClientInterceptor;
+import io.grpc.ClientTransportFilter;
+import io.grpc.MetricSink;
+import io.grpc.ProxyDetector;
 import io.grpc.CompressorRegistry;
 import io.grpc.DecompressorRegistry;
 import io.grpc.ManagedChannel;
@@ -14,6 +21,7 @@ import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -26,9 +34,12 @@ import java.util.function.Supplier;
  *
  * <pre>{@code
  * ManagedChannel channel = TernChannelBuilder.forTarget("api.example.com:443")
- *     .transports("udp", "tcp")
+ *     .transports("quic", "tcp")   // or leave unset: race QUIC against TCP
  *     .build();
  * }</pre>
+ *
+ * <p>Transports today: {@code quic} (rpc-transport-quic) and {@code tcp} (rpc-transport-tcp); Tern's
+ * own {@code udp} transport is coming and will join the default race when it is on the class path.
  *
  * <p>The channel connects lazily on its first call, queues calls while connecting, fails them with
  * {@code UNAVAILABLE} (saying why) if connecting fails, and reconnects with exponential backoff.
@@ -77,26 +88,67 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
    * A builder for {@code target} in the form {@code host:port} ({@code [v6addr]:port} for IPv6;
    * a leading {@code dns:///} is accepted). The host is resolved when connecting.
    *
-   * @throws IllegalArgumentException if {@code target} has no valid port
+   * @throws IllegalArgumentException if {@code target} is not one {@code host:port}: it has no valid
+   *     port, lists several addresses, or names a resolver scheme Tern does not have yet
    */
   public static TernChannelBuilder forTarget(String target) {
     Objects.requireNonNull(target, "target");
     String t = target.startsWith("dns:///") ? target.substring("dns:///".length()) : target;
+    if (t.indexOf(',') >= 0) {
+      throw new IllegalArgumentException("target must be one host:port, was '" + target + "', which lists"
+          + " several; Tern does not resolve a list of addresses yet (name resolution is coming): build one"
+          + " channel per address");
+    }
+    int scheme = t.indexOf("://");
+    if (scheme >= 0 || t.startsWith("dns:")) {
+      throw new IllegalArgumentException("target must be host:port (optionally after dns:///), was '" + target
+          + "'; other name resolver schemes are not supported by Tern yet (name resolution is coming)");
+    }
     int colon = t.lastIndexOf(':');
     if (colon <= 0 || colon == t.length() - 1) {
-      throw new IllegalArgumentException("target must be host:port, was '" + target + "'");
+      throw new IllegalArgumentException("target must be host:port, was '" + target + "' (no port)");
     }
     String host = t.substring(0, colon);
     if (host.startsWith("[") && host.endsWith("]")) {
       host = host.substring(1, host.length() - 1);
+    } else if (host.indexOf(':') >= 0) {
+      throw new IllegalArgumentException("target must be host:port, was '" + target
+          + "'; write an IPv6 address in brackets: [::1]:port");
     }
     int port;
     try {
       port = Integer.parseInt(t.substring(colon + 1));
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("target must be host:port, was '" + target + "'", e);
+      throw new IllegalArgumentException("target must be host:port with a numeric port, was '" + target + "'", e);
     }
     return forAddress(host, port);
+  }
+
+  /**
+   * A builder for {@code target} (as {@link #forTarget(String)}) secured by grpc-java {@code
+   * credentials}, as {@code Grpc.newChannelBuilder(target, credentials)}: {@code
+   * TlsChannelCredentials} with PEM or key and trust managers, or {@code
+   * InsecureChannelCredentials} for plaintext.
+   *
+   * @throws IllegalArgumentException if the credentials carry something Tern cannot use, naming it
+   */
+  public static TernChannelBuilder forTarget(String target, ChannelCredentials credentials) {
+    Objects.requireNonNull(credentials, "credentials");
+    TlsSettings settings = Credentials.client(credentials);
+    TernChannelBuilder b = forTarget(target);
+    b.tls = settings;
+    return b;
+  }
+
+  /**
+   * Secures the channel with grpc-java {@code credentials} (as {@link #forTarget(String,
+   * ChannelCredentials)}), replacing earlier TLS settings.
+   *
+   * @throws IllegalArgumentException if the credentials carry something Tern cannot use, naming it
+   */
+  public TernChannelBuilder credentials(ChannelCredentials credentials) {
+    tls = Credentials.client(Objects.requireNonNull(credentials, "credentials"));
+    return this;
   }
 
   /**
@@ -128,7 +180,9 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
    * Several: those on the class path and available are raced in the order given, each started
    * after the previous one's {@linkplain #transportRaceHeadStart head start} or as soon as every
    * started one has failed; the first ready carries the calls. Unset: {@link
-   * TransportSelector#DEFAULT_PREFERENCE}, racing the first datagram transport against TCP.
+   * TransportSelector#DEFAULT_PREFERENCE}, racing the first datagram transport against TCP. A
+   * name that is not on the class path (lower case: {@code "tcp"}, {@code "quic"}) makes {@link
+   * #build()} throw, naming the known ones.
    */
   public TernChannelBuilder transports(String... names) {
     transports.clear();
@@ -152,7 +206,19 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     return this;
   }
 
-  /** TLS with these settings (trusted certificates, server-name override, client certificate). */
+  /**
+   * TLS with these settings: whom to trust (PEM, a {@code KeyStore}, a trust manager), a client
+   * certificate for mutual TLS, a server-name override.
+   */
+  public TernChannelBuilder tls(TernTls settings) {
+    tls = Objects.requireNonNull(settings, "settings").settings();
+    return this;
+  }
+
+  /**
+   * TLS with these transport-level settings (what {@link #tls(TernTls)} builds; kept for code that
+   * already has {@link TlsSettings}).
+   */
   public TernChannelBuilder tls(TlsSettings settings) {
     tls = Objects.requireNonNull(settings, "settings");
     return this;
@@ -229,8 +295,8 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   @Override
   @Deprecated
   public TernChannelBuilder nameResolverFactory(NameResolver.Factory factory) {
-    throw new UnsupportedOperationException("Tern channels resolve host:port targets themselves;"
-        + " name resolver factories are not supported");
+    throw unsupported("nameResolverFactory(NameResolver.Factory)",
+        "Tern channels resolve their host:port target themselves (name resolution is coming)");
   }
 
   @Override
@@ -315,9 +381,185 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     return this;
   }
 
-  /** The channel; it connects on its first call. */
+  /** Largest response header block (metadata), in bytes (8 KiB by default). */
+  @Override
+  public TernChannelBuilder maxInboundMetadataSize(int bytes) {
+    if (bytes <= 0) {
+      throw new IllegalArgumentException("maxInboundMetadataSize must be > 0, was " + bytes);
+    }
+    options = options.with(TransportOptions.MAX_INBOUND_METADATA_SIZE, bytes);
+    return this;
+  }
+
+  /** Keep-alive ping interval while calls are open, on transports that ping (TCP's HTTP/2 PING). */
+  @Override
+  public TernChannelBuilder keepAliveTime(long value, TimeUnit unit) {
+    if (value <= 0) {
+      throw new IllegalArgumentException("keepAliveTime must be > 0, was " + value);
+    }
+    options = options.with(TransportOptions.KEEP_ALIVE_MILLIS, Math.max(1, unit.toMillis(value)));
+    return this;
+  }
+
+  /** Accepted: Tern never retries or hedges a call, so there is nothing to disable. */
+  @Override
+  public TernChannelBuilder disableRetry() {
+    return this;
+  }
+
+  /** Accepted: Tern never looks up a service config. */
+  @Override
+  public TernChannelBuilder disableServiceConfigLookUp() {
+    return this;
+  }
+
+  /** Accepted and unused: Tern runs no blocking work that an offload executor would take. */
+  @Override
+  public TernChannelBuilder offloadExecutor(Executor e) {
+    Objects.requireNonNull(e, "executor");
+    return this;
+  }
+
+  /** @throws UnsupportedOperationException always: naming what to use instead */
+  @Override
+  public TernChannelBuilder enableRetry() {
+    throw unsupported("enableRetry()", NO_RETRY);
+  }
+
+  /** @throws UnsupportedOperationException always */
+  @Override
+  public TernChannelBuilder maxRetryAttempts(int maxRetryAttempts) {
+    throw unsupported("maxRetryAttempts(int)", NO_RETRY);
+  }
+
+  /** @throws UnsupportedOperationException always */
+  @Override
+  public TernChannelBuilder maxHedgedAttempts(int maxHedgedAttempts) {
+    throw unsupported("maxHedgedAttempts(int)", NO_RETRY);
+  }
+
+  /** @throws UnsupportedOperationException always */
+  @Override
+  public TernChannelBuilder retryBufferSize(long bytes) {
+    throw unsupported("retryBufferSize(long)", NO_RETRY);
+  }
+
+  /** @throws UnsupportedOperationException always */
+  @Override
+  public TernChannelBuilder perRpcBufferLimit(long bytes) {
+    throw unsupported("perRpcBufferLimit(long)", NO_RETRY);
+  }
+
+  /** @throws UnsupportedOperationException always */
+  @Override
+  public TernChannelBuilder keepAliveTimeout(long keepAliveTimeout, TimeUnit timeUnit) {
+    throw unsupported("keepAliveTimeout(long, TimeUnit)", "keepAliveTime(...) sets the ping interval;"
+        + " a connection whose pings go unanswered fails on the transport's own timeout");
+  }
+
+  /** @throws UnsupportedOperationException for true; false (the default) is accepted */
+  @Override
+  public TernChannelBuilder keepAliveWithoutCalls(boolean enable) {
+    if (enable) {
+      throw unsupported("keepAliveWithoutCalls(true)", "keep-alive pings are sent only while calls are open");
+    }
+    return this;
+  }
+
+  /** @throws UnsupportedOperationException always */
+  @Override
+  public TernChannelBuilder defaultLoadBalancingPolicy(String policy) {
+    throw unsupported("defaultLoadBalancingPolicy(String)",
+        "a Tern channel connects to its one target; choose transports with transports(...)");
+  }
+
+  /** @throws UnsupportedOperationException always */
+  @Override
+  public TernChannelBuilder defaultServiceConfig(Map<String, ?> serviceConfig) {
+    throw unsupported("defaultServiceConfig(Map)",
+        "set deadlines per call (CallOptions.withDeadline) and method options with TernMethodOptions");
+  }
+
+  /** @throws UnsupportedOperationException always */
+  @Override
+  public TernChannelBuilder setBinaryLog(BinaryLog binaryLog) {
+    throw unsupported("setBinaryLog(BinaryLog)", "log calls with a ClientInterceptor");
+  }
+
+  /** @throws UnsupportedOperationException always */
+  @Override
+  public TernChannelBuilder maxTraceEvents(int maxTraceEvents) {
+    throw unsupported("maxTraceEvents(int)", "channelz tracing is not available; see connectionListener(...)"
+        + " and TernChannels.connectionInfo(channel)");
+  }
+
+  /** @throws UnsupportedOperationException always */
+  @Override
+  public TernChannelBuilder proxyDetector(ProxyDetector proxyDetector) {
+    throw unsupported("proxyDetector(ProxyDetector)", "Tern connects directly to its target");
+  }
+
+  /** @throws UnsupportedOperationException always */
+  @Override
+  public TernChannelBuilder addTransportFilter(ClientTransportFilter filter) {
+    throw unsupported("addTransportFilter(ClientTransportFilter)",
+        "connectionListener(...) is told of each connection a transport makes");
+  }
+
+  /** @throws UnsupportedOperationException always */
+  @Override
+  public <X> TernChannelBuilder setNameResolverArg(NameResolver.Args.Key<X> key, X value) {
+    throw unsupported("setNameResolverArg(NameResolver.Args.Key, Object)",
+        "Tern resolves its host:port target itself (name resolution is coming)");
+  }
+
+  /** @throws UnsupportedOperationException always */
+  @Override
+  public TernChannelBuilder childChannelConfigurator(ChannelConfigurator channelConfigurator) {
+    throw unsupported("childChannelConfigurator(ChannelConfigurator)", "Tern channels make no child channels");
+  }
+
+  /** @throws UnsupportedOperationException always */
+  @Override
+  protected TernChannelBuilder interceptWithTarget(InterceptorFactory factory) {
+    throw unsupported("interceptWithTarget(InterceptorFactory)", "use intercept(ClientInterceptor...)");
+  }
+
+  /** @throws UnsupportedOperationException always */
+  @Override
+  protected TernChannelBuilder addMetricSink(MetricSink metricSink) {
+    throw unsupported("addMetricSink(MetricSink)", "count calls with a ClientInterceptor or ClientStreamTracer");
+  }
+
+  private static final String NO_RETRY =
+      "Tern never retries or hedges a call; retry in the application or a ClientInterceptor";
+
+  private static UnsupportedOperationException unsupported(String signature, String instead) {
+    return Unsupported.method("TernChannelBuilder", signature, instead);
+  }
+
+  /**
+   * The channel; it connects on its first call.
+   *
+   * @throws IllegalArgumentException if {@link #transports} names a transport that is not on the
+   *     class path, or, with {@link #usePlaintext()}, one that always encrypts (QUIC)
+   */
   @Override
   public ManagedChannel build() {
+    TransportSelector selector = TransportSelector.fromServiceLoader(transports, providers);
+    TransportNames.checkAll(transports, selector.names(), "transports(...)");
+    if (tls == null) {
+      for (String name : transports) {
+        TransportProvider p = selector.provider(name);
+        if (p.requiresTls()) {
+          throw new IllegalArgumentException("transport '" + name + "' needs TLS (QUIC always encrypts, RFC 9001 §4)"
+              + " but the channel was built with usePlaintext(): remove usePlaintext() and, for a server with a"
+              + " private or self-signed certificate, call .tls(TernTls.newBuilder().trustManager(caFile).build());"
+              + " or leave '" + name + "' out of transports(...)");
+        }
+      }
+      selector = selector.plaintext();
+    }
     TransportOptions o = options
         .with(TransportOptions.PROTOCOL_VERSIONS, protocolVersions.clone())
         .with(TransportOptions.TLS, tls)
@@ -325,7 +567,7 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
         .with(TransportOptions.HANDSHAKE_TIMEOUT_MILLIS, TimeUnit.NANOSECONDS.toMillis(handshakeTimeoutNanos))
         .with(TransportOptions.USER_AGENT, userAgent);
     ChannelConfig cfg = new ChannelConfig(address, authority,
-        TransportSelector.fromServiceLoader(transports, providers), o, executor, interceptors, compressors,
+        selector, o, executor, interceptors, compressors,
         decompressors, maxInboundMessageSize, protocolVersions.clone(),
         tls == null ? SecurityLevel.NONE : SecurityLevel.PRIVACY_AND_INTEGRITY, handshakeTimeoutNanos,
         initialBackoffNanos, maxBackoffNanos, connectionListener, raceHeadStartNanos, memory);

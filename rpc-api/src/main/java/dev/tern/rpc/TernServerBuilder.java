@@ -2,21 +2,25 @@ package dev.tern.rpc;
 
 import dev.tern.rpc.spi.TlsSettings;
 import dev.tern.rpc.spi.TransportOptions;
+import io.grpc.BinaryLog;
 import io.grpc.BindableService;
 import io.grpc.CompressorRegistry;
 import io.grpc.DecompressorRegistry;
 import io.grpc.HandlerRegistry;
+import io.grpc.MetricSink;
 import io.grpc.Server;
 import io.grpc.ServerBuilder;
+import io.grpc.ServerCallExecutorSupplier;
+import io.grpc.ServerCredentials;
 import io.grpc.ServerInterceptor;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.ServerStreamTracer;
+import io.grpc.ServerTransportFilter;
 import java.io.File;
-import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,12 +35,15 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>{@code
  * Server server = TernServerBuilder.forPort(8443)          // tcp
- *     .listen("udp", 8443)
- *     .listen("quic", 8444)
+ *     .listen("quic", 8443)                                // UDP port 8443
  *     .addService(new FeedService())
- *     .useTransportSecurity(certFile, keyFile)
+ *     .useTransportSecurity(certFile, keyFile)             // QUIC needs TLS
  *     .build().start();
  * }</pre>
+ *
+ * <p>Transports today: {@code tcp} and {@code quic}; Tern's own {@code udp} transport is coming.
+ * {@link #build()} refuses a transport name that is not on the class path, and a {@code quic}
+ * listener without TLS ({@link #useTransportSecurity(File, File)} or {@link #tls(TernTls)}).
  */
 public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
   private final List<dev.tern.rpc.spi.TransportProvider> providers = new ArrayList<>();
@@ -63,6 +70,32 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
   /** A builder listening with TCP on {@code port} on every interface (0: any free port). */
   public static TernServerBuilder forPort(int port) {
     return new TernServerBuilder().listen("tcp", port);
+  }
+
+  /**
+   * A builder listening with TCP on {@code port}, secured by grpc-java {@code credentials}, as {@code
+   * Grpc.newServerBuilderForPort(port, credentials)}: {@code TlsServerCredentials} with PEM or a key
+   * manager (and, for mutual TLS, {@code ClientAuth.REQUIRE} with trust), or {@code
+   * InsecureServerCredentials}.
+   *
+   * @throws IllegalArgumentException if the credentials carry something Tern cannot use, naming it
+   */
+  public static TernServerBuilder forPort(int port, ServerCredentials credentials) {
+    Objects.requireNonNull(credentials, "credentials");
+    TernServerBuilder b = forPort(port);
+    b.tls = Credentials.server(credentials);
+    return b;
+  }
+
+  /**
+   * Secures every transport with grpc-java {@code credentials} (as {@link #forPort(int,
+   * ServerCredentials)}), replacing earlier TLS settings.
+   *
+   * @throws IllegalArgumentException if the credentials carry something Tern cannot use, naming it
+   */
+  public TernServerBuilder credentials(ServerCredentials credentials) {
+    tls = Credentials.server(Objects.requireNonNull(credentials, "credentials"));
+    return this;
   }
 
   /** Also listens with {@code transportName} on {@code address}. */
@@ -168,26 +201,125 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
     return this;
   }
 
-  /** TLS with these settings on every transport that supports it. */
+  /**
+   * TLS on every transport: the server's certificate and key (PEM or a {@code KeyStore}) and, for
+   * mutual TLS, whom to trust.
+   */
+  public TernServerBuilder tls(TernTls settings) {
+    tls = Objects.requireNonNull(settings, "settings").settings();
+    return this;
+  }
+
+  /**
+   * TLS with these transport-level settings (what {@link #tls(TernTls)} builds; kept for code that
+   * already has {@link TlsSettings}).
+   */
   public TernServerBuilder tls(TlsSettings settings) {
     tls = Objects.requireNonNull(settings, "settings");
     return this;
   }
 
   /**
-   * TLS with a PEM certificate chain and a PEM PKCS#8 private key.
+   * TLS with a PEM certificate chain and an unencrypted PEM private key (PKCS#8, SEC1 {@code BEGIN
+   * EC PRIVATE KEY} or PKCS#1 {@code BEGIN RSA PRIVATE KEY}).
    *
    * @throws UncheckedIOException naming the file that cannot be read
+   * @throws IllegalArgumentException if the PEM cannot be read, saying what to do
    */
   @Override
   public TernServerBuilder useTransportSecurity(File certChain, File privateKey) {
-    try {
-      byte[] chain = Files.readAllBytes(certChain.toPath());
-      byte[] key = Files.readAllBytes(privateKey.toPath());
-      return tls(TlsSettings.forServer(chain, key));
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read TLS certificate " + certChain + " or key " + privateKey, e);
+    return tls(TernTls.newBuilder().keyManager(certChain, privateKey).build());
+  }
+
+  /**
+   * TLS with a PEM certificate chain and private key read from these streams now (as {@link
+   * #useTransportSecurity(File, File)}; the caller closes them).
+   */
+  @Override
+  public TernServerBuilder useTransportSecurity(InputStream certChain, InputStream privateKey) {
+    return tls(TernTls.newBuilder().keyManager(certChain, privateKey).build());
+  }
+
+  /** Largest request header block (metadata), in bytes (8 KiB by default). */
+  @Override
+  public TernServerBuilder maxInboundMetadataSize(int bytes) {
+    if (bytes <= 0) {
+      throw new IllegalArgumentException("maxInboundMetadataSize must be > 0, was " + bytes);
     }
+    options = options.with(TransportOptions.MAX_INBOUND_METADATA_SIZE, bytes);
+    return this;
+  }
+
+  /** @throws UnsupportedOperationException always */
+  @Override
+  public TernServerBuilder callExecutor(ServerCallExecutorSupplier supplier) {
+    throw unsupported("callExecutor(ServerCallExecutorSupplier)", "set one executor with executor(...)");
+  }
+
+  /** @throws UnsupportedOperationException always */
+  @Override
+  public TernServerBuilder addTransportFilter(ServerTransportFilter filter) {
+    throw unsupported("addTransportFilter(ServerTransportFilter)",
+        "read a call's connection with TernServerCalls.connectionInfo() in a ServerInterceptor");
+  }
+
+  /** @throws UnsupportedOperationException always */
+  @Override
+  public TernServerBuilder keepAliveTime(long keepAliveTime, TimeUnit timeUnit) {
+    throw unsupported("keepAliveTime(long, TimeUnit)", "clients ping with TernChannelBuilder.keepAliveTime(...)");
+  }
+
+  /** @throws UnsupportedOperationException always */
+  @Override
+  public TernServerBuilder keepAliveTimeout(long keepAliveTimeout, TimeUnit timeUnit) {
+    throw unsupported("keepAliveTimeout(long, TimeUnit)", null);
+  }
+
+  /** @throws UnsupportedOperationException always */
+  @Override
+  public TernServerBuilder maxConnectionIdle(long maxConnectionIdle, TimeUnit timeUnit) {
+    throw unsupported("maxConnectionIdle(long, TimeUnit)",
+        "QUIC closes idle connections after QuicTransportOptions.MAX_IDLE_TIMEOUT_MILLIS (transportOption(...))");
+  }
+
+  /** @throws UnsupportedOperationException always */
+  @Override
+  public TernServerBuilder maxConnectionAge(long maxConnectionAge, TimeUnit timeUnit) {
+    throw unsupported("maxConnectionAge(long, TimeUnit)", null);
+  }
+
+  /** @throws UnsupportedOperationException always */
+  @Override
+  public TernServerBuilder maxConnectionAgeGrace(long maxConnectionAgeGrace, TimeUnit timeUnit) {
+    throw unsupported("maxConnectionAgeGrace(long, TimeUnit)", null);
+  }
+
+  /** @throws UnsupportedOperationException always */
+  @Override
+  public TernServerBuilder permitKeepAliveTime(long keepAliveTime, TimeUnit timeUnit) {
+    throw unsupported("permitKeepAliveTime(long, TimeUnit)", null);
+  }
+
+  /** @throws UnsupportedOperationException always */
+  @Override
+  public TernServerBuilder permitKeepAliveWithoutCalls(boolean permit) {
+    throw unsupported("permitKeepAliveWithoutCalls(boolean)", null);
+  }
+
+  /** @throws UnsupportedOperationException always */
+  @Override
+  public TernServerBuilder setBinaryLog(BinaryLog binaryLog) {
+    throw unsupported("setBinaryLog(BinaryLog)", "log calls with a ServerInterceptor");
+  }
+
+  /** @throws UnsupportedOperationException always */
+  @Override
+  public TernServerBuilder addMetricSink(MetricSink metricSink) {
+    throw unsupported("addMetricSink(MetricSink)", "count calls with a ServerInterceptor or addStreamTracerFactory(...)");
+  }
+
+  private static UnsupportedOperationException unsupported(String signature, String instead) {
+    return Unsupported.method("TernServerBuilder", signature, instead);
   }
 
   /** Sets a transport option for every transport this server listens with. */
@@ -206,11 +338,27 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
     return this;
   }
 
-  /** The server, not yet started. */
+  /**
+   * The server, not yet started.
+   *
+   * @throws IllegalStateException if it has nowhere to listen
+   * @throws IllegalArgumentException if a {@link #listen} names a transport that is not on the class
+   *     path, or one that always encrypts (QUIC) while no TLS is set
+   */
   @Override
   public Server build() {
     if (listens.isEmpty()) {
       throw new IllegalStateException("no listening address: call listen(transport, address)");
+    }
+    TransportSelector selector = TransportSelector.fromServiceLoader(List.of(), providers);
+    for (TernServer.Listen l : listens) {
+      TransportNames.check(l.transport, selector.names(), "listen(\"" + l.transport + "\", " + l.address + ")");
+      if (tls == null && selector.provider(l.transport).requiresTls()) {
+        throw new IllegalArgumentException("listen(\"" + l.transport + "\", " + l.address + "): '" + l.transport
+            + "' needs TLS (QUIC always encrypts, RFC 9001 §4) and this server has none: call"
+            + " useTransportSecurity(certChainFile, privateKeyFile) or tls(TernTls.newBuilder().keyManager(...).build())"
+            + " on the TernServerBuilder");
+      }
     }
     ExecutorService owned = executor == null ? DaemonThreads.cachedPool("tern-server-executor") : null;
     ServerConfig cfg = new ServerConfig(new ServiceRegistry(services), fallback, interceptors, tracers,
@@ -219,6 +367,6 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
     TransportOptions o = options.with(TransportOptions.PROTOCOL_VERSIONS, protocolVersions.clone())
         .with(TransportOptions.TLS, tls)
         .with(TransportOptions.MAX_INBOUND_MESSAGE_SIZE, maxInboundMessageSize);
-    return new TernServer(cfg, listens, o, TransportSelector.fromServiceLoader(List.of(), providers), owned);
+    return new TernServer(cfg, listens, o, selector, owned);
   }
 }

@@ -225,8 +225,25 @@ final class TransportRace {
     outcome.lost(this, status);
   }
 
-  private static String describe(Status s) {
-    return s.getCode() + (s.getDescription() == null ? "" : ": " + s.getDescription());
+  /**
+   * The code, description and, when the description does not already say it, the root cause: the
+   * summary status keeps one cause object, so every other attempt's cause must live in its text.
+   */
+  static String describe(Status s) {
+    String d = s.getDescription();
+    String out = s.getCode() + (d == null ? "" : ": " + d);
+    Throwable root = s.getCause();
+    while (root != null && root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    if (root != null) {
+      String why = root.getMessage() == null ? root.getClass().getSimpleName()
+          : root.getClass().getSimpleName() + ": " + root.getMessage();
+      if (d == null || !d.contains(root.getMessage() == null ? why : root.getMessage())) {
+        out += " (" + why + ")";
+      }
+    }
+    return out;
   }
 
   /** One candidate's transport and its listener. */
@@ -314,6 +331,10 @@ final class TransportRace {
         c = index == 0 && first != null ? first : new Connection(transport, provider);
       }
       if (win) {
+        if (log.isLoggable(Level.FINE)) {
+          log.log(Level.FINE, "connect to {0}: {1} won, ready after {2} ms", new Object[] {cfg.authority,
+              provider.name(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos)});
+        }
         cfg.memory.markWorked(cfg.authority, provider.name(), System.nanoTime() - startNanos);
         for (Leg l : preferredFailed) {
           cfg.memory.markBroken(cfg.authority, l.provider.name());
@@ -352,6 +373,10 @@ final class TransportRace {
           return;
         }
         failure = status;
+      }
+      if (log.isLoggable(Level.FINE)) {
+        log.log(Level.FINE, "connect to {0}: {1} failed after {2} ms: {3}", new Object[] {cfg.authority,
+            provider.name(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos), describe(status)});
       }
       legFailed(this);
     }

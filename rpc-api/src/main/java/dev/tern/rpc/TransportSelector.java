@@ -33,6 +33,8 @@ public final class TransportSelector {
   private final List<String> preference;
   private final boolean explicit;
   private final Map<String, TransportProvider> providers;
+  /** Whether the channel is plaintext: transports that {@linkplain TransportProvider#requiresTls() require TLS} are left out. */
+  private final boolean plaintext;
 
   /**
    * A selector over {@code providers}.
@@ -42,6 +44,12 @@ public final class TransportSelector {
    *     transport, which only a channel that names it uses
    */
   public TransportSelector(List<String> preference, Iterable<? extends TransportProvider> providers) {
+    this(preference, providers, false);
+  }
+
+  private TransportSelector(List<String> preference, Iterable<? extends TransportProvider> providers,
+      boolean plaintext) {
+    this.plaintext = plaintext;
     this.providers = new LinkedHashMap<>();
     List<TransportProvider> sorted = new ArrayList<>();
     providers.forEach(sorted::add);
@@ -83,6 +91,19 @@ public final class TransportSelector {
       all.putIfAbsent(p.name(), p);
     }
     return new TransportSelector(preference, all.values());
+  }
+
+  /**
+   * This selector for a plaintext channel: transports that {@linkplain TransportProvider#requiresTls()
+   * require TLS} are not candidates (the reason is given if nothing else is left).
+   */
+  TransportSelector plaintext() {
+    return new TransportSelector(explicit ? preference : List.of(), providers.values(), true);
+  }
+
+  /** The names of the transports on the class path (or given by hand). */
+  java.util.Set<String> names() {
+    return java.util.Collections.unmodifiableSet(providers.keySet());
   }
 
   /** The preference order in force. */
@@ -149,11 +170,12 @@ public final class TransportSelector {
     StringBuilder why = new StringBuilder();
     for (String name : preference) {
       TransportProvider p = providers.get(name);
-      if (p != null && p.isAvailable()) {
+      if (p != null && p.isAvailable() && !(plaintext && p.requiresTls())) {
         out.add(p);
       } else {
         why.append(why.length() == 0 ? "" : "; ").append(name).append(": ")
-            .append(p == null ? "not on the class path" : p.unavailableReason());
+            .append(p == null ? "not on the class path" : !p.isAvailable() ? p.unavailableReason()
+                : "needs TLS, and the channel was built with usePlaintext()");
       }
     }
     if (out.isEmpty()) {

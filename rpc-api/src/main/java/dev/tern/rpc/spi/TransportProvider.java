@@ -62,6 +62,15 @@ public interface TransportProvider {
   VersionHandshake versionHandshake();
 
   /**
+   * Whether this transport always encrypts (QUIC: RFC 9001), so cannot serve a plaintext channel or
+   * server. A channel built with {@code usePlaintext()} leaves such a transport out of its race,
+   * and refuses one it names explicitly; a server refuses to listen with one without TLS.
+   */
+  default boolean requiresTls() {
+    return false;
+  }
+
+  /**
    * A new, unstarted client transport to one server.
    *
    * @param address the server's address

@@ -35,6 +35,10 @@ import java.util.concurrent.TimeUnit;
  * loop, released when the transport terminates. State is confined to that loop.
  */
 final class QuicClientTransport implements ClientTransport {
+  static {
+    QuietNettyLogs.install();
+  }
+
   private static final io.netty.util.internal.logging.InternalLogger LOG =
       io.netty.util.internal.logging.InternalLoggerFactory.getInstance(QuicClientTransport.class);
   private final InetSocketAddress address;
@@ -57,6 +61,12 @@ final class QuicClientTransport implements ClientTransport {
   private boolean earlyDataReady;
   private volatile boolean earlyDataSent;
   private volatile boolean settingsReceived;
+  /** Why the server's certificate was rejected, if it was; set at start. */
+  private DiagnosingTrustManager trust;
+  /** The name the server's certificate must carry. */
+  private String sniHost;
+  /** This connection's TLS engine, once the codec made it. */
+  private volatile io.netty.handler.codec.quic.QuicSslEngine engine;
   /** The server as TLS and the versions it named are remembered: name, address, port. */
   private final String serverKey;
 
@@ -78,19 +88,21 @@ final class QuicClientTransport implements ClientTransport {
     loop = group.next();
     boolean earlyData = options.get(QuicTransportOptions.EARLY_DATA);
     TlsSettings tls = options.get(TransportOptions.TLS);
-    QuicSslContext ssl;
+    QuicTls.Client tlsClient;
     try {
-      ssl = QuicTls.client(tls, earlyData);
+      tlsClient = QuicTls.client(tls, earlyData);
     } catch (RuntimeException e) {
-      loop.execute(() -> fail(Status.UNAVAILABLE.withDescription("QUIC TLS setup failed: " + e.getMessage())
-          .withCause(e)));
+      loop.execute(() -> fail(Status.UNAVAILABLE.withDescription("QUIC connection to " + address + ": "
+          + e.getMessage()).withCause(e)));
       return;
     }
-    String sniHost = tls != null && tls.serverNameOverride() != null ? tls.serverNameOverride() : host(authority);
+    QuicSslContext ssl = tlsClient.context;
+    trust = tlsClient.trust;
+    sniHost = tls.serverNameOverride() != null ? tls.serverNameOverride() : host(authority);
     int port = address.getPort();
     io.netty.channel.ChannelHandler codec = QuicCodecs.apply(new QuicClientCodecBuilder(), options)
         // Host and port let the TLS session cache resume sessions per server (0-RTT).
-        .sslEngineProvider(q -> ssl.newEngine(q.alloc(), sniHost, port))
+        .sslEngineProvider(q -> engine = ssl.newEngine(q.alloc(), sniHost, port))
         .build();
     // Armed before the connect: a connect that fails at once (nothing listens) shuts the event loop
     // down from the loop's own thread, after which nothing more can be scheduled on it.
@@ -418,7 +430,9 @@ final class QuicClientTransport implements ClientTransport {
   private void fail(Status status) {
     if (!shutdown) {
       shutdown = true;
-      listener.transportShutdown(status);
+      Status reported = ready ? status : withCertificateReason(status);
+      LOG.debug("QUIC connection to {} ends: {}", address, reported.getDescription());
+      listener.transportShutdown(reported);
     }
     for (QuicClientStream s : new ArrayList<>(streams)) {
       s.fail(status);
@@ -427,6 +441,17 @@ final class QuicClientTransport implements ClientTransport {
     if (!closing) {
       closeConnection(status);
     }
+  }
+
+  /**
+   * {@code status}, or, when the handshake failed because the server's certificate was rejected
+   * (which BoringSSL reports only as CERTIFICATE_VERIFY_FAILED), a status that says why.
+   */
+  private Status withCertificateReason(Status status) {
+    javax.net.ssl.SSLEngine e = engine;
+    String why = trust == null || e == null ? null : trust.explain(e, sniHost);
+    return why == null ? status : Status.UNAVAILABLE.withDescription("QUIC connection to " + address
+        + " failed in the TLS handshake: " + why).withCause(status.getCause());
   }
 
   private void closeConnection(Status why) {

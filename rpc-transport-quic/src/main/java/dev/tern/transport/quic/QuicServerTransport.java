@@ -29,6 +29,10 @@ import java.util.concurrent.TimeUnit;
  * closes each connection when its last call ends.
  */
 final class QuicServerTransport implements ServerTransport {
+  static {
+    QuietNettyLogs.install();
+  }
+
   private final InetSocketAddress bindAddress;
   private final TransportOptions options;
   private final long versionBits;

@@ -55,6 +55,12 @@ public final class QuicTransportProvider implements TransportProvider {
         + System.getProperty("os.arch") + ": " + (cause == null ? "unknown cause" : cause);
   }
 
+  /** True: QUIC always encrypts (RFC 9001). */
+  @Override
+  public boolean requiresTls() {
+    return true;
+  }
+
   @Override
   public VersionHandshake versionHandshake() {
     return VersionHandshake.IN_TRANSPORT;

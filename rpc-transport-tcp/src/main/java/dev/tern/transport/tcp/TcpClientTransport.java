@@ -38,8 +38,19 @@ import java.util.logging.Logger;
  * opens a new one (and may choose another transport).
  */
 final class TcpClientTransport implements ClientTransport {
+  static {
+    QuietGrpcLogs.install();
+  }
+
   private static final Logger log = Logger.getLogger(TcpClientTransport.class.getName());
   private static final String IDENTITY = "identity";
+  /** A method no server has: a call to it only ever fails in the channel's picker. */
+  private static final MethodDescriptor<ByteBuffer, ByteBuffer> FAILURE_PROBE =
+      MethodDescriptor.<ByteBuffer, ByteBuffer>newBuilder().setType(MethodDescriptor.MethodType.UNARY)
+          .setFullMethodName("dev.tern.transport.tcp.Internal/WhyDidTheConnectionFail")
+          .setRequestMarshaller(ByteBufferMarshaller.INSTANCE).setResponseMarshaller(ByteBufferMarshaller.INSTANCE)
+          .build();
+  private static final long FAILURE_PROBE_MILLIS = 1000;
 
   private final SocketAddress address;
   private final String authority;
@@ -142,16 +153,20 @@ final class TcpClientTransport implements ClientTransport {
       case READY:
         if (!readyReported && !shutdownReported) {
           readyReported = true;
+          log.log(Level.FINE, "tcp connection to {0} ready", address);
           listener.transportReady(connectionInfo());
         }
         break;
       case TRANSIENT_FAILURE:
-        failed(readyReported ? "tcp connection to " + address + " was lost"
-            : "tcp connection to " + address + " failed");
+        if (readyReported) {
+          failed(Status.UNAVAILABLE.withDescription("tcp connection to " + address + " was lost"));
+        } else {
+          askWhyConnectFailed();
+        }
         break;
       case IDLE:
         if (readyReported) {
-          failed("tcp connection to " + address + " was closed");
+          failed(Status.UNAVAILABLE.withDescription("tcp connection to " + address + " was closed"));
         }
         break;
       default:
@@ -159,13 +174,43 @@ final class TcpClientTransport implements ClientTransport {
     }
   }
 
-  private void failed(String description) {
+  /**
+   * grpc-java's channel state carries no reason, but in TRANSIENT_FAILURE its picker fails a call at
+   * once with the connection's status and cause (refused, TLS handshake, ...): a call that never
+   * reaches the wire reads it. The deadline bounds the case where the channel left that state first.
+   */
+  private void askWhyConnectFailed() {
+    ManagedChannel ch = channel;
+    Context previous = Context.ROOT.attach();
+    try {
+      ClientCall<ByteBuffer, ByteBuffer> probe = ch.newCall(FAILURE_PROBE,
+          CallOptions.DEFAULT.withDeadlineAfter(FAILURE_PROBE_MILLIS, TimeUnit.MILLISECONDS));
+      probe.start(new ClientCall.Listener<>() {
+        @Override
+        public void onClose(Status status, Metadata trailers) {
+          events.execute(() -> failed(Status.UNAVAILABLE
+              .withDescription(TcpFailures.describe(address, serverName(), status)).withCause(status.getCause())));
+        }
+      }, new Metadata());
+    } finally {
+      Context.ROOT.detach(previous);
+    }
+  }
+
+  /** The name the server's certificate must carry: the override, else the authority's host. */
+  private String serverName() {
+    TlsSettings tls = options.get(TransportOptions.TLS);
+    return tls != null && tls.serverNameOverride() != null ? tls.serverNameOverride() : authority;
+  }
+
+  private void failed(Status status) {
     if (shutdownReported) {
       return;
     }
     shutdownReported = true;
     accepting = false;
-    listener.transportShutdown(Status.UNAVAILABLE.withDescription(description));
+    log.log(Level.FINE, "{0}", status.getDescription());
+    listener.transportShutdown(status);
     closeChannel(false);
   }
 

@@ -32,6 +32,10 @@ import java.util.concurrent.TimeUnit;
  * exists (and answers {@code UNIMPLEMENTED} for what does not).
  */
 final class TcpServerTransport implements ServerTransport {
+  static {
+    QuietGrpcLogs.install();
+  }
+
   private static final Metadata.Key<String> ENCODING =
       Metadata.Key.of("grpc-encoding", Metadata.ASCII_STRING_MARSHALLER);
   private static final Metadata.Key<String> ACCEPT_ENCODING =

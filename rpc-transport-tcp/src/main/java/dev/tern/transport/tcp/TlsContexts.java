@@ -5,10 +5,12 @@ import io.grpc.netty.GrpcSslContexts;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
-import java.io.ByteArrayInputStream;
 import javax.net.ssl.SSLException;
 
-/** Netty TLS contexts (ALPN h2, grpc's cipher suites) from PEM {@link TlsSettings}. */
+/**
+ * Netty TLS contexts (ALPN h2, grpc's cipher suites) from {@link TlsSettings}: PEM, read through the
+ * settings (so a key is PKCS#8 whatever form it came in), or the JSSE managers the settings carry.
+ */
 final class TlsContexts {
   private TlsContexts() {}
 
@@ -16,14 +18,11 @@ final class TlsContexts {
   static SslContext client(TlsSettings tls) {
     try {
       SslContextBuilder builder = GrpcSslContexts.forClient();
-      byte[] trust = tls.trustedCertificatesPem();
-      if (trust != null) {
-        builder.trustManager(new ByteArrayInputStream(trust));
-      }
-      byte[] chain = tls.certificateChainPem();
-      byte[] key = tls.privateKeyPem();
-      if (chain != null && key != null) {
-        builder.keyManager(new ByteArrayInputStream(chain), new ByteArrayInputStream(key));
+      trust(builder, tls);
+      if (tls.keyManager() != null) {
+        builder.keyManager(tls.keyManager());
+      } else if (tls.privateKeyPem() != null) {
+        builder.keyManager(tls.privateKey(), tls.certificateChain());
       }
       return builder.build();
     } catch (SSLException | IllegalArgumentException e) {
@@ -33,21 +32,30 @@ final class TlsContexts {
 
   /** A server context; trusted certificates, when set, make client certificates required (mutual TLS). */
   static SslContext server(TlsSettings tls) {
-    byte[] chain = tls.certificateChainPem();
-    byte[] key = tls.privateKeyPem();
-    if (chain == null || key == null) {
-      throw new IllegalArgumentException("tls: a server needs a certificate chain and a private key, got " + tls);
+    if (!tls.hasKey()) {
+      throw new IllegalArgumentException("tls: a server needs a certificate chain and a private key, got " + tls
+          + "; call useTransportSecurity(certChainFile, privateKeyFile) or tls(TernTls...) on TernServerBuilder");
     }
     try {
-      SslContextBuilder builder =
-          GrpcSslContexts.forServer(new ByteArrayInputStream(chain), new ByteArrayInputStream(key));
-      byte[] trust = tls.trustedCertificatesPem();
-      if (trust != null) {
-        builder.trustManager(new ByteArrayInputStream(trust)).clientAuth(ClientAuth.REQUIRE);
+      SslContextBuilder builder = tls.keyManager() != null
+          ? SslContextBuilder.forServer(tls.keyManager())
+          : SslContextBuilder.forServer(tls.privateKey(), tls.certificateChain());
+      GrpcSslContexts.configure(builder);
+      if (tls.hasTrust()) {
+        trust(builder, tls);
+        builder.clientAuth(ClientAuth.REQUIRE);
       }
       return builder.build();
     } catch (SSLException | IllegalArgumentException e) {
       throw new IllegalArgumentException("tls: invalid server TLS settings " + tls + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static void trust(SslContextBuilder builder, TlsSettings tls) {
+    if (tls.trustManager() != null) {
+      builder.trustManager(tls.trustManager());
+    } else if (tls.trustedCertificatesPem() != null) {
+      builder.trustManager(tls.trustedCertificates());
     }
   }
 }

@@ -277,9 +277,12 @@ class TcpTransportTest {
 
   @Test
   void invalidTlsMaterialIsRejectedEagerly() {
-    assertThatThrownBy(() -> provider.newServerTransport(new InetSocketAddress("127.0.0.1", 0),
-        TransportOptions.defaults().with(TransportOptions.TLS,
-            dev.tern.rpc.spi.TlsSettings.forServer("junk".getBytes(), "junk".getBytes()))))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tls");
+    // Refused where it is given, before any transport sees it, naming the parameter.
+    assertThatThrownBy(() -> dev.tern.rpc.spi.TlsSettings.forServer("junk".getBytes(), "junk".getBytes()))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("certificateChainPem")
+        .hasMessageContaining("BEGIN CERTIFICATE");
+    assertThatThrownBy(() -> dev.tern.rpc.spi.TlsSettings.forServer(CERTS.certificatePem(), "junk".getBytes()))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("privateKeyPem")
+        .hasMessageContaining("openssl pkcs8");
   }
 }
