@@ -86,8 +86,9 @@ public final class EpochPacketKeys implements PacketKeys {
   @Override
   public int open(ByteBuffer packet, int packetStart, int payloadOffset, int packetEnd,
       long packetNumber) {
+    byte[] buf = PacketKeys.arrayOf(packet, "packet");
     int base = packet.arrayOffset();
-    int end = read().open(PacketKeys.arrayOf(packet, "packet"), base + packetStart,
+    int end = read().open(buf, base + packetStart,
         base + payloadOffset, base + packetEnd, packetNumber);
     if (end < 0) {
       failedOpens++;
@@ -103,8 +104,9 @@ public final class EpochPacketKeys implements PacketKeys {
     if (sealed >= confidentialityLimit) {
       return false;
     }
+    byte[] buf = PacketKeys.arrayOf(out, "out");
     int base = out.arrayOffset();
-    int end = w.seal(PacketKeys.arrayOf(out, "out"), base + packetStart, base + payloadOffset,
+    int end = w.seal(buf, base + packetStart, base + payloadOffset,
         base + out.position(), packetNumber);
     out.position(end - base);
     sealed++;

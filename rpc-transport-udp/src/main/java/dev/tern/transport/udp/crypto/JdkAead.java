@@ -2,6 +2,7 @@ package dev.tern.transport.udp.crypto;
 
 import java.security.GeneralSecurityException;
 import java.security.spec.AlgorithmParameterSpec;
+import java.util.Arrays;
 import javax.crypto.AEADBadTagException;
 import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
@@ -17,6 +18,9 @@ final class JdkAead implements Aead {
   private final Cipher cipher;
   private final SecretKeySpec key;
   private final boolean gcm;
+  /** The nonce of the last initialisation (ChaCha20-Poly1305 only; see {@link #open}). */
+  private final byte[] lastNonce = new byte[AeadAlgorithm.NONCE_BYTES];
+  private boolean initialised;
 
   JdkAead(AeadAlgorithm algorithm, byte[] key) {
     JdkCrypto.checkLength("key", key, algorithm.keyBytes());
@@ -37,11 +41,19 @@ final class JdkAead implements Aead {
         : new IvParameterSpec(nonce);
   }
 
+  private void remember(byte[] nonce) {
+    if (!gcm) {
+      System.arraycopy(nonce, 0, lastNonce, 0, lastNonce.length);
+      initialised = true;
+    }
+  }
+
   @Override
   public int seal(byte[] nonce, byte[] aad, int aadOff, int aadLen, byte[] in, int inOff, int len,
       byte[] out, int outOff) {
     try {
       cipher.init(Cipher.ENCRYPT_MODE, key, spec(nonce));
+      remember(nonce);
       if (aadLen > 0) {
         cipher.updateAAD(aad, aadOff, aadLen);
       }
@@ -58,7 +70,15 @@ final class JdkAead implements Aead {
       return -1;
     }
     try {
+      if (!gcm && initialised && Arrays.equals(nonce, lastNonce)) {
+        // The JCA's ChaCha20-Poly1305 refuses two initialisations in a row with one key and
+        // nonce, even to decrypt; a duplicated or forged packet repeats a packet number, so
+        // step through another nonce first.
+        lastNonce[0] ^= 1;
+        cipher.init(Cipher.DECRYPT_MODE, key, spec(lastNonce));
+      }
       cipher.init(Cipher.DECRYPT_MODE, key, spec(nonce));
+      remember(nonce);
       if (aadLen > 0) {
         cipher.updateAAD(aad, aadOff, aadLen);
       }

@@ -60,15 +60,20 @@ final class JdkCrypto {
 
   /**
    * RFC 9001 §5.4.4: counter = sample[0..3] little-endian, nonce = sample[4..15], mask =
-   * ChaCha20(hp_key, counter, nonce, five zero bytes). Initialised in decrypt mode: the JCA refuses
-   * to re-initialise ChaCha20 for encryption with the previous key and nonce, which a duplicated
-   * packet would do, and a stream cipher's keystream is the same either way.
+   * ChaCha20(hp_key, counter, nonce, five zero bytes). The JCA refuses to initialise ChaCha20
+   * twice in a row with the same key and nonce (in either mode), which a duplicated packet or a
+   * sample repeating its nonce would do: the same sample reuses the previous mask, and a new
+   * counter with the previous nonce first initialises with another nonce.
    */
   static final class ChaChaHeaderMask implements HeaderMask {
     private static final byte[] ZEROS = new byte[MASK_BYTES];
     private final Cipher chacha;
     private final SecretKeySpec key;
     private final byte[] nonce = new byte[12];
+    private final byte[] lastNonce = new byte[12];
+    private final byte[] lastMask = new byte[MASK_BYTES];
+    private int lastCounter;
+    private boolean used;
 
     ChaChaHeaderMask(byte[] hpKey) {
       checkLength("hpKey", hpKey, AeadAlgorithm.CHACHA20_POLY1305.keyBytes());
@@ -81,13 +86,25 @@ final class JdkCrypto {
       int counter = (sample[off] & 0xff) | (sample[off + 1] & 0xff) << 8
           | (sample[off + 2] & 0xff) << 16 | (sample[off + 3] & 0xff) << 24;
       System.arraycopy(sample, off + 4, nonce, 0, 12);
+      boolean sameNonce = used && Arrays.equals(nonce, lastNonce);
+      if (sameNonce && counter == lastCounter) {
+        System.arraycopy(lastMask, 0, mask, 0, MASK_BYTES);
+        return;
+      }
       try {
-        chacha.init(Cipher.DECRYPT_MODE, key, new ChaCha20ParameterSpec(nonce, counter));
+        if (sameNonce) {
+          lastNonce[0] ^= 1;
+          chacha.init(Cipher.ENCRYPT_MODE, key, new ChaCha20ParameterSpec(lastNonce, 0));
+        }
+        chacha.init(Cipher.ENCRYPT_MODE, key, new ChaCha20ParameterSpec(nonce, counter));
         chacha.doFinal(ZEROS, 0, MASK_BYTES, mask, 0);
       } catch (GeneralSecurityException e) {
         throw new IllegalStateException("ChaCha20 failed", e);
       }
-      Arrays.fill(nonce, (byte) 0);
+      System.arraycopy(nonce, 0, lastNonce, 0, 12);
+      System.arraycopy(mask, 0, lastMask, 0, MASK_BYTES);
+      lastCounter = counter;
+      used = true;
     }
   }
 }
