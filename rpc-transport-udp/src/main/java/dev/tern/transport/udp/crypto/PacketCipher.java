@@ -10,6 +10,12 @@ public final class PacketCipher {
   private final byte[] iv;
   private final byte[] nonce = new byte[AeadAlgorithm.NONCE_BYTES];
   private final byte[] secret;
+  /**
+   * Where the AEAD writes before the result is copied back into the packet: both providers copy
+   * their input when it overlaps their output, so sealing in place would allocate a packet-sized
+   * array per packet. Grows to the largest packet seen, then stays.
+   */
+  private byte[] scratch = new byte[1500];
 
   /** Derives key and IV from {@code secret} with {@code labels} (RFC 9001 §5.1). */
   public PacketCipher(CryptoProvider provider, Hkdf hkdf, AeadAlgorithm algorithm,
@@ -31,6 +37,13 @@ public final class PacketCipher {
     return aead.algorithm();
   }
 
+  private byte[] scratch(int len) {
+    if (scratch.length < len) {
+      scratch = new byte[Math.max(len, 2 * scratch.length)];
+    }
+    return scratch;
+  }
+
   /** RFC 9001 §5.3: the 62-bit packet number, left-padded to the IV's length, XOR the IV. */
   private void nonce(long packetNumber) {
     System.arraycopy(iv, 0, nonce, 0, iv.length);
@@ -48,8 +61,10 @@ public final class PacketCipher {
   public int seal(byte[] buf, int packetStart, int payloadOffset, int payloadEnd,
       long packetNumber) {
     nonce(packetNumber);
+    byte[] s = scratch(payloadEnd - payloadOffset + AeadAlgorithm.TAG_BYTES);
     int n = aead.seal(nonce, buf, packetStart, payloadOffset - packetStart, buf, payloadOffset,
-        payloadEnd - payloadOffset, buf, payloadOffset);
+        payloadEnd - payloadOffset, s, 0);
+    System.arraycopy(s, 0, buf, payloadOffset, n);
     return payloadOffset + n;
   }
 
@@ -61,8 +76,13 @@ public final class PacketCipher {
   public int open(byte[] buf, int packetStart, int payloadOffset, int packetEnd,
       long packetNumber) {
     nonce(packetNumber);
+    byte[] s = scratch(packetEnd - payloadOffset);
     int n = aead.open(nonce, buf, packetStart, payloadOffset - packetStart, buf, payloadOffset,
-        packetEnd - payloadOffset, buf, payloadOffset);
-    return n < 0 ? -1 : payloadOffset + n;
+        packetEnd - payloadOffset, s, 0);
+    if (n < 0) {
+      return -1;
+    }
+    System.arraycopy(s, 0, buf, payloadOffset, n);
+    return payloadOffset + n;
   }
 }
