@@ -12,7 +12,12 @@ public enum AeadAlgorithm {
    * AEAD_AES_128_GCM (RFC 5116 §5.1). RFC 9001 §6.6: confidentiality limit 2^23 packets,
    * integrity limit 2^52 forged packets. Header protection is AES-128-ECB (RFC 9001 §5.4.3).
    */
-  AES_128_GCM("AESGCM", 16, 1L << 23, 1L << 52),
+  AES_128_GCM(null, 16, 1L << 23, 1L << 52),
+  /**
+   * AEAD_AES_256_GCM (RFC 5116 §5.2), Noise's "AESGCM" (Noise rev. 34 §12.4). RFC 9001 §6.6: the
+   * same limits as AES-128-GCM. Header protection is AES-256-ECB.
+   */
+  AES_256_GCM("AESGCM", 32, 1L << 23, 1L << 52),
   /**
    * AEAD_CHACHA20_POLY1305 (RFC 8439 §2.8). RFC 9001 §6.6: the confidentiality limit exceeds the
    * 2^62 possible packets; integrity limit 2^36 forged packets. Header protection is ChaCha20
@@ -38,9 +43,17 @@ public enum AeadAlgorithm {
     this.integrityLimitPackets = integrityLimitPackets;
   }
 
-  /** The cipher's name in a Noise protocol name (Noise rev. 34 §12.3, §12.4). */
+  /**
+   * The cipher's name in a Noise protocol name (Noise rev. 34 §12.3, §12.4), or null for
+   * AES-128-GCM, which Noise does not define.
+   */
   public String noiseName() {
     return noiseName;
+  }
+
+  /** Whether this is an AES-GCM (header protection with AES-ECB, RFC 9001 §5.4.3). */
+  public boolean isAes() {
+    return this != CHACHA20_POLY1305;
   }
 
   /** Key length, also the header-protection key length (RFC 9001 §5.4.3, §5.4.4). */
@@ -61,7 +74,7 @@ public enum AeadAlgorithm {
   /** The algorithm whose Noise name is {@code name} ("AESGCM" or "ChaChaPoly"). */
   public static AeadAlgorithm ofNoiseName(String name) {
     for (AeadAlgorithm a : values()) {
-      if (a.noiseName.equals(name)) {
+      if (name.equals(a.noiseName)) {
         return a;
       }
     }

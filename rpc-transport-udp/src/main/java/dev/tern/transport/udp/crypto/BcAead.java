@@ -22,7 +22,7 @@ final class BcAead implements Aead {
   BcAead(AeadAlgorithm algorithm, byte[] key) {
     JdkCrypto.checkLength("key", key, algorithm.keyBytes());
     this.algorithm = algorithm;
-    this.cipher = algorithm == AeadAlgorithm.AES_128_GCM
+    this.cipher = algorithm.isAes()
         ? GCMBlockCipher.newInstance(AESEngine.newInstance())
         : new ChaCha20Poly1305();
     this.firstKey = new KeyParameter(key);

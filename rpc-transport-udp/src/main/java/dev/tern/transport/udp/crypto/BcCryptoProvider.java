@@ -93,8 +93,8 @@ public final class BcCryptoProvider implements CryptoProvider {
 
   @Override
   public HeaderMask newHeaderMask(AeadAlgorithm algorithm, byte[] hpKey) {
-    return algorithm == AeadAlgorithm.AES_128_GCM
-        ? new BcHeaderMasks.Aes(hpKey)
+    return algorithm.isAes()
+        ? new BcHeaderMasks.Aes(algorithm, hpKey)
         : new BcHeaderMasks.ChaCha(hpKey);
   }
 

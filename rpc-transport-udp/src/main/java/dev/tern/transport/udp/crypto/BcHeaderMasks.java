@@ -15,8 +15,8 @@ final class BcHeaderMasks {
     private final BlockCipher aes = AESEngine.newInstance();
     private final byte[] block = new byte[16];
 
-    Aes(byte[] hpKey) {
-      JdkCrypto.checkLength("hpKey", hpKey, AeadAlgorithm.AES_128_GCM.keyBytes());
+    Aes(AeadAlgorithm algorithm, byte[] hpKey) {
+      JdkCrypto.checkLength("hpKey", hpKey, algorithm.keyBytes());
       aes.init(true, new KeyParameter(hpKey));
     }
 

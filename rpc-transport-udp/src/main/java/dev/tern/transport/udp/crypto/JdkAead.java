@@ -25,7 +25,7 @@ final class JdkAead implements Aead {
   JdkAead(AeadAlgorithm algorithm, byte[] key) {
     JdkCrypto.checkLength("key", key, algorithm.keyBytes());
     this.algorithm = algorithm;
-    this.gcm = algorithm == AeadAlgorithm.AES_128_GCM;
+    this.gcm = algorithm.isAes();
     this.cipher = JdkCrypto.instance(
         () -> Cipher.getInstance(gcm ? "AES/GCM/NoPadding" : "ChaCha20-Poly1305"));
     this.key = new SecretKeySpec(key, gcm ? "AES" : "ChaCha20");

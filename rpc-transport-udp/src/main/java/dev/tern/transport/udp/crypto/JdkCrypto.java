@@ -35,8 +35,8 @@ final class JdkCrypto {
     private final Cipher ecb;
     private final byte[] block = new byte[16];
 
-    AesHeaderMask(byte[] hpKey) {
-      checkLength("hpKey", hpKey, AeadAlgorithm.AES_128_GCM.keyBytes());
+    AesHeaderMask(AeadAlgorithm algorithm, byte[] hpKey) {
+      checkLength("hpKey", hpKey, algorithm.keyBytes());
       ecb = instance(() -> Cipher.getInstance("AES/ECB/NoPadding"));
       try {
         ecb.init(Cipher.ENCRYPT_MODE, new SecretKeySpec(hpKey, "AES"));

@@ -119,8 +119,8 @@ public final class JdkCryptoProvider implements CryptoProvider {
 
   @Override
   public HeaderMask newHeaderMask(AeadAlgorithm algorithm, byte[] hpKey) {
-    return algorithm == AeadAlgorithm.AES_128_GCM
-        ? new JdkCrypto.AesHeaderMask(hpKey)
+    return algorithm.isAes()
+        ? new JdkCrypto.AesHeaderMask(algorithm, hpKey)
         : new JdkCrypto.ChaChaHeaderMask(hpKey);
   }
 
