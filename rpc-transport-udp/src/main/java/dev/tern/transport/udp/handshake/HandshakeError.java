@@ -10,6 +10,8 @@ public enum HandshakeError {
   UNEXPECTED_MESSAGE(10),
   /** A message failed authentication: tampered, or sealed for another key (a wrong pin). */
   AUTHENTICATION_FAILED(20),
+  /** The client proposed a cipher the server does not accept. */
+  NO_COMMON_CIPHER(40),
   /** A peer's public key gives an all-zero X25519 result (RFC 7748 §6.1). */
   BAD_PUBLIC_KEY(47),
   /** The client asked for a server static key the server does not hold. */
