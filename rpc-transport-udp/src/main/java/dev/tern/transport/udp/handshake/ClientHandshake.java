@@ -18,6 +18,7 @@ public final class ClientHandshake {
   private final byte[] staticPrivateKey;
   private byte[] earlySecret;
   private boolean helloWritten;
+  private boolean failed;
   private HandshakeSecrets secrets;
 
   /**
@@ -108,10 +109,13 @@ public final class ClientHandshake {
    *     AUTHENTICATION_FAILED if it was not made by the holder of the pinned key or was altered
    */
   public byte[] readServerHello(ByteBuffer in) throws HandshakeException {
-    if (secrets != null || !helloWritten) {
+    if (secrets != null || !helloWritten || failed) {
       throw new HandshakeException(HandshakeError.UNEXPECTED_MESSAGE,
-          secrets != null ? "a second ServerHello" : "a ServerHello before the ClientHello");
+          secrets != null ? "a second ServerHello" : failed ? "the handshake has already failed"
+              : "a ServerHello before the ClientHello");
     }
+    failed = true; // a failure below is final: the connection closes
+
     if (in.remaining() < 1 || in.remaining() > TernHandshake.MAX_MESSAGE_BYTES) {
       throw new HandshakeException(HandshakeError.MALFORMED_MESSAGE,
           "ServerHello of " + in.remaining() + " bytes");
@@ -134,6 +138,7 @@ public final class ClientHandshake {
     }
     secrets = HandshakeSecrets.of(config.provider(), config.cipher(), noise);
     noise.destroy();
+    failed = false;
     return params;
   }
 
