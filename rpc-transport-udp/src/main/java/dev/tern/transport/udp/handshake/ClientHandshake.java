@@ -28,6 +28,12 @@ public final class ClientHandshake {
    */
   public ClientHandshake(ClientHandshakeConfig config, HandshakeContext context,
       PinnedServerKey serverKey, ResumptionTicket ticket) {
+    this(config, context, serverKey, ticket, null);
+  }
+
+  /** With a fixed ephemeral key: for the test vectors of docs/udp-crypto.md only. */
+  ClientHandshake(ClientHandshakeConfig config, HandshakeContext context,
+      PinnedServerKey serverKey, ResumptionTicket ticket, byte[] fixedEphemeral) {
     if (serverKey == null || config.pinned(serverKey.keyId()) == null) {
       throw new IllegalArgumentException("serverKey must be one of the pinned keys, got "
           + serverKey);
@@ -53,7 +59,7 @@ public final class ClientHandshake {
     this.noise = new HandshakeState(config.provider(),
         ticket == null ? HandshakePattern.IK : HandshakePattern.IKPSK2, config.cipher(), true,
         context.prologue(header), staticKey, serverKey.publicKey(),
-        ticket == null ? null : ticket.psk(), null, config.random());
+        ticket == null ? null : ticket.psk(), fixedEphemeral, config.random());
   }
 
   /** A handshake to the most preferred pinned key. */

@@ -20,11 +20,18 @@ public final class ServerHandshake {
   private byte[] clientStaticKey;
   private HandshakeSecrets secrets;
   private boolean failed;
+  private byte[] fixedEphemeral;
 
   /** A handshake for the connection {@code context} describes. */
   public ServerHandshake(ServerHandshakeConfig config, HandshakeContext context) {
     this.config = config;
     this.context = context;
+  }
+
+  /** With a fixed ephemeral key: for the test vectors of docs/udp-crypto.md only. */
+  ServerHandshake(ServerHandshakeConfig config, HandshakeContext context, byte[] fixedEphemeral) {
+    this(config, context);
+    this.fixedEphemeral = fixedEphemeral.clone();
   }
 
   /**
@@ -84,7 +91,7 @@ public final class ServerHandshake {
     noise = new HandshakeState(config.provider(),
         ticket == null ? HandshakePattern.IK : HandshakePattern.IKPSK2, cipher, false,
         context.prologue(header), key.privateKey(), null, ticket == null ? null : ticket.psk(),
-        null, config.random());
+        fixedEphemeral, config.random());
     byte[] params;
     try {
       params = noise.readMessage(in);
