@@ -100,14 +100,4 @@ public final class CipherState {
     n++;
     return plain;
   }
-
-  /** §11.3 Rekey(): k = the first 32 bytes of ENCRYPT(k, 2^64-1, empty, 32 zero bytes). */
-  public void rekey() {
-    encodeNonce(MAX_NONCE);
-    byte[] out = new byte[32 + AeadAlgorithm.TAG_BYTES];
-    aead.seal(nonce, new byte[0], 0, 0, new byte[32], 0, 32, out, 0);
-    long saved = n;
-    initializeKey(Arrays.copyOf(out, 32));
-    n = saved;
-  }
 }

@@ -76,6 +76,9 @@ public final class ClientHandshake {
    */
   public void writeClientHello(byte[] transportParameters, ByteBuffer out)
       throws HandshakeException {
+    if (helloWritten) {
+      throw new IllegalStateException("the ClientHello has already been written");
+    }
     int size = header.length + 32 + 48 + transportParameters.length + AeadAlgorithm.TAG_BYTES;
     if (size > TernHandshake.MAX_MESSAGE_BYTES) {
       throw new IllegalArgumentException("transportParameters of " + transportParameters.length

@@ -32,6 +32,11 @@ public record ClientHandshakeConfig(CryptoProvider provider, AeadAlgorithm ciphe
         clientStaticKey);
   }
 
+  @Override
+  public byte[] clientStaticKey() {
+    return clientStaticKey == null ? null : clientStaticKey.clone();
+  }
+
   /** The pinned key with id {@code keyId}, or null. */
   public PinnedServerKey pinned(int keyId) {
     for (PinnedServerKey k : pinnedKeys) {
