@@ -4,7 +4,7 @@ import java.util.HexFormat;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.provider.Arguments;
 
-/** The providers every crypto test runs against, and hex helpers. */
+/** The providers every crypto test runs against, and hex conversions. */
 public final class TestProviders {
   private TestProviders() {}
 

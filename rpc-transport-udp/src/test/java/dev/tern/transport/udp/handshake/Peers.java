@@ -14,7 +14,7 @@ import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.provider.Arguments;
 
-/** Keys, configurations and message helpers shared by the handshake tests. */
+/** Keys, configurations and message builders shared by the handshake tests. */
 final class Peers {
   static final SecureRandom RANDOM = new SecureRandom();
   static final byte[] DCID = TestProviders.hex("8394c8f03e515708");
