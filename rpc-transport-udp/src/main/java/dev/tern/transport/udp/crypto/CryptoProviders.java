@@ -1,0 +1,117 @@
+package dev.tern.transport.udp.crypto;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Chooses a {@link CryptoProvider} by name: {@code "jdk"}, {@code "bc"}, or {@code "auto"} (the
+ * JDK's where it has every primitive, else BouncyCastle's).
+ */
+public final class CryptoProviders {
+  /** The name that picks the first available provider. */
+  public static final String AUTO = "auto";
+
+  private CryptoProviders() {}
+
+  /**
+   * The provider called {@code name}.
+   *
+   * @throws IllegalArgumentException if the name is unknown or the provider cannot run here (the
+   *     message says why)
+   */
+  public static CryptoProvider byName(String name) {
+    String n = name == null ? "" : name.trim().toLowerCase(Locale.ROOT);
+    switch (n) {
+      case JdkCryptoProvider.NAME:
+        return checked(new JdkCryptoProvider());
+      case BcCryptoProvider.NAME:
+        return checked(bc());
+      case AUTO:
+        return auto();
+      default:
+        throw new IllegalArgumentException("crypto provider must be one of jdk, bc, auto; got '"
+            + name + "'");
+    }
+  }
+
+  /** The JDK's provider if it can run here, else BouncyCastle's. */
+  public static CryptoProvider auto() {
+    List<String> reasons = new ArrayList<>();
+    for (CryptoProvider p : new CryptoProvider[] {new JdkCryptoProvider(), bc()}) {
+      if (p.isAvailable()) {
+        return p;
+      }
+      reasons.add(p.name() + ": " + p.unavailableReason());
+    }
+    throw new IllegalStateException("no crypto provider can run here: " + reasons);
+  }
+
+  /** Both providers, available or not (for diagnostics and tests). */
+  public static List<CryptoProvider> all() {
+    return List.of(new JdkCryptoProvider(), bc());
+  }
+
+  private static CryptoProvider bc() {
+    String reason = BcCryptoProvider.probe();
+    return reason == null ? new BcCryptoProvider(null) : new UnavailableProvider("bc", reason);
+  }
+
+  private static CryptoProvider checked(CryptoProvider p) {
+    if (!p.isAvailable()) {
+      throw new IllegalArgumentException("crypto provider '" + p.name() + "' cannot run here: "
+          + p.unavailableReason());
+    }
+    return p;
+  }
+
+  /** A provider that cannot run here: it says why and refuses every factory call. */
+  private static final class UnavailableProvider implements CryptoProvider {
+    private final String name;
+    private final String reason;
+
+    UnavailableProvider(String name, String reason) {
+      this.name = name;
+      this.reason = reason;
+    }
+
+    @Override
+    public String name() {
+      return name;
+    }
+
+    @Override
+    public String unavailableReason() {
+      return reason;
+    }
+
+    private IllegalStateException refused() {
+      return new IllegalStateException("crypto provider '" + name + "' cannot run here: " + reason);
+    }
+
+    @Override
+    public Hmac newHmacSha256() {
+      throw refused();
+    }
+
+    @Override
+    public Sha256 newSha256() {
+      throw refused();
+    }
+
+    @Override
+    public Aead newAead(AeadAlgorithm algorithm, byte[] key) {
+      throw refused();
+    }
+
+    @Override
+    public HeaderMask newHeaderMask(AeadAlgorithm algorithm, byte[] hpKey) {
+      throw refused();
+    }
+
+    @Override
+    public X25519 x25519() {
+      throw refused();
+    }
+  }
+}

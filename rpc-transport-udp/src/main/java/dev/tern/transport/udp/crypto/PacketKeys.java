@@ -1,0 +1,95 @@
+package dev.tern.transport.udp.crypto;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The keys of one packet-protection epoch (Initial, 0-RTT, Handshake or 1-RTT), both directions,
+ * in the order RFC 9001 §5 needs them. It replaces {@code packet.PacketProtection}, which cannot
+ * express that header protection must come off before the packet number is read.
+ *
+ * <p>Receiving, the connection calls, for each packet:
+ * <ol>
+ *   <li>{@link #removeHeaderProtection} with the packet-number offset it parsed from the
+ *       unprotected part of the header (long header: after the Length field; short header:
+ *       after the Destination Connection ID), which unmasks the first byte and the packet number
+ *       and returns the packet number's length;
+ *   <li>it reads the truncated packet number and expands it (RFC 9000 Appendix A.3);
+ *   <li>{@link #open} with the full packet number, which decrypts the payload in place.
+ * </ol>
+ * Sending: it writes the header (with the unprotected first byte and packet number) and the
+ * payload, pads the payload to {@link #minPayloadBytes}, then calls {@link #seal} and
+ * {@link #applyHeaderProtection}.
+ *
+ * <p>Buffers are borrowed for the call and must be heap buffers ({@code hasArray()}); offsets are
+ * absolute. Implementations allocate nothing per packet beyond what the provider's ciphers do,
+ * and are not thread-safe: one per connection and epoch.
+ */
+public interface PacketKeys {
+
+  /** Bytes {@link #seal} appends: the AEAD tag. */
+  default int overheadBytes() {
+    return AeadAlgorithm.TAG_BYTES;
+  }
+
+  /**
+   * The smallest payload (frames, before the tag) that leaves enough ciphertext for the header
+   * protection sample (RFC 9001 §5.4.2): the sample is 16 bytes starting 4 bytes after the packet
+   * number's first byte.
+   */
+  static int minPayloadBytes(int packetNumberLength) {
+    return Math.max(0, HeaderProtector.SAMPLE_OFFSET + HeaderMask.SAMPLE_BYTES
+        - AeadAlgorithm.TAG_BYTES - packetNumberLength);
+  }
+
+  /**
+   * Removes header protection in place (RFC 9001 §5.4).
+   *
+   * @param pnOffset absolute offset of the packet number's first byte
+   * @param packetEnd absolute end of this packet (for a long header, as its Length says)
+   * @return the packet number's length (1..4), or -1 if the packet is too short to carry a
+   *     sample (the caller drops it)
+   */
+  int removeHeaderProtection(ByteBuffer packet, int packetStart, int pnOffset, int packetEnd);
+
+  /**
+   * Authenticates and decrypts the payload in place, after {@link #removeHeaderProtection}.
+   *
+   * @param payloadOffset absolute offset of the first payload byte (after the packet number)
+   * @param packetNumber the full packet number
+   * @return the absolute end of the plaintext payload, or -1 if the packet is not authentic (the
+   *     caller drops and counts it; see {@link #integrityLimitReached()})
+   */
+  int open(ByteBuffer packet, int packetStart, int payloadOffset, int packetEnd,
+      long packetNumber);
+
+  /**
+   * Encrypts the payload {@code [payloadOffset, out.position())} in place with the header as
+   * associated data and appends the tag, advancing the position by {@link #overheadBytes()}.
+   *
+   * @return false, with nothing written, if these keys have sealed as many packets as their AEAD
+   *     allows (RFC 9001 §6.6) and cannot be updated: the connection must then close with
+   *     AEAD_LIMIT_REACHED (0x0f)
+   */
+  boolean seal(ByteBuffer out, int packetStart, int payloadOffset, long packetNumber);
+
+  /** Applies header protection to a packet that {@link #seal} has just sealed. */
+  void applyHeaderProtection(ByteBuffer packet, int packetStart, int pnOffset);
+
+  /** Packets received on this connection's keys that failed authentication. */
+  long failedOpens();
+
+  /**
+   * Whether {@link #failedOpens()} has passed the AEAD's integrity limit (RFC 9001 §6.6): the
+   * connection must then close with AEAD_LIMIT_REACHED and process no more packets.
+   */
+  boolean integrityLimitReached();
+
+  /** The heap array behind {@code buf}, or an error naming the parameter. */
+  static byte[] arrayOf(ByteBuffer buf, String name) {
+    if (buf == null || !buf.hasArray() || buf.isReadOnly()) {
+      throw new IllegalArgumentException(name + " must be a writable heap ByteBuffer, got "
+          + (buf == null ? "null" : buf.isDirect() ? "a direct buffer" : "a read-only buffer"));
+    }
+    return buf.array();
+  }
+}
