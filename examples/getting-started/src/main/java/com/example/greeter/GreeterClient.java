@@ -4,10 +4,9 @@ import com.example.greeter.proto.GreeterGrpc;
 import com.example.greeter.proto.HelloRequest;
 import dev.tern.rpc.TernChannelBuilder;
 import dev.tern.rpc.TernChannels;
-import dev.tern.rpc.spi.TlsSettings;
+import dev.tern.rpc.TernTls;
 import io.grpc.ManagedChannel;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.io.File;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -28,7 +27,7 @@ public final class GreeterClient {
    * @param transport {@code "tcp"}, {@code "quic"}, or {@code null} to let the channel choose
    * @return a channel; shut it down when done
    */
-  public static ManagedChannel channel(String host, int port, TlsSettings trust, String transport) {
+  public static ManagedChannel channel(String host, int port, TernTls trust, String transport) {
     TernChannelBuilder builder = TernChannelBuilder.forAddress(host, port).tls(trust);
     if (transport != null) {
       builder.transports(transport);
@@ -62,7 +61,7 @@ public final class GreeterClient {
       System.err.println("usage: GreeterClient HOST PORT TRUSTED.pem [tcp|quic]");
       System.exit(2);
     }
-    TlsSettings trust = TlsSettings.forClient(Files.readAllBytes(Path.of(args[2])));
+    TernTls trust = TernTls.newBuilder().trustManager(new File(args[2])).build();
     ManagedChannel channel = channel(args[0], Integer.parseInt(args[1]), trust,
         args.length == 4 ? args[3] : null);
     try {
