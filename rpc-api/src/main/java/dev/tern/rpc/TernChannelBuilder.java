@@ -39,7 +39,8 @@ import java.util.function.Supplier;
  * }</pre>
  *
  * <p>Transports today: {@code quic} (rpc-transport-quic) and {@code tcp} (rpc-transport-tcp);
- * Tern's own {@code udp} transport is coming and will join the default race when it is on the class path.
+ * Tern's own {@code udp} transport is coming and will join the default race when it is on the
+ * class path.
  *
  * <p>The channel connects lazily on its first call, queues calls while connecting, fails them with
  * {@code UNAVAILABLE} (saying why) if connecting fails, and reconnects with exponential backoff.
@@ -371,7 +372,8 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
 
   /**
    * The {@code user-agent} this channel announces, as in grpc-java (added ahead of grpc-java's
-   * own part); null (the default): grpc-java's alone. Sent by {@code tcp}; {@code quic} does not send it yet.
+   * own part); null (the default): grpc-java's alone. Sent by {@code tcp}; {@code quic} does not
+   * send it yet.
    *
    * @param ua the user agent, or null
    * @return this builder
