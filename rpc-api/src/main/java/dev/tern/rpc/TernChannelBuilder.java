@@ -38,8 +38,9 @@ import java.util.function.Supplier;
  *     .build();
  * }</pre>
  *
- * <p>Transports today: {@code quic} (rpc-transport-quic) and {@code tcp} (rpc-transport-tcp); Tern's
- * own {@code udp} transport is coming and will join the default race when it is on the class path.
+ * <p>Transports today: {@code quic} (rpc-transport-quic) and {@code tcp} (rpc-transport-tcp);
+ * Tern's own {@code udp} transport is coming and will join the default race when it is on the
+ * class path.
  *
  * <p>The channel connects lazily on its first call, queues calls while connecting, fails them with
  * {@code UNAVAILABLE} (saying why) if connecting fails, and reconnects with exponential backoff.
@@ -52,7 +53,8 @@ import java.util.function.Supplier;
  * is ever sent twice. What worked and what failed is kept per authority in a {@link
  * TransportMemory} ({@linkplain #transportMemory one shared by the process} by default): a
  * transport that failed while a less preferred one worked is left out for a while, and the one that
- * worked is tried first next time, with twice its last connect time as its head start. See {@link TransportSelector} and {@link TransportMemory}.
+ * worked is tried first next time, with twice its last connect time as its head start. See {@link
+ * TransportSelector} and {@link TransportMemory}.
  */
 public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelBuilder> {
   private final List<dev.tern.rpc.spi.TransportProvider> providers = new ArrayList<>();
@@ -88,8 +90,12 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
    * A builder for {@code target} in the form {@code host:port} ({@code [v6addr]:port} for IPv6;
    * a leading {@code dns:///} is accepted). The host is resolved when connecting.
    *
-   * @throws IllegalArgumentException if {@code target} is not one {@code host:port}: it has no valid
-   *     port, lists several addresses, or names a resolver scheme Tern does not have yet
+   * @param target {@code host:port}, {@code [v6addr]:port}, optionally after {@code dns:///};
+   *     the port must be in 1..65535
+   * @return a new builder with TLS on, trusting the JDK's default roots
+   * @throws NullPointerException if {@code target} is null
+   * @throws IllegalArgumentException if {@code target} is not one {@code host:port}: it has no
+   *     valid port, lists several addresses, or names a resolver scheme Tern does not have yet
    */
   public static TernChannelBuilder forTarget(String target) {
     Objects.requireNonNull(target, "target");
@@ -130,7 +136,12 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
    * TlsChannelCredentials} with PEM or key and trust managers, or {@code
    * InsecureChannelCredentials} for plaintext.
    *
-   * @throws IllegalArgumentException if the credentials carry something Tern cannot use, naming it
+   * @param target {@code host:port} as for {@link #forTarget(String)}
+   * @param credentials the channel credentials; not null
+   * @return a new builder secured by {@code credentials}
+   * @throws NullPointerException if {@code credentials} or {@code target} is null
+   * @throws IllegalArgumentException if the credentials carry something Tern cannot use, naming it,
+   *     or if {@code target} is not valid (as for {@link #forTarget(String)})
    */
   public static TernChannelBuilder forTarget(String target, ChannelCredentials credentials) {
     Objects.requireNonNull(credentials, "credentials");
@@ -144,6 +155,10 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
    * Secures the channel with grpc-java {@code credentials} (as {@link #forTarget(String,
    * ChannelCredentials)}), replacing earlier TLS settings.
    *
+   * @param credentials {@code TlsChannelCredentials} or {@code InsecureChannelCredentials}; not
+   *     null
+   * @return this builder
+   * @throws NullPointerException if {@code credentials} is null
    * @throws IllegalArgumentException if the credentials carry something Tern cannot use, naming it
    */
   public TernChannelBuilder credentials(ChannelCredentials credentials) {
@@ -154,6 +169,11 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   /**
    * A builder for {@code host} and {@code port}; the host is resolved when connecting.
    *
+   * @param host a host name or IP literal (an IPv6 literal without brackets); not null
+   * @param port the server's port, 1..65535
+   * @return a new builder with TLS on, trusting the JDK's default roots; its authority is {@code
+   *     host:port} ({@code [host]:port} for IPv6)
+   * @throws NullPointerException if {@code host} is null
    * @throws IllegalArgumentException if {@code port} is outside 1..65535
    */
   public static TernChannelBuilder forAddress(String host, int port) {
@@ -165,7 +185,14 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     return new TernChannelBuilder(() -> new InetSocketAddress(host, port), authority);
   }
 
-  /** A builder for an already-resolved address, or a transport's own address type. */
+  /**
+   * A builder for an already-resolved address, or a transport's own address type. The authority
+   * is {@code host:port} for an {@link InetSocketAddress}, else the address's {@code toString()}.
+   *
+   * @param address where to connect; not null
+   * @return a new builder with TLS on, trusting the JDK's default roots
+   * @throws NullPointerException if {@code address} is null
+   */
   public static TernChannelBuilder forAddress(SocketAddress address) {
     Objects.requireNonNull(address, "address");
     String authority = address instanceof InetSocketAddress
@@ -183,6 +210,10 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
    * TransportSelector#DEFAULT_PREFERENCE}, racing the first datagram transport against TCP. A
    * name that is not on the class path (lower case: {@code "tcp"}, {@code "quic"}) makes {@link
    * #build()} throw, naming the known ones.
+   *
+   * @param names transport names, most preferred first; none: back to the default preference
+   * @return this builder
+   * @throws NullPointerException if a name is null
    */
   public TernChannelBuilder transports(String... names) {
     transports.clear();
@@ -192,14 +223,24 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     return this;
   }
 
-  /** No TLS (where the transport allows it). */
+  /**
+   * No TLS, as in grpc-java. Transports that always encrypt ({@code quic}) cannot run plaintext:
+   * naming one in {@link #transports} then makes {@link #build()} throw, and the default race
+   * leaves it out.
+   *
+   * @return this builder
+   */
   @Override
   public TernChannelBuilder usePlaintext() {
     tls = null;
     return this;
   }
 
-  /** TLS trusting the JDK's default roots (the default). */
+  /**
+   * TLS trusting the JDK's default roots (the default), replacing earlier TLS settings.
+   *
+   * @return this builder
+   */
   @Override
   public TernChannelBuilder useTransportSecurity() {
     tls = TlsSettings.forClient(null);
@@ -208,7 +249,11 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
 
   /**
    * TLS with these settings: whom to trust (PEM, a {@code KeyStore}, a trust manager), a client
-   * certificate for mutual TLS, a server-name override.
+   * certificate for mutual TLS, a server-name override. Replaces earlier TLS settings.
+   *
+   * @param settings built by {@link TernTls#newBuilder()}; not null
+   * @return this builder
+   * @throws NullPointerException if {@code settings} is null
    */
   public TernChannelBuilder tls(TernTls settings) {
     tls = Objects.requireNonNull(settings, "settings").settings();
@@ -217,14 +262,28 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
 
   /**
    * TLS with these transport-level settings (what {@link #tls(TernTls)} builds; kept for code that
-   * already has {@link TlsSettings}).
+   * already has {@link TlsSettings}). Replaces earlier TLS settings.
+   *
+   * @param settings client TLS settings; not null
+   * @return this builder
+   * @throws NullPointerException if {@code settings} is null
    */
   public TernChannelBuilder tls(TlsSettings settings) {
     tls = Objects.requireNonNull(settings, "settings");
     return this;
   }
 
-  /** Sets a transport option (common keys in {@link TransportOptions}, others in the transports). */
+  /**
+   * Sets a transport option (common keys in {@link TransportOptions}, others in the transports,
+   * such as {@code QuicTransportOptions}); a transport ignores keys it does not know. A later
+   * call for the same key replaces the value.
+   *
+   * @param <T> the option's value type
+   * @param key the option; not null
+   * @param value its value; null restores the key's default
+   * @return this builder
+   * @throws NullPointerException if {@code key} is null
+   */
   public <T> TernChannelBuilder transportOption(TransportOptions.Key<T> key, T value) {
     options = options.with(Objects.requireNonNull(key, "key"), value);
     return this;
@@ -233,29 +292,61 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   /**
    * Makes {@code provider} available by its name without {@link java.util.ServiceLoader} (a
    * provider bound by hand or by Guice); it wins over a discovered provider of the same name.
+   *
+   * @param provider the transport provider; not null
+   * @return this builder
+   * @throws NullPointerException if {@code provider} is null
    */
   public TernChannelBuilder addTransportProvider(dev.tern.rpc.spi.TransportProvider provider) {
     providers.add(Objects.requireNonNull(provider, "provider"));
     return this;
   }
 
+  /**
+   * Adds interceptors, as in grpc-java: the last added runs first on each call. Calls on every
+   * transport pass through them.
+   *
+   * @param list the interceptors
+   * @return this builder
+   */
   @Override
   public TernChannelBuilder intercept(List<ClientInterceptor> list) {
     interceptors.addAll(list);
     return this;
   }
 
+  /**
+   * Adds interceptors, as {@link #intercept(List)}.
+   *
+   * @param list the interceptors
+   * @return this builder
+   */
   @Override
   public TernChannelBuilder intercept(ClientInterceptor... list) {
     return intercept(Arrays.asList(list));
   }
 
+  /**
+   * The executor that runs call listeners, as in grpc-java (a call's {@code
+   * CallOptions.withExecutor} wins over it). Unset, each channel runs a cached pool of its own
+   * and stops it on shutdown; one given here stays the application's to shut down.
+   *
+   * @param e the executor; not null
+   * @return this builder
+   * @throws NullPointerException if {@code e} is null
+   */
   @Override
   public TernChannelBuilder executor(Executor e) {
     executor = Objects.requireNonNull(e, "executor");
     return this;
   }
 
+  /**
+   * Runs call listeners on the transport's own thread, as in grpc-java: fastest, but a listener
+   * that blocks stalls the connection.
+   *
+   * @return this builder
+   */
   @Override
   public TernChannelBuilder directExecutor() {
     executor = Runnable::run;
@@ -264,7 +355,11 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
 
   /**
    * Largest response message accepted (4 MiB by default); larger ones fail the call with
-   * RESOURCE_EXHAUSTED.
+   * RESOURCE_EXHAUSTED. Honoured by every transport.
+   *
+   * @param bytes the limit in bytes, 0 or more
+   * @return this builder
+   * @throws IllegalArgumentException if {@code bytes} is negative
    */
   @Override
   public TernChannelBuilder maxInboundMessageSize(int bytes) {
@@ -275,12 +370,28 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     return this;
   }
 
+  /**
+   * The {@code user-agent} this channel announces, as in grpc-java (added ahead of grpc-java's
+   * own part); null (the default): grpc-java's alone. Sent by {@code tcp}; {@code quic} does not
+   * send it yet.
+   *
+   * @param ua the user agent, or null
+   * @return this builder
+   */
   @Override
   public TernChannelBuilder userAgent(String ua) {
     userAgent = ua;
     return this;
   }
 
+  /**
+   * The authority sent with calls and used as the TLS server name, as in grpc-java, instead of
+   * the target's {@code host:port}; the address connected to does not change.
+   *
+   * @param a the authority; not null
+   * @return this builder
+   * @throws NullPointerException if {@code a} is null
+   */
   @Override
   public TernChannelBuilder overrideAuthority(String a) {
     authority = Objects.requireNonNull(a, "authority");
@@ -290,6 +401,8 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   /**
    * Not supported: Tern resolves {@code host:port} targets itself.
    *
+   * @param factory ignored
+   * @return never returns
    * @throws UnsupportedOperationException always
    */
   @Override
@@ -299,19 +412,43 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
         "Tern channels resolve their host:port target themselves (name resolution is coming)");
   }
 
+  /**
+   * Decompressors for responses, as in grpc-java (the default registry has gzip); honoured by
+   * every transport.
+   *
+   * @param registry the registry; not null
+   * @return this builder
+   * @throws NullPointerException if {@code registry} is null
+   */
   @Override
   public TernChannelBuilder decompressorRegistry(DecompressorRegistry registry) {
     decompressors = Objects.requireNonNull(registry, "registry");
     return this;
   }
 
+  /**
+   * Compressors for requests, as in grpc-java (the default registry has gzip); honoured by
+   * every transport.
+   *
+   * @param registry the registry; not null
+   * @return this builder
+   * @throws NullPointerException if {@code registry} is null
+   */
   @Override
   public TernChannelBuilder compressorRegistry(CompressorRegistry registry) {
     compressors = Objects.requireNonNull(registry, "registry");
     return this;
   }
 
-  /** Accepted for compatibility; Tern channels do not enter idle mode yet. */
+  /**
+   * Accepted for compatibility and otherwise ignored: Tern channels do not enter idle mode yet,
+   * so a connection stays open until the channel shuts down or the transport closes it.
+   *
+   * @param value the idle time, more than 0
+   * @param unit the unit of {@code value}
+   * @return this builder
+   * @throws IllegalArgumentException if {@code value} is 0 or less
+   */
   @Override
   public TernChannelBuilder idleTimeout(long value, TimeUnit unit) {
     if (value <= 0) {
@@ -323,6 +460,8 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   /**
    * Tern protocol versions this client speaks (default {@link ProtocolVersions#SUPPORTED}).
    *
+   * @param versions the versions, each more than 0, at least one
+   * @return this builder
    * @throws IllegalArgumentException if empty or not all positive
    */
   public TernChannelBuilder protocolVersions(int... versions) {
@@ -330,7 +469,15 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     return this;
   }
 
-  /** Longest a connection's handshake may take before the attempt fails (default 20 s). */
+  /**
+   * Longest a connection's handshake may take before the attempt fails (default 20 s). Honoured
+   * by {@code tcp} (TLS) and {@code quic} (QUIC handshake).
+   *
+   * @param value the timeout, more than 0
+   * @param unit the unit of {@code value}
+   * @return this builder
+   * @throws IllegalArgumentException if {@code value} is 0 or less
+   */
   public TernChannelBuilder handshakeTimeout(long value, TimeUnit unit) {
     if (value <= 0) {
       throw new IllegalArgumentException("handshake timeout must be > 0, was " + value);
@@ -339,7 +486,15 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     return this;
   }
 
-  /** First delay before reconnecting after a failed attempt (default 1 s; grows 1.6x up to 120 s). */
+  /**
+   * First delay before reconnecting after a failed attempt (default 1 s); each further failure
+   * multiplies it by 1.6, up to 120 s (or this value, if larger).
+   *
+   * @param value the delay, more than 0
+   * @param unit the unit of {@code value}
+   * @return this builder
+   * @throws IllegalArgumentException if {@code value} is 0 or less
+   */
   public TernChannelBuilder initialReconnectBackoff(long value, TimeUnit unit) {
     if (value <= 0) {
       throw new IllegalArgumentException("reconnect backoff must be > 0, was " + value);
@@ -353,6 +508,9 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
    * How long a racing transport has to itself before the next candidate starts too (default 300
    * ms; 0 starts every candidate at once). A candidate that fails ends its head start early.
    *
+   * @param value the head start, 0 or more
+   * @param unit the unit of {@code value}
+   * @return this builder
    * @throws IllegalArgumentException if {@code value} is negative
    */
   public TernChannelBuilder transportRaceHeadStart(long value, TimeUnit unit) {
@@ -366,6 +524,10 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   /**
    * Where the channel keeps and reads what it learned per authority (transports marked broken,
    * the transport that worked). Default: {@link TransportMemory#shared()}.
+   *
+   * @param transportMemory the memory; a fresh {@link TransportMemory} starts with nothing learned
+   * @return this builder
+   * @throws NullPointerException if {@code transportMemory} is null
    */
   public TernChannelBuilder transportMemory(TransportMemory transportMemory) {
     memory = Objects.requireNonNull(transportMemory, "transportMemory");
@@ -374,14 +536,26 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
 
   /**
    * Called with the connection's {@link ConnectionInfo} each time a transport wins a race and
-   * becomes the channel's connection; {@link ConnectionInfo#transport()} names it.
+   * becomes the channel's connection; {@link ConnectionInfo#transport()} names it. It runs on a
+   * transport thread, so it should return quickly.
+   *
+   * @param listener the listener, or null for none (the default)
+   * @return this builder
    */
   public TernChannelBuilder connectionListener(Consumer<ConnectionInfo> listener) {
     connectionListener = listener;
     return this;
   }
 
-  /** Largest response header block (metadata), in bytes (8 KiB by default). */
+  /**
+   * Largest response header block (metadata), in bytes (8 KiB by default), as in grpc-java. Both
+   * transports honour it ({@code tcp} as HTTP/2's {@code SETTINGS_MAX_HEADER_LIST_SIZE}, {@code
+   * quic} as HTTP/3's {@code SETTINGS_MAX_FIELD_SECTION_SIZE}).
+   *
+   * @param bytes the limit, more than 0
+   * @return this builder
+   * @throws IllegalArgumentException if {@code bytes} is 0 or less
+   */
   @Override
   public TernChannelBuilder maxInboundMetadataSize(int bytes) {
     if (bytes <= 0) {
@@ -391,7 +565,15 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     return this;
   }
 
-  /** Keep-alive ping interval while calls are open, on transports that ping (TCP's HTTP/2 PING). */
+  /**
+   * Keep-alive ping interval while calls are open, on transports that ping: {@code tcp} sends
+   * HTTP/2 PING frames; {@code quic} ignores it (QUIC keeps its own idle timeout). Off by default.
+   *
+   * @param value the interval, more than 0 (rounded up to at least 1 ms)
+   * @param unit the unit of {@code value}
+   * @return this builder
+   * @throws IllegalArgumentException if {@code value} is 0 or less
+   */
   @Override
   public TernChannelBuilder keepAliveTime(long value, TimeUnit unit) {
     if (value <= 0) {
@@ -401,63 +583,123 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     return this;
   }
 
-  /** Accepted: Tern never retries or hedges a call, so there is nothing to disable. */
+  /**
+   * Accepted: Tern never retries or hedges a call, so there is nothing to disable.
+   *
+   * @return this builder
+   */
   @Override
   public TernChannelBuilder disableRetry() {
     return this;
   }
 
-  /** Accepted: Tern never looks up a service config. */
+  /**
+   * Accepted: Tern never looks up a service config.
+   *
+   * @return this builder
+   */
   @Override
   public TernChannelBuilder disableServiceConfigLookUp() {
     return this;
   }
 
-  /** Accepted and unused: Tern runs no blocking work that an offload executor would take. */
+  /**
+   * Accepted and unused: Tern runs no blocking work that an offload executor would take.
+   *
+   * @param e the executor; not null
+   * @return this builder
+   * @throws NullPointerException if {@code e} is null
+   */
   @Override
   public TernChannelBuilder offloadExecutor(Executor e) {
     Objects.requireNonNull(e, "executor");
     return this;
   }
 
-  /** @throws UnsupportedOperationException always: naming what to use instead */
+  /**
+   * Not supported: Tern never retries or hedges a call; retry in the application or in a
+   * {@link ClientInterceptor}.
+   *
+   * @return never returns
+   * @throws UnsupportedOperationException always, naming the alternative
+   */
   @Override
   public TernChannelBuilder enableRetry() {
     throw unsupported("enableRetry()", NO_RETRY);
   }
 
-  /** @throws UnsupportedOperationException always */
+  /**
+   * Not supported: Tern never retries a call (see {@link #enableRetry()}).
+   *
+   * @param maxRetryAttempts ignored
+   * @return never returns
+   * @throws UnsupportedOperationException always, naming the alternative
+   */
   @Override
   public TernChannelBuilder maxRetryAttempts(int maxRetryAttempts) {
     throw unsupported("maxRetryAttempts(int)", NO_RETRY);
   }
 
-  /** @throws UnsupportedOperationException always */
+  /**
+   * Not supported: Tern never hedges a call (see {@link #enableRetry()}).
+   *
+   * @param maxHedgedAttempts ignored
+   * @return never returns
+   * @throws UnsupportedOperationException always, naming the alternative
+   */
   @Override
   public TernChannelBuilder maxHedgedAttempts(int maxHedgedAttempts) {
     throw unsupported("maxHedgedAttempts(int)", NO_RETRY);
   }
 
-  /** @throws UnsupportedOperationException always */
+  /**
+   * Not supported: with no retries there is no retry buffer (see {@link #enableRetry()}).
+   *
+   * @param bytes ignored
+   * @return never returns
+   * @throws UnsupportedOperationException always, naming the alternative
+   */
   @Override
   public TernChannelBuilder retryBufferSize(long bytes) {
     throw unsupported("retryBufferSize(long)", NO_RETRY);
   }
 
-  /** @throws UnsupportedOperationException always */
+  /**
+   * Not supported: with no retries there is no per-call retry buffer (see {@link
+   * #enableRetry()}).
+   *
+   * @param bytes ignored
+   * @return never returns
+   * @throws UnsupportedOperationException always, naming the alternative
+   */
   @Override
   public TernChannelBuilder perRpcBufferLimit(long bytes) {
     throw unsupported("perRpcBufferLimit(long)", NO_RETRY);
   }
 
-  /** @throws UnsupportedOperationException always */
+  /**
+   * Not supported yet: {@link #keepAliveTime} sets the ping interval, and a connection whose
+   * pings go unanswered fails on the transport's own timeout.
+   *
+   * @param keepAliveTimeout ignored
+   * @param timeUnit ignored
+   * @return never returns
+   * @throws UnsupportedOperationException always, naming the alternative
+   */
   @Override
   public TernChannelBuilder keepAliveTimeout(long keepAliveTimeout, TimeUnit timeUnit) {
     throw unsupported("keepAliveTimeout(long, TimeUnit)", "keepAliveTime(...) sets the ping interval;"
         + " a connection whose pings go unanswered fails on the transport's own timeout");
   }
 
-  /** @throws UnsupportedOperationException for true; false (the default) is accepted */
+  /**
+   * Only {@code false} (the default) is supported: keep-alive pings are sent only while calls
+   * are open.
+   *
+   * @param enable ignored
+   * @return never returns
+   * @throws UnsupportedOperationException for {@code true}
+   */
   @Override
   public TernChannelBuilder keepAliveWithoutCalls(boolean enable) {
     if (enable) {
@@ -466,66 +708,132 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     return this;
   }
 
-  /** @throws UnsupportedOperationException always */
+  /**
+   * Not supported: a Tern channel connects to its one target; choose transports with {@link
+   * #transports}.
+   *
+   * @param policy ignored
+   * @return never returns
+   * @throws UnsupportedOperationException always, naming the alternative
+   */
   @Override
   public TernChannelBuilder defaultLoadBalancingPolicy(String policy) {
     throw unsupported("defaultLoadBalancingPolicy(String)",
         "a Tern channel connects to its one target; choose transports with transports(...)");
   }
 
-  /** @throws UnsupportedOperationException always */
+  /**
+   * Not supported: set deadlines per call ({@code CallOptions.withDeadline}) and method options
+   * with {@code TernMethodOptions}.
+   *
+   * @param serviceConfig ignored
+   * @return never returns
+   * @throws UnsupportedOperationException always, naming the alternative
+   */
   @Override
   public TernChannelBuilder defaultServiceConfig(Map<String, ?> serviceConfig) {
     throw unsupported("defaultServiceConfig(Map)",
         "set deadlines per call (CallOptions.withDeadline) and method options with TernMethodOptions");
   }
 
-  /** @throws UnsupportedOperationException always */
+  /**
+   * Not supported yet: log calls with a {@link ClientInterceptor}.
+   *
+   * @param binaryLog ignored
+   * @return never returns
+   * @throws UnsupportedOperationException always, naming the alternative
+   */
   @Override
   public TernChannelBuilder setBinaryLog(BinaryLog binaryLog) {
     throw unsupported("setBinaryLog(BinaryLog)", "log calls with a ClientInterceptor");
   }
 
-  /** @throws UnsupportedOperationException always */
+  /**
+   * Not supported: channelz tracing is not available; see {@link #connectionListener} and {@code
+   * TernChannels.connectionInfo(channel)}.
+   *
+   * @param maxTraceEvents ignored
+   * @return never returns
+   * @throws UnsupportedOperationException always, naming the alternative
+   */
   @Override
   public TernChannelBuilder maxTraceEvents(int maxTraceEvents) {
     throw unsupported("maxTraceEvents(int)", "channelz tracing is not available; see connectionListener(...)"
         + " and TernChannels.connectionInfo(channel)");
   }
 
-  /** @throws UnsupportedOperationException always */
+  /**
+   * Not supported: Tern connects directly to its target, through no proxy.
+   *
+   * @param proxyDetector ignored
+   * @return never returns
+   * @throws UnsupportedOperationException always, naming the alternative
+   */
   @Override
   public TernChannelBuilder proxyDetector(ProxyDetector proxyDetector) {
     throw unsupported("proxyDetector(ProxyDetector)", "Tern connects directly to its target");
   }
 
-  /** @throws UnsupportedOperationException always */
+  /**
+   * Not supported: {@link #connectionListener} is told of each connection a transport makes.
+   *
+   * @param filter ignored
+   * @return never returns
+   * @throws UnsupportedOperationException always, naming the alternative
+   */
   @Override
   public TernChannelBuilder addTransportFilter(ClientTransportFilter filter) {
     throw unsupported("addTransportFilter(ClientTransportFilter)",
         "connectionListener(...) is told of each connection a transport makes");
   }
 
-  /** @throws UnsupportedOperationException always */
+  /**
+   * Not supported: Tern resolves its {@code host:port} target itself.
+   *
+   * @param <X> ignored
+   * @param key ignored
+   * @param value ignored
+   * @return never returns
+   * @throws UnsupportedOperationException always, naming the alternative
+   */
   @Override
   public <X> TernChannelBuilder setNameResolverArg(NameResolver.Args.Key<X> key, X value) {
     throw unsupported("setNameResolverArg(NameResolver.Args.Key, Object)",
         "Tern resolves its host:port target itself (name resolution is coming)");
   }
 
-  /** @throws UnsupportedOperationException always */
+  /**
+   * Not supported: Tern channels make no child channels.
+   *
+   * @param channelConfigurator ignored
+   * @return never returns
+   * @throws UnsupportedOperationException always, naming the alternative
+   */
   @Override
   public TernChannelBuilder childChannelConfigurator(ChannelConfigurator channelConfigurator) {
     throw unsupported("childChannelConfigurator(ChannelConfigurator)", "Tern channels make no child channels");
   }
 
-  /** @throws UnsupportedOperationException always */
+  /**
+   * Not supported: use {@link #intercept(ClientInterceptor...)}.
+   *
+   * @param factory ignored
+   * @return never returns
+   * @throws UnsupportedOperationException always, naming the alternative
+   */
   @Override
   protected TernChannelBuilder interceptWithTarget(InterceptorFactory factory) {
     throw unsupported("interceptWithTarget(InterceptorFactory)", "use intercept(ClientInterceptor...)");
   }
 
-  /** @throws UnsupportedOperationException always */
+  /**
+   * Not supported yet: count calls with a {@link ClientInterceptor} or {@code
+   * ClientStreamTracer}.
+   *
+   * @param metricSink ignored
+   * @return never returns
+   * @throws UnsupportedOperationException always, naming the alternative
+   */
   @Override
   protected TernChannelBuilder addMetricSink(MetricSink metricSink) {
     throw unsupported("addMetricSink(MetricSink)", "count calls with a ClientInterceptor or ClientStreamTracer");
@@ -541,6 +849,7 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   /**
    * The channel; it connects on its first call.
    *
+   * @return a new channel with this builder's settings
    * @throws IllegalArgumentException if {@link #transports} names a transport that is not on the
    *     class path, or, with {@link #usePlaintext()}, one that always encrypts (QUIC)
    */

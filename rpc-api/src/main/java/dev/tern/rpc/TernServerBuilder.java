@@ -62,23 +62,38 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
 
   private TernServerBuilder() {}
 
-  /** A builder with no listening address yet; add them with {@link #listen}. */
+  /**
+   * A builder with no listening address yet; add them with {@link #listen}.
+   *
+   * @return a new builder without TLS and without listening addresses
+   */
   public static TernServerBuilder create() {
     return new TernServerBuilder();
   }
 
-  /** A builder listening with TCP on {@code port} on every interface (0: any free port). */
+  /**
+   * A builder listening with TCP on {@code port} on every interface (0: any free port).
+   *
+   * @param port the TCP port, 0..65535
+   * @return a new builder without TLS, listening with {@code tcp} on {@code port}
+   * @throws IllegalArgumentException if {@code port} is outside 0..65535
+   */
   public static TernServerBuilder forPort(int port) {
     return new TernServerBuilder().listen("tcp", port);
   }
 
   /**
-   * A builder listening with TCP on {@code port}, secured by grpc-java {@code credentials}, as {@code
-   * Grpc.newServerBuilderForPort(port, credentials)}: {@code TlsServerCredentials} with PEM or a key
-   * manager (and, for mutual TLS, {@code ClientAuth.REQUIRE} with trust), or {@code
+   * A builder listening with TCP on {@code port}, secured by grpc-java {@code credentials}, as
+   * {@code Grpc.newServerBuilderForPort(port, credentials)}: {@code TlsServerCredentials} with PEM
+   * or a key manager (and, for mutual TLS, {@code ClientAuth.REQUIRE} with trust), or {@code
    * InsecureServerCredentials}.
    *
-   * @throws IllegalArgumentException if the credentials carry something Tern cannot use, naming it
+   * @param port the TCP port, 0..65535 (0: any free port)
+   * @param credentials the server credentials; not null
+   * @return a new builder listening with {@code tcp} on {@code port}
+   * @throws NullPointerException if {@code credentials} is null
+   * @throws IllegalArgumentException if the credentials carry something Tern cannot use, naming it,
+   *     or if {@code port} is outside 0..65535
    */
   public static TernServerBuilder forPort(int port, ServerCredentials credentials) {
     Objects.requireNonNull(credentials, "credentials");
@@ -91,6 +106,9 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
    * Secures every transport with grpc-java {@code credentials} (as {@link #forPort(int,
    * ServerCredentials)}), replacing earlier TLS settings.
    *
+   * @param credentials {@code TlsServerCredentials} or {@code InsecureServerCredentials}; not null
+   * @return this builder
+   * @throws NullPointerException if {@code credentials} is null
    * @throws IllegalArgumentException if the credentials carry something Tern cannot use, naming it
    */
   public TernServerBuilder credentials(ServerCredentials credentials) {
@@ -98,7 +116,17 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
     return this;
   }
 
-  /** Also listens with {@code transportName} on {@code address}. */
+  /**
+   * Also listens with {@code transportName} on {@code address}. The name is checked by {@link
+   * #build()}; the address is bound by {@code start()}.
+   *
+   * @param transportName a {@link dev.tern.rpc.spi.TransportProvider#name()}, such as {@code
+   *     "tcp"} or {@code "quic"}; not null
+   * @param address where to listen, an {@link InetSocketAddress} or the transport's own address
+   *     type; not null
+   * @return this builder
+   * @throws NullPointerException if {@code transportName} or {@code address} is null
+   */
   public TernServerBuilder listen(String transportName, SocketAddress address) {
     listens.add(new TernServer.Listen(Objects.requireNonNull(transportName, "transportName"),
         Objects.requireNonNull(address, "address")));
@@ -108,6 +136,11 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
   /**
    * Also listens with {@code transportName} on {@code port} on every interface.
    *
+   * @param transportName a {@link dev.tern.rpc.spi.TransportProvider#name()}; not null
+   * @param port the port, 0..65535 (0: any free port; {@code Server.getListenSockets()} tells
+   *     which)
+   * @return this builder
+   * @throws NullPointerException if {@code transportName} is null
    * @throws IllegalArgumentException if {@code port} is outside 0..65535
    */
   public TernServerBuilder listen(String transportName, int port) {
@@ -117,17 +150,37 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
     return listen(transportName, new InetSocketAddress(port));
   }
 
+  /**
+   * Serves {@code service} on every transport, as in grpc-java; a later service with the same name
+   * replaces it.
+   *
+   * @param service the service definition; not null
+   * @return this builder
+   */
   @Override
   public TernServerBuilder addService(ServerServiceDefinition service) {
     services.put(service.getServiceDescriptor().getName(), service);
     return this;
   }
 
+  /**
+   * Serves {@code service.bindService()}, as {@link #addService(ServerServiceDefinition)}.
+   *
+   * @param service the service implementation; not null
+   * @return this builder
+   */
   @Override
   public TernServerBuilder addService(BindableService service) {
     return addService(service.bindService());
   }
 
+  /**
+   * Looks up methods that no added service has, as in grpc-java; null (the default): such calls
+   * fail with {@code UNIMPLEMENTED}.
+   *
+   * @param registry the fallback registry, or null
+   * @return this builder
+   */
   @Override
   public TernServerBuilder fallbackHandlerRegistry(HandlerRegistry registry) {
     fallback = registry;
@@ -137,39 +190,77 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
   /**
    * Makes {@code provider} available by its name without {@link java.util.ServiceLoader} (a
    * provider bound by hand or by Guice); it wins over a discovered provider of the same name.
+   *
+   * @param provider the transport provider; not null
+   * @return this builder
+   * @throws NullPointerException if {@code provider} is null
    */
   public TernServerBuilder addTransportProvider(dev.tern.rpc.spi.TransportProvider provider) {
     providers.add(Objects.requireNonNull(provider, "provider"));
     return this;
   }
 
-  /** Runs {@code interceptor} on every call; interceptors added last run first. */
+  /**
+   * Runs {@code interceptor} on every call, on every transport; interceptors added last run first.
+   *
+   * @param interceptor the interceptor; not null
+   * @return this builder
+   * @throws NullPointerException if {@code interceptor} is null
+   */
   @Override
   public TernServerBuilder intercept(ServerInterceptor interceptor) {
     interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
     return this;
   }
 
-  /** Creates a tracer for every call; its events (start, messages, close) are reported. */
+  /**
+   * Creates a tracer for every call; its events (start, messages, close) are reported.
+   *
+   * @param factory the tracer factory; not null
+   * @return this builder
+   * @throws NullPointerException if {@code factory} is null
+   */
   @Override
   public TernServerBuilder addStreamTracerFactory(ServerStreamTracer.Factory factory) {
     tracers.add(Objects.requireNonNull(factory, "factory"));
     return this;
   }
 
+  /**
+   * The executor that runs service methods and call listeners, as in grpc-java. Unset, the server
+   * runs a cached pool of its own and stops it on shutdown; one given here stays the
+   * application's to shut down.
+   *
+   * @param e the executor; not null
+   * @return this builder
+   * @throws NullPointerException if {@code e} is null
+   */
   @Override
   public TernServerBuilder executor(Executor e) {
     executor = Objects.requireNonNull(e, "executor");
     return this;
   }
 
+  /**
+   * Runs service methods on the transport's own thread, as in grpc-java: fastest, but a method
+   * that blocks stalls the connection.
+   *
+   * @return this builder
+   */
   @Override
   public TernServerBuilder directExecutor() {
     executor = Runnable::run;
     return this;
   }
 
-  /** Largest request message accepted (4 MiB by default); larger ones fail the call with RESOURCE_EXHAUSTED. */
+  /**
+   * Largest request message accepted (4 MiB by default); larger ones fail the call with
+   * RESOURCE_EXHAUSTED. Honoured by every transport.
+   *
+   * @param bytes the limit in bytes, 0 or more
+   * @return this builder
+   * @throws IllegalArgumentException if {@code bytes} is negative
+   */
   @Override
   public TernServerBuilder maxInboundMessageSize(int bytes) {
     if (bytes < 0) {
@@ -179,7 +270,15 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
     return this;
   }
 
-  /** Longest a connection's handshake may take before the server drops it. */
+  /**
+   * Longest a connection's handshake may take before the server drops it (default 20 s). Honoured
+   * by {@code tcp}; {@code quic} ends handshakes on its idle timeout.
+   *
+   * @param timeout the timeout, more than 0
+   * @param unit the unit of {@code timeout}
+   * @return this builder
+   * @throws IllegalArgumentException if {@code timeout} is 0 or less
+   */
   @Override
   public TernServerBuilder handshakeTimeout(long timeout, TimeUnit unit) {
     if (timeout <= 0) {
@@ -189,12 +288,24 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
     return this;
   }
 
+  /**
+   * Compressors for responses, as in grpc-java; null restores the default registry (gzip).
+   *
+   * @param registry the registry, or null
+   * @return this builder
+   */
   @Override
   public TernServerBuilder compressorRegistry(CompressorRegistry registry) {
     compressors = registry == null ? CompressorRegistry.getDefaultInstance() : registry;
     return this;
   }
 
+  /**
+   * Decompressors for requests, as in grpc-java; null restores the default registry (gzip).
+   *
+   * @param registry the registry, or null
+   * @return this builder
+   */
   @Override
   public TernServerBuilder decompressorRegistry(DecompressorRegistry registry) {
     decompressors = registry == null ? DecompressorRegistry.getDefaultInstance() : registry;
@@ -203,7 +314,11 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
 
   /**
    * TLS on every transport: the server's certificate and key (PEM or a {@code KeyStore}) and, for
-   * mutual TLS, whom to trust.
+   * mutual TLS, whom to trust. Replaces earlier TLS settings.
+   *
+   * @param settings built by {@link TernTls#newBuilder()} with a key manager; not null
+   * @return this builder
+   * @throws NullPointerException if {@code settings} is null
    */
   public TernServerBuilder tls(TernTls settings) {
     tls = Objects.requireNonNull(settings, "settings").settings();
@@ -212,7 +327,11 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
 
   /**
    * TLS with these transport-level settings (what {@link #tls(TernTls)} builds; kept for code that
-   * already has {@link TlsSettings}).
+   * already has {@link TlsSettings}). Replaces earlier TLS settings.
+   *
+   * @param settings server TLS settings; not null
+   * @return this builder
+   * @throws NullPointerException if {@code settings} is null
    */
   public TernServerBuilder tls(TlsSettings settings) {
     tls = Objects.requireNonNull(settings, "settings");
@@ -220,9 +339,12 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
   }
 
   /**
-   * TLS with a PEM certificate chain and an unencrypted PEM private key (PKCS#8, SEC1 {@code BEGIN
-   * EC PRIVATE KEY} or PKCS#1 {@code BEGIN RSA PRIVATE KEY}).
+   * TLS with a PEM certificate chain and an unencrypted PEM private key (PKCS#8, SEC1 {@code
+   * BEGIN EC PRIVATE KEY} or PKCS#1 {@code BEGIN RSA PRIVATE KEY}), read now, on every transport.
    *
+   * @param certChain the PEM certificate chain, the server's own certificate first
+   * @param privateKey the PEM private key of the first certificate
+   * @return this builder
    * @throws UncheckedIOException naming the file that cannot be read
    * @throws IllegalArgumentException if the PEM cannot be read, saying what to do
    */
@@ -234,13 +356,27 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
   /**
    * TLS with a PEM certificate chain and private key read from these streams now (as {@link
    * #useTransportSecurity(File, File)}; the caller closes them).
+   *
+   * @param certChain the PEM certificate chain, the server's own certificate first
+   * @param privateKey the PEM private key of the first certificate
+   * @return this builder
+   * @throws UncheckedIOException if a stream cannot be read
+   * @throws IllegalArgumentException if the PEM cannot be read, saying what to do
    */
   @Override
   public TernServerBuilder useTransportSecurity(InputStream certChain, InputStream privateKey) {
     return tls(TernTls.newBuilder().keyManager(certChain, privateKey).build());
   }
 
-  /** Largest request header block (metadata), in bytes (8 KiB by default). */
+  /**
+   * Largest request header block (metadata), in bytes (8 KiB by default), as in grpc-java. Both
+   * transports honour it ({@code tcp} as HTTP/2's {@code SETTINGS_MAX_HEADER_LIST_SIZE}, {@code
+   * quic} as HTTP/3's {@code SETTINGS_MAX_FIELD_SECTION_SIZE}).
+   *
+   * @param bytes the limit, more than 0
+   * @return this builder
+   * @throws IllegalArgumentException if {@code bytes} is 0 or less
+   */
   @Override
   public TernServerBuilder maxInboundMetadataSize(int bytes) {
     if (bytes <= 0) {
@@ -250,69 +386,145 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
     return this;
   }
 
-  /** @throws UnsupportedOperationException always */
+  /**
+   * Not supported yet: set one executor for every call with {@link #executor}.
+   *
+   * @param supplier ignored
+   * @return never returns
+   * @throws UnsupportedOperationException always, naming the alternative
+   */
   @Override
   public TernServerBuilder callExecutor(ServerCallExecutorSupplier supplier) {
     throw unsupported("callExecutor(ServerCallExecutorSupplier)", "set one executor with executor(...)");
   }
 
-  /** @throws UnsupportedOperationException always */
+  /**
+   * Not supported: read a call's connection with {@code
+   * TernServerCalls.connectionInfo()} in a {@link ServerInterceptor}.
+   *
+   * @param filter ignored
+   * @return never returns
+   * @throws UnsupportedOperationException always, naming the alternative
+   */
   @Override
   public TernServerBuilder addTransportFilter(ServerTransportFilter filter) {
     throw unsupported("addTransportFilter(ServerTransportFilter)",
         "read a call's connection with TernServerCalls.connectionInfo() in a ServerInterceptor");
   }
 
-  /** @throws UnsupportedOperationException always */
+  /**
+   * Not supported yet: the server sends no keep-alive pings; clients ping with {@code
+   * TernChannelBuilder.keepAliveTime(...)}.
+   *
+   * @param keepAliveTime ignored
+   * @param timeUnit ignored
+   * @return never returns
+   * @throws UnsupportedOperationException always, naming the alternative
+   */
   @Override
   public TernServerBuilder keepAliveTime(long keepAliveTime, TimeUnit timeUnit) {
     throw unsupported("keepAliveTime(long, TimeUnit)", "clients ping with TernChannelBuilder.keepAliveTime(...)");
   }
 
-  /** @throws UnsupportedOperationException always */
+  /**
+   * Not supported yet: the server sends no keep-alive pings.
+   *
+   * @param keepAliveTimeout ignored
+   * @param timeUnit ignored
+   * @return never returns
+   * @throws UnsupportedOperationException always, naming the alternative
+   */
   @Override
   public TernServerBuilder keepAliveTimeout(long keepAliveTimeout, TimeUnit timeUnit) {
     throw unsupported("keepAliveTimeout(long, TimeUnit)", null);
   }
 
-  /** @throws UnsupportedOperationException always */
+  /**
+   * Not supported yet: QUIC closes idle connections after {@code
+   * QuicTransportOptions.MAX_IDLE_TIMEOUT_MILLIS} (set with {@link #transportOption}).
+   *
+   * @param maxConnectionIdle ignored
+   * @param timeUnit ignored
+   * @return never returns
+   * @throws UnsupportedOperationException always, naming the alternative
+   */
   @Override
   public TernServerBuilder maxConnectionIdle(long maxConnectionIdle, TimeUnit timeUnit) {
     throw unsupported("maxConnectionIdle(long, TimeUnit)",
         "QUIC closes idle connections after QuicTransportOptions.MAX_IDLE_TIMEOUT_MILLIS (transportOption(...))");
   }
 
-  /** @throws UnsupportedOperationException always */
+  /**
+   * Not supported yet: connections live until the client or server closes them.
+   *
+   * @param maxConnectionAge ignored
+   * @param timeUnit ignored
+   * @return never returns
+   * @throws UnsupportedOperationException always, naming the alternative
+   */
   @Override
   public TernServerBuilder maxConnectionAge(long maxConnectionAge, TimeUnit timeUnit) {
     throw unsupported("maxConnectionAge(long, TimeUnit)", null);
   }
 
-  /** @throws UnsupportedOperationException always */
+  /**
+   * Not supported yet (see {@link #maxConnectionAge}).
+   *
+   * @param maxConnectionAgeGrace ignored
+   * @param timeUnit ignored
+   * @return never returns
+   * @throws UnsupportedOperationException always, naming the alternative
+   */
   @Override
   public TernServerBuilder maxConnectionAgeGrace(long maxConnectionAgeGrace, TimeUnit timeUnit) {
     throw unsupported("maxConnectionAgeGrace(long, TimeUnit)", null);
   }
 
-  /** @throws UnsupportedOperationException always */
+  /**
+   * Not supported yet: the server does not police the clients' ping rate.
+   *
+   * @param keepAliveTime ignored
+   * @param timeUnit ignored
+   * @return never returns
+   * @throws UnsupportedOperationException always, naming the alternative
+   */
   @Override
   public TernServerBuilder permitKeepAliveTime(long keepAliveTime, TimeUnit timeUnit) {
     throw unsupported("permitKeepAliveTime(long, TimeUnit)", null);
   }
 
-  /** @throws UnsupportedOperationException always */
+  /**
+   * Not supported yet: the server does not police the clients' pings.
+   *
+   * @param permit ignored
+   * @return never returns
+   * @throws UnsupportedOperationException always, naming the alternative
+   */
   @Override
   public TernServerBuilder permitKeepAliveWithoutCalls(boolean permit) {
     throw unsupported("permitKeepAliveWithoutCalls(boolean)", null);
   }
 
-  /** @throws UnsupportedOperationException always */
+  /**
+   * Not supported yet: log calls with a {@link ServerInterceptor}.
+   *
+   * @param binaryLog ignored
+   * @return never returns
+   * @throws UnsupportedOperationException always, naming the alternative
+   */
   @Override
   public TernServerBuilder setBinaryLog(BinaryLog binaryLog) {
     throw unsupported("setBinaryLog(BinaryLog)", "log calls with a ServerInterceptor");
   }
 
-  /** @throws UnsupportedOperationException always */
+  /**
+   * Not supported yet: count calls with a {@link ServerInterceptor} or {@link
+   * #addStreamTracerFactory}.
+   *
+   * @param metricSink ignored
+   * @return never returns
+   * @throws UnsupportedOperationException always, naming the alternative
+   */
   @Override
   public TernServerBuilder addMetricSink(MetricSink metricSink) {
     throw unsupported("addMetricSink(MetricSink)", "count calls with a ServerInterceptor or addStreamTracerFactory(...)");
@@ -322,7 +534,16 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
     return Unsupported.method("TernServerBuilder", signature, instead);
   }
 
-  /** Sets a transport option for every transport this server listens with. */
+  /**
+   * Sets a transport option for every transport this server listens with (common keys in {@link
+   * TransportOptions}, others in the transports); a transport ignores keys it does not know.
+   *
+   * @param <T> the option's value type
+   * @param key the option; not null
+   * @param value its value; null restores the key's default
+   * @return this builder
+   * @throws NullPointerException if {@code key} is null
+   */
   public <T> TernServerBuilder transportOption(TransportOptions.Key<T> key, T value) {
     options = options.with(Objects.requireNonNull(key, "key"), value);
     return this;
@@ -331,6 +552,8 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
   /**
    * Tern protocol versions this server speaks (default {@link ProtocolVersions#SUPPORTED}).
    *
+   * @param versions the versions, each more than 0, at least one
+   * @return this builder
    * @throws IllegalArgumentException if empty or not all positive
    */
   public TernServerBuilder protocolVersions(int... versions) {
@@ -339,11 +562,12 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
   }
 
   /**
-   * The server, not yet started.
+   * The server, not yet started; {@code start()} binds its addresses.
    *
+   * @return a new server with this builder's services and settings
    * @throws IllegalStateException if it has nowhere to listen
-   * @throws IllegalArgumentException if a {@link #listen} names a transport that is not on the class
-   *     path, or one that always encrypts (QUIC) while no TLS is set
+   * @throws IllegalArgumentException if a {@link #listen} names a transport that is not on the
+   *     class path, or one that always encrypts (QUIC) while no TLS is set
    */
   @Override
   public Server build() {

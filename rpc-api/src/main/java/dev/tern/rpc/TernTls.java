@@ -46,7 +46,11 @@ public final class TernTls {
     this.settings = settings;
   }
 
-  /** A builder with no key and the JDK's default roots. */
+  /**
+   * A builder with no key and the JDK's default roots.
+   *
+   * @return a new builder
+   */
   public static Builder newBuilder() {
     return new Builder();
   }
@@ -73,19 +77,29 @@ public final class TernTls {
     private Builder() {}
 
     /**
-     * Presents the PEM certificate chain and unencrypted private key in these files.
+     * Presents the PEM certificate chain and unencrypted private key in these files, read now.
      *
+     * @param certChain the PEM certificate chain, this side's own certificate first; not null
+     * @param privateKey the PEM private key of the first certificate; not null
+     * @return this builder
+     * @throws NullPointerException if either file is null
      * @throws UncheckedIOException naming the file that cannot be read
+     * @throws IllegalArgumentException if either file is not readable PEM, naming which
      */
     public Builder keyManager(File certChain, File privateKey) {
       return keyManager(read(certChain, "certChain"), read(privateKey, "privateKey"));
     }
 
     /**
-     * Presents the PEM certificate chain and unencrypted private key read from these streams (read
-     * now; the caller closes them).
+     * Presents the PEM certificate chain and unencrypted private key read from these streams
+     * (read now; the caller closes them).
      *
+     * @param certChain the PEM certificate chain, this side's own certificate first; not null
+     * @param privateKey the PEM private key of the first certificate; not null
+     * @return this builder
+     * @throws NullPointerException if either stream is null
      * @throws UncheckedIOException if a stream cannot be read
+     * @throws IllegalArgumentException if either stream is not readable PEM, naming which
      */
     public Builder keyManager(InputStream certChain, InputStream privateKey) {
       return keyManager(read(certChain, "certChain"), read(privateKey, "privateKey"));
@@ -100,10 +114,15 @@ public final class TernTls {
     }
 
     /**
-     * Presents the key entry of {@code keyStore} (PKCS#12 or JKS, loaded by the caller) protected by
-     * {@code password}.
+     * Presents the key entry of {@code keyStore} (PKCS#12 or JKS, loaded by the caller) protected
+     * by {@code password}.
      *
-     * @throws IllegalArgumentException if the store holds no usable key entry or the password is wrong
+     * @param keyStore a loaded key store holding a private key entry with its chain; not null
+     * @param password the key entry's password (null for none)
+     * @return this builder
+     * @throws NullPointerException if {@code keyStore} is null
+     * @throws IllegalArgumentException if the store is not loaded, holds no usable key entry or the
+     *     password is wrong
      */
     public Builder keyManager(KeyStore keyStore, char[] password) {
       Objects.requireNonNull(keyStore, "keyStore");
@@ -130,7 +149,14 @@ public final class TernTls {
       }
     }
 
-    /** Presents the certificate {@code manager} chooses (an {@link X509KeyManager}). */
+    /**
+     * Presents the certificate {@code manager} chooses (an {@link X509KeyManager}), replacing PEM
+     * set earlier.
+     *
+     * @param manager the key manager; not null
+     * @return this builder
+     * @throws NullPointerException if {@code manager} is null
+     */
     public Builder keyManager(KeyManager manager) {
       keyManager = Objects.requireNonNull(manager, "manager");
       chainPem = null;
@@ -138,12 +164,30 @@ public final class TernTls {
       return this;
     }
 
-    /** Trusts only the PEM certificates in {@code trustedCertificates} (a CA, or the peer's own). */
+    /**
+     * Trusts only the PEM certificates in {@code trustedCertificates} (a CA, or the peer's own),
+     * read now, instead of the JDK's roots.
+     *
+     * @param trustedCertificates a PEM file of one or more certificates; not null
+     * @return this builder
+     * @throws NullPointerException if {@code trustedCertificates} is null
+     * @throws UncheckedIOException if the file cannot be read
+     * @throws IllegalArgumentException if the file holds no readable PEM certificate
+     */
     public Builder trustManager(File trustedCertificates) {
       return trustPem(read(trustedCertificates, "trustedCertificates"));
     }
 
-    /** Trusts only the PEM certificates read from {@code trustedCertificates} (read now). */
+    /**
+     * Trusts only the PEM certificates read from {@code trustedCertificates} (read now; the caller
+     * closes it), instead of the JDK's roots.
+     *
+     * @param trustedCertificates a stream of one or more PEM certificates; not null
+     * @return this builder
+     * @throws NullPointerException if {@code trustedCertificates} is null
+     * @throws UncheckedIOException if the stream cannot be read
+     * @throws IllegalArgumentException if the stream holds no readable PEM certificate
+     */
     public Builder trustManager(InputStream trustedCertificates) {
       return trustPem(read(trustedCertificates, "trustedCertificates"));
     }
@@ -155,7 +199,15 @@ public final class TernTls {
       return this;
     }
 
-    /** Trusts the certificate entries of {@code trustStore} (PKCS#12 or JKS, loaded by the caller). */
+    /**
+     * Trusts the certificate entries of {@code trustStore} (PKCS#12 or JKS, loaded by the caller)
+     * instead of the JDK's roots.
+     *
+     * @param trustStore a loaded key store of trusted certificates; not null
+     * @return this builder
+     * @throws NullPointerException if {@code trustStore} is null
+     * @throws IllegalArgumentException if the store is not loaded or yields no trust manager
+     */
     public Builder trustManager(KeyStore trustStore) {
       Objects.requireNonNull(trustStore, "trustStore");
       try {
@@ -168,20 +220,38 @@ public final class TernTls {
       }
     }
 
-    /** Verifies the peer with {@code manager} (an {@link X509TrustManager}). */
+    /**
+     * Verifies the peer with {@code manager} (an {@link X509TrustManager}), replacing PEM set
+     * earlier.
+     *
+     * @param manager the trust manager; not null
+     * @return this builder
+     * @throws NullPointerException if {@code manager} is null
+     */
     public Builder trustManager(TrustManager manager) {
       trustManager = Objects.requireNonNull(manager, "manager");
       trustPem = null;
       return this;
     }
 
-    /** A client expects the server's certificate to be for {@code name}, not the target's host. */
+    /**
+     * A client expects the server's certificate to be for {@code name}, not the target's host
+     * (a server ignores it).
+     *
+     * @param name the host name to verify; not null
+     * @return this builder
+     * @throws NullPointerException if {@code name} is null
+     */
     public Builder serverNameOverride(String name) {
       serverNameOverride = Objects.requireNonNull(name, "name");
       return this;
     }
 
-    /** The settings. */
+    /**
+     * The settings; the builder may go on to build others.
+     *
+     * @return TLS settings with this builder's key, trust and server name
+     */
     public TernTls build() {
       TlsSettings s = TlsSettings.forClient(trustPem);
       if (trustManager != null) {

@@ -33,7 +33,10 @@ public final class TransportSelector {
   private final List<String> preference;
   private final boolean explicit;
   private final Map<String, TransportProvider> providers;
-  /** Whether the channel is plaintext: transports that {@linkplain TransportProvider#requiresTls() require TLS} are left out. */
+  /**
+   * Whether the channel is plaintext: transports that {@linkplain TransportProvider#requiresTls()
+   * require TLS} are left out.
+   */
   private final boolean plaintext;
 
   /**
@@ -42,6 +45,9 @@ public final class TransportSelector {
    * @param preference transport names, most preferred first; empty means {@link
    *     #DEFAULT_PREFERENCE} followed by every other provider by name, except the in-process
    *     transport, which only a channel that names it uses
+   * @param providers the transports to choose from; of several with one name, the first given is
+   *     kept
+   * @throws NullPointerException if {@code preference} or {@code providers} is null
    */
   public TransportSelector(List<String> preference, Iterable<? extends TransportProvider> providers) {
     this(preference, providers, false);
@@ -71,7 +77,12 @@ public final class TransportSelector {
     }
   }
 
-  /** A selector over the providers {@link ServiceLoader} finds with this class's loader. */
+  /**
+   * A selector over the providers {@link ServiceLoader} finds with this class's loader.
+   *
+   * @param preference transport names, most preferred first; empty for the default order
+   * @return the selector
+   */
   public static TransportSelector fromServiceLoader(List<String> preference) {
     return fromServiceLoader(preference, List.of());
   }
@@ -79,6 +90,10 @@ public final class TransportSelector {
   /**
    * A selector over {@code explicit} providers (bound by hand or by Guice) and those {@link
    * ServiceLoader} finds; an explicit provider wins over a discovered one of the same name.
+   *
+   * @param preference transport names, most preferred first; empty for the default order
+   * @param explicit providers given by hand, each winning over a discovered one of its name
+   * @return the selector
    */
   public static TransportSelector fromServiceLoader(List<String> preference,
       List<? extends TransportProvider> explicit) {
@@ -94,8 +109,9 @@ public final class TransportSelector {
   }
 
   /**
-   * This selector for a plaintext channel: transports that {@linkplain TransportProvider#requiresTls()
-   * require TLS} are not candidates (the reason is given if nothing else is left).
+   * This selector for a plaintext channel: transports that {@linkplain
+   * TransportProvider#requiresTls() require TLS} are not candidates (the reason is given if
+   * nothing else is left).
    */
   TransportSelector plaintext() {
     return new TransportSelector(explicit ? preference : List.of(), providers.values(), true);
@@ -106,12 +122,20 @@ public final class TransportSelector {
     return java.util.Collections.unmodifiableSet(providers.keySet());
   }
 
-  /** The preference order in force. */
+  /**
+   * The preference order in force: the one given, or the default followed by the other providers.
+   *
+   * @return transport names, most preferred first; unmodifiable
+   */
   public List<String> preference() {
     return preference;
   }
 
-  /** Whether the preference was given by the channel (true) or is the default order (false). */
+  /**
+   * Whether the preference was given by the channel or is the default order.
+   *
+   * @return true if the channel gave it, false for the default order
+   */
   public boolean explicit() {
     return explicit;
   }
@@ -119,6 +143,7 @@ public final class TransportSelector {
   /**
    * The most preferred transport that can be used here, ignoring what was learned per authority.
    *
+   * @return the first preferred transport on the class path and available
    * @throws StatusRuntimeException UNAVAILABLE naming every preferred transport and why it cannot
    *     be used
    */
@@ -127,10 +152,14 @@ public final class TransportSelector {
   }
 
   /**
-   * The transports to race for {@code authority} now, most preferred first: the one to start first,
-   * then those started after the head start or when an earlier one fails. Never empty: when every
-   * usable transport is marked broken in {@code memory}, the most preferred one is tried anyway.
+   * The transports to race for {@code authority} now, most preferred first: the one to start
+   * first, then those started after the head start or when an earlier one fails. Never empty:
+   * when every usable transport is marked broken in {@code memory}, the most preferred one is
+   * tried anyway.
    *
+   * @param authority the channel's authority ({@code host:port}), the key into {@code memory}
+   * @param memory what was learned per authority: which transports are marked broken
+   * @return the candidates, most preferred first; never empty
    * @throws StatusRuntimeException UNAVAILABLE naming every preferred transport and why it cannot
    *     be used
    */
@@ -186,7 +215,12 @@ public final class TransportSelector {
     return out;
   }
 
-  /** The provider named {@code name} if it is on the class path, else null. */
+  /**
+   * The provider named {@code name} if it is on the class path (or given by hand).
+   *
+   * @param name a transport name, such as {@code "tcp"}
+   * @return the provider, or null if there is none of that name
+   */
   public TransportProvider provider(String name) {
     return providers.get(name);
   }

@@ -26,6 +26,11 @@ public final class LogNoise {
   /**
    * From now on, records of {@code loggerName} at INFO or WARNING whose message starts with {@code
    * messagePrefix} go to {@code to} at FINE (message, and the exception's one-line summary).
+   * Calling it again for the same logger adds another prefix; the earlier ones stay demoted.
+   *
+   * @param loggerName the library logger's name, such as {@code "io.netty.handler.ssl"}
+   * @param messagePrefix the start of the raw (unformatted) messages to demote
+   * @param to the Tern logger that receives them at FINE
    */
   public static synchronized void demote(String loggerName, String messagePrefix, Logger to) {
     Logger logger = Logger.getLogger(loggerName);

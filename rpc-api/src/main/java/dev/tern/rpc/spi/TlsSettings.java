@@ -45,13 +45,22 @@ public final class TlsSettings {
   /**
    * A server's (or mutual-TLS client's) own PEM certificate chain and private key.
    *
+   * @param certificateChainPem the PEM chain, this side's own certificate first
+   * @param privateKeyPem the unencrypted PEM private key (PKCS#8, SEC1 or PKCS#1)
+   * @return settings presenting that key, trusting the JDK's default roots
    * @throws IllegalArgumentException if either is missing or is not readable PEM, naming which
    */
   public static TlsSettings forServer(byte[] certificateChainPem, byte[] privateKeyPem) {
     return new TlsSettings(null, null, null, null, null, null).withKeyCertificate(certificateChainPem, privateKeyPem);
   }
 
-  /** A server (or mutual-TLS client) whose key and certificate chain come from {@code keyManager}. */
+  /**
+   * A server (or mutual-TLS client) whose key and certificate chain come from {@code keyManager}.
+   *
+   * @param keyManager the key manager
+   * @return settings presenting what {@code keyManager} chooses
+   * @throws IllegalArgumentException if {@code keyManager} is null
+   */
   public static TlsSettings forServer(KeyManager keyManager) {
     return new TlsSettings(null, null, null, null, null, null).withKeyManager(keyManager);
   }
@@ -59,6 +68,8 @@ public final class TlsSettings {
   /**
    * A client trusting {@code trustedCertificatesPem} (null: the JDK's default roots).
    *
+   * @param trustedCertificatesPem PEM certificates to trust (copied), or null
+   * @return settings with no key and that trust
    * @throws IllegalArgumentException if the PEM holds no readable certificate
    */
   public static TlsSettings forClient(byte[] trustedCertificatesPem) {
@@ -70,9 +81,12 @@ public final class TlsSettings {
   }
 
   /**
-   * A copy that also trusts {@code trustedCertificatesPem} (for mutual TLS on a server).
+   * A copy that trusts {@code trustedCertificatesPem} (for mutual TLS on a server), replacing a
+   * trust manager.
    *
-   * @throws IllegalArgumentException if the PEM holds no readable certificate
+   * @param trustedCertificatesPem PEM certificates to trust (copied)
+   * @return the copy
+   * @throws IllegalArgumentException if the PEM is null or holds no readable certificate
    */
   public TlsSettings withTrustedCertificates(byte[] trustedCertificatesPem) {
     certificates(require(trustedCertificatesPem, "trustedCertificatesPem"), "trustedCertificatesPem");
@@ -80,15 +94,25 @@ public final class TlsSettings {
         keyManager, null);
   }
 
-  /** A copy that verifies the peer with {@code manager} instead of trusted certificates. */
+  /**
+   * A copy that verifies the peer with {@code manager} instead of trusted certificates.
+   *
+   * @param manager the trust manager
+   * @return the copy
+   * @throws IllegalArgumentException if {@code manager} is null
+   */
   public TlsSettings withTrustManager(TrustManager manager) {
     return new TlsSettings(certificateChainPem, privateKeyPem, null, serverNameOverride, keyManager,
         require(manager, "trustManager"));
   }
 
   /**
-   * A copy that presents {@code chain} and {@code key} (a client in mutual TLS).
+   * A copy that presents {@code chain} and {@code key} (a client in mutual TLS), replacing a
+   * key manager.
    *
+   * @param chain the PEM certificate chain, this side's own certificate first (copied)
+   * @param key the unencrypted PEM private key (PKCS#8, SEC1 or PKCS#1)
+   * @return the copy, its key converted to PKCS#8
    * @throws IllegalArgumentException if either is missing or is not readable PEM, naming which
    */
   public TlsSettings withKeyCertificate(byte[] chain, byte[] key) {
@@ -97,52 +121,108 @@ public final class TlsSettings {
     return new TlsSettings(chain.clone(), pkcs8, trustedCertificatesPem, serverNameOverride, null, trustManager);
   }
 
-  /** A copy that presents the key and chain {@code manager} chooses. */
+  /**
+   * A copy that presents the key and chain {@code manager} chooses, replacing a PEM key.
+   *
+   * @param manager the key manager
+   * @return the copy
+   * @throws IllegalArgumentException if {@code manager} is null
+   */
   public TlsSettings withKeyManager(KeyManager manager) {
     return new TlsSettings(null, null, trustedCertificatesPem, serverNameOverride, require(manager, "keyManager"),
         trustManager);
   }
 
-  /** A copy expecting the server certificate to be for {@code name} instead of the authority's host. */
+  /**
+   * A copy expecting the server certificate to be for {@code name} instead of the authority's host.
+   *
+   * @param name the host name to verify, or null for the authority's host
+   * @return the copy
+   */
   public TlsSettings withServerNameOverride(String name) {
     return new TlsSettings(certificateChainPem, privateKeyPem, trustedCertificatesPem, name, keyManager, trustManager);
   }
 
-  /** A copy of the PEM certificate chain this side presents, or null. */
+  /**
+   * The PEM certificate chain this side presents.
+   *
+   * @return a copy of it, or null
+   */
   public byte[] certificateChainPem() { return certificateChainPem == null ? null : certificateChainPem.clone(); }
 
-  /** A copy of the PEM PKCS#8 private key, or null. */
+  /**
+   * The PEM PKCS#8 private key this side presents.
+   *
+   * @return a copy of it, or null
+   */
   public byte[] privateKeyPem() { return privateKeyPem == null ? null : privateKeyPem.clone(); }
 
-  /** A copy of the PEM certificates this side trusts, or null (the trust manager, or the JDK's roots). */
+  /**
+   * The PEM certificates this side trusts.
+   *
+   * @return a copy of them, or null (the trust manager, or the JDK's roots)
+   */
   public byte[] trustedCertificatesPem() { return trustedCertificatesPem == null ? null : trustedCertificatesPem.clone(); }
 
-  /** The server name to verify instead of the authority's host, or null. */
+  /**
+   * The server name to verify instead of the authority's host.
+   *
+   * @return the name, or null
+   */
   public String serverNameOverride() { return serverNameOverride; }
 
-  /** The key manager this side presents its certificate with, or null (PEM, or none). */
+  /**
+   * The key manager this side presents its certificate with.
+   *
+   * @return the manager, or null (PEM, or none)
+   */
   public KeyManager keyManager() { return keyManager; }
 
-  /** The trust manager this side verifies its peer with, or null (PEM, or the JDK's roots). */
+  /**
+   * The trust manager this side verifies its peer with.
+   *
+   * @return the manager, or null (PEM, or the JDK's roots)
+   */
   public TrustManager trustManager() { return trustManager; }
 
-  /** Whether this side presents a certificate: PEM chain and key, or a key manager. */
+  /**
+   * Whether this side presents a certificate: PEM chain and key, or a key manager.
+   *
+   * @return true if it does
+   */
   public boolean hasKey() { return privateKeyPem != null || keyManager != null; }
 
-  /** Whether this side was given whom to trust (PEM or a trust manager) rather than the JDK's roots. */
+  /**
+   * Whether this side was given whom to trust (PEM or a trust manager) rather than the JDK's
+   * roots.
+   *
+   * @return true if it was
+   */
   public boolean hasTrust() { return trustedCertificatesPem != null || trustManager != null; }
 
-  /** The private key of {@link #privateKeyPem()}, or null. */
+  /**
+   * The private key of {@link #privateKeyPem()}, parsed.
+   *
+   * @return the key, or null
+   */
   public PrivateKey privateKey() {
     return privateKeyPem == null ? null : PemKeys.privateKey(privateKeyPem, "privateKeyPem");
   }
 
-  /** The certificates of {@link #certificateChainPem()}, or null. */
+  /**
+   * The certificates of {@link #certificateChainPem()}, parsed.
+   *
+   * @return the chain, or null
+   */
   public X509Certificate[] certificateChain() {
     return certificateChainPem == null ? null : certificates(certificateChainPem, "certificateChainPem");
   }
 
-  /** The certificates of {@link #trustedCertificatesPem()}, or null. */
+  /**
+   * The certificates of {@link #trustedCertificatesPem()}, parsed.
+   *
+   * @return the certificates, or null
+   */
   public X509Certificate[] trustedCertificates() {
     return trustedCertificatesPem == null ? null : certificates(trustedCertificatesPem, "trustedCertificatesPem");
   }

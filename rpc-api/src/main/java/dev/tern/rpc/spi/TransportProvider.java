@@ -65,6 +65,8 @@ public interface TransportProvider {
    * Whether this transport always encrypts (QUIC: RFC 9001), so cannot serve a plaintext channel or
    * server. A channel built with {@code usePlaintext()} leaves such a transport out of its race,
    * and refuses one it names explicitly; a server refuses to listen with one without TLS.
+   *
+   * @return true if this transport cannot run without TLS; false by default
    */
   default boolean requiresTls() {
     return false;

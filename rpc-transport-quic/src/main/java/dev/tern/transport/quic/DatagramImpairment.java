@@ -28,20 +28,38 @@ public final class DatagramImpairment {
   }
 
   /**
-   * An impairment with the given probabilities (each in [0, 1)).
+   * An impairment with the given probabilities (each in [0, 1)) and no delay.
    *
+   * @param lossRate probability that a datagram is dropped, in [0, 1)
+   * @param duplicateRate probability that a datagram is delivered twice, in [0, 1)
+   * @param reorderRate probability that a datagram is held back behind the next one, in [0, 1)
+   * @param seed the random generator's seed: the same seed makes the same decisions
+   * @return the impairment
    * @throws IllegalArgumentException naming the rate that is out of range
    */
   public static DatagramImpairment of(double lossRate, double duplicateRate, double reorderRate, long seed) {
     return new DatagramImpairment(lossRate, duplicateRate, reorderRate, seed, 0);
   }
 
-  /** A copy that also holds every received datagram back by {@code millis} (one-way delay). */
+  /**
+   * A copy that also holds every received datagram back by {@code millis} (one-way delay).
+   *
+   * @param millis the delay in milliseconds, 0 or more (0: none)
+   * @return the copy
+   * @throws IllegalArgumentException if {@code millis} is negative
+   */
   public DatagramImpairment withInboundDelayMillis(long millis) {
     return new DatagramImpairment(lossRate, duplicateRate, reorderRate, seed, millis);
   }
 
-  /** Random loss only. */
+  /**
+   * Random loss only: no duplication, reordering or delay.
+   *
+   * @param lossRate probability that a datagram is dropped, in [0, 1)
+   * @param seed the random generator's seed
+   * @return the impairment
+   * @throws IllegalArgumentException if {@code lossRate} is out of range
+   */
   public static DatagramImpairment loss(double lossRate, long seed) {
     return of(lossRate, 0, 0, seed);
   }
@@ -53,19 +71,39 @@ public final class DatagramImpairment {
     return v;
   }
 
-  /** Probability that a datagram is dropped. */
+  /**
+   * Probability that a datagram is dropped.
+   *
+   * @return the rate, in [0, 1)
+   */
   public double lossRate() { return lossRate; }
 
-  /** Probability that a datagram is delivered twice. */
+  /**
+   * Probability that a datagram is delivered twice.
+   *
+   * @return the rate, in [0, 1)
+   */
   public double duplicateRate() { return duplicateRate; }
 
-  /** Probability that a datagram is held back behind the next one. */
+  /**
+   * Probability that a datagram is held back behind the next one.
+   *
+   * @return the rate, in [0, 1)
+   */
   public double reorderRate() { return reorderRate; }
 
-  /** The random generator's seed. */
+  /**
+   * The random generator's seed.
+   *
+   * @return the seed
+   */
   public long seed() { return seed; }
 
-  /** How long each received datagram is held back, in milliseconds. */
+  /**
+   * How long each received datagram is held back.
+   *
+   * @return the delay in milliseconds, 0 for none
+   */
   public long inboundDelayMillis() { return inboundDelayMillis; }
 
   @Override

@@ -10,9 +10,9 @@ import java.net.SocketAddress;
 import java.util.Objects;
 
 /**
- * The {@code quic} transport: gRPC over HTTP/3 on Netty's QUIC codec (quiche through JNI). Each call
- * is one bidirectional QUIC stream; TLS 1.3 is mandatory; the Tern protocol version is agreed in
- * the HTTP/3 SETTINGS exchange ({@link VersionHandshake#IN_TRANSPORT}). Unavailable, with the
+ * The {@code quic} transport: gRPC over HTTP/3 on Netty's QUIC codec (quiche through JNI). Each
+ * call is one bidirectional QUIC stream; TLS 1.3 is mandatory; the Tern protocol version is agreed
+ * in the HTTP/3 SETTINGS exchange ({@link VersionHandshake#IN_TRANSPORT}). Unavailable, with the
  * reason, where quiche's native library does not load.
  */
 public final class QuicTransportProvider implements TransportProvider {
@@ -30,6 +30,9 @@ public final class QuicTransportProvider implements TransportProvider {
    * A provider whose transports use the {@link QuicTransportOptions} keys set in {@code defaults}
    * unless the options they are created with set them: the way to choose QUIC settings (BBR, say)
    * for transports that {@code TernChannelBuilder} and {@code TernServerBuilder} create.
+   *
+   * @param defaults option values used where a transport's own options leave a key unset
+   * @throws NullPointerException if {@code defaults} is null
    */
   public QuicTransportProvider(TransportOptions defaults) {
     this.defaults = java.util.Objects.requireNonNull(defaults, "defaults");
