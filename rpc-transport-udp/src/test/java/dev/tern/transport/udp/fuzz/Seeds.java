@@ -21,6 +21,8 @@ import dev.tern.transport.udp.frame.StopSendingFrame;
 import dev.tern.transport.udp.frame.StreamDataBlockedFrame;
 import dev.tern.transport.udp.frame.StreamFrame;
 import dev.tern.transport.udp.frame.TransportError;
+import dev.tern.transport.udp.packet.ConnectionId;
+import dev.tern.transport.udp.packet.PacketHeader;
 import dev.tern.transport.udp.packet.PacketWriter;
 import dev.tern.transport.udp.packet.PlaintextProtection;
 import dev.tern.transport.udp.packet.VarInt;
@@ -49,6 +51,12 @@ final class Seeds {
   static final long HUGE_IDLE_TIMEOUT_MS = 9_300_000_000_000L;
   /** Known-bad input 2: an ACK Delay field at the varint maximum, 2^62-1. */
   static final long HUGE_ACK_DELAY = VarInt.MAX;
+  /**
+   * Known-bad input 2 for the whole receive path: an ACK Delay just below the varint maximum,
+   * 2^62-2^40, whose (delay << 3) * 1000 wraps to about -8.8e15 ns, so an RTT sample that
+   * subtracts it grows by months instead of shrinking.
+   */
+  static final long HUGE_ACK_DELAY_SERVER = VarInt.MAX - (1L << 40) + 1;
 
   private Seeds() {}
 
@@ -84,11 +92,7 @@ final class Seeds {
         ServerReceiveFuzzTest.record(ServerReceiveFuzzTest.RESEAL,
             Wire.initialWithHandshake(hugeIdle)),
         ServerReceiveFuzzTest.record(advanceMicros(20), new byte[0])));
-    m.put("ServerReceiveFuzzTestInputs/datagrams/ack-delay-near-varint-max", concat(
-        ServerReceiveFuzzTest.record(ServerReceiveFuzzTest.RESEAL, Wire.initialWithHandshake(hello)),
-        // The server's first packet is number 0: acknowledge it with the huge delay.
-        ServerReceiveFuzzTest.record(ServerReceiveFuzzTest.RESEAL | advanceMicros(10),
-            Wire.initial(1, Wire.ackWithRawDelay(0, HUGE_ACK_DELAY, 0)))));
+    m.put("ServerReceiveFuzzTestInputs/datagrams/ack-delay-near-varint-max", conversation(true));
     return m;
   }
 
@@ -175,9 +179,27 @@ final class Seeds {
    * with the clock moving a millisecond between datagrams.
    */
   private static byte[] conversation() {
+    return conversation(false);
+  }
+
+  /**
+   * @param hugeAckDelay whether to end with known-bad input 2: the client has the server send an
+   *     ack-eliciting packet (a PATH_RESPONSE) and acknowledges it, a millisecond later, with an
+   *     ACK Delay near the varint maximum. That is the server's second RTT sample, the first one
+   *     that takes the delay into account (RFC 9002 §5.3).
+   */
+  private static byte[] conversation(boolean hugeAckDelay) {
     ServerHarness server = new ServerHarness();
     Queue<byte[]> toClient = new ArrayDeque<>();
-    server.onSend(d -> toClient.add(Arrays.copyOfRange(d.array(), d.position(), d.limit())));
+    long[] serverLargestPn = {-1};
+    PacketHeader header = new PacketHeader();
+    server.onSend(d -> {
+      toClient.add(Arrays.copyOfRange(d.array(), d.position(), d.limit()));
+      for (int at = d.position(); at < d.limit() && header.parse(d, at, ConnectionId.V1_LENGTH);
+          at = header.packetEnd) {
+        serverLargestPn[0] = Math.max(serverLargestPn[0], header.truncatedPn);
+      }
+    });
     Connection client = Connection.client(server.config(), new ConnectionListener() {},
         new Random(11));
     ByteArrayOutputStream record = new ByteArrayOutputStream();
@@ -212,7 +234,30 @@ final class Seeds {
         client.onDatagram(ByteBuffer.wrap(toClient.poll()), server.nowNs());
       }
     }
+    if (hugeAckDelay) {
+      ConnectionId serverCid = server.demux().connections().get(0).localConnectionId();
+      ByteBuffer challenge = ByteBuffer.allocate(16);
+      PathChallengeFrame.encode(challenge, 0x5eed);
+      byte[] d = oneRtt(serverCid, 1000, Arrays.copyOf(challenge.array(), challenge.position()));
+      record.writeBytes(ServerReceiveFuzzTest.record(ServerReceiveFuzzTest.RESEAL
+          | advanceMicros(10), d));
+      server.advance(1024_000);
+      server.receive(ByteBuffer.wrap(d), 0);
+      d = oneRtt(serverCid, 1001, Wire.ackWithRawDelay(serverLargestPn[0], HUGE_ACK_DELAY_SERVER, 0));
+      record.writeBytes(ServerReceiveFuzzTest.record(ServerReceiveFuzzTest.RESEAL
+          | advanceMicros(10), d));
+    }
     return record.toByteArray();
+  }
+
+  /** A client 1-RTT packet to {@code dcid} carrying {@code frames}, sealed. */
+  private static byte[] oneRtt(ConnectionId dcid, long pn, byte[] frames) {
+    ByteBuffer out = ByteBuffer.allocate(frames.length + 64);
+    PacketWriter.writeShortHeader(out, dcid, pn, 2);
+    int payload = out.position();
+    out.put(frames);
+    new PlaintextProtection().seal(out, 0, payload, pn);
+    return Arrays.copyOf(out.array(), out.position());
   }
 
   /** Whether the client's stream is sent and acknowledged, nothing more to say. */

@@ -42,7 +42,11 @@ final class ServerHarness {
   /** Due-timer rounds after which the timers must have settled. */
   static final int MAX_TIMER_ROUNDS = 16;
 
-  private final ConnectionConfig config = ConnectionConfig.builder().limits(LIMITS).build();
+  /** The largest datagram PMTU discovery may probe with (RFC 8899), bytes of UDP payload. */
+  static final int MAX_PROBED_DATAGRAM = 1472;
+
+  private final ConnectionConfig config = ConnectionConfig.builder().limits(LIMITS)
+      .maxProbedDatagramBytes(MAX_PROBED_DATAGRAM).build();
   private final ServerDemux demux;
   private final ByteBuffer out = ByteBuffer.allocate(2048);
   private final ByteBuffer reply = ByteBuffer.allocate(2048);
@@ -157,8 +161,9 @@ final class ServerHarness {
       if (size == 0) {
         return;
       }
-      check(size == out.position() && size <= c.maxDatagramBytes(),
-          () -> "datagram of " + size + " bytes (limit " + c.maxDatagramBytes() + ")");
+      check(size == out.position() && size <= Math.max(c.maxDatagramBytes(), MAX_PROBED_DATAGRAM),
+          () -> "datagram of " + size + " bytes (limit " + c.maxDatagramBytes() + ", probes "
+              + MAX_PROBED_DATAGRAM + ")");
       datagramsSent++;
       if (sent != null) {
         sent.accept(out.flip());
@@ -173,6 +178,11 @@ final class ServerHarness {
       long next = c.nextTimeoutNs();
       check(next >= nowNs, () -> "timer in the past: " + c + " next timeout " + next + " < now "
           + nowNs);
+      // RFC 9002 §5.3: an RTT sample is at most the time since the packet was sent (the ACK
+      // delay only ever shortens it), and every packet was sent at or after time 0.
+      long srtt = c.rtt().smoothedRttNs();
+      check(c.rtt().minRttNs() == Long.MAX_VALUE || srtt <= nowNs, () -> "smoothed RTT " + srtt
+          + " ns exceeds the " + nowNs + " ns the connection has existed");
       check(c.streamCount() <= LIMITS.maxStreams, () -> c.streamCount() + " streams, limit "
           + LIMITS.maxStreams);
       // The harness never reads, so what the peer sends piles up to the windows, no further.
