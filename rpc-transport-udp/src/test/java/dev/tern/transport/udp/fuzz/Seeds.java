@@ -83,6 +83,8 @@ final class Seeds {
     m.put("TransportParametersFuzzTestInputs/parameters/client-hello", hello);
     m.put("TransportParametersFuzzTestInputs/parameters/server-hello", Wire.encode(serverHello));
     m.put("TransportParametersFuzzTestInputs/parameters/max-idle-timeout-9.3e12-ms", hugeIdle);
+    m.put("TransportParametersFuzzTestInputs/parameters/version-information-chosen-0",
+        versionInformationChosenZero());
 
     m.put("HandshakeFuzzTestInputs/clientHello/client-hello", hello);
     m.put("HandshakeFuzzTestInputs/clientHello/max-idle-timeout-9.3e12-ms", hugeIdle);
@@ -101,6 +103,21 @@ final class Seeds {
     TransportParameters p = Wire.clientHello();
     p.maxIdleTimeoutMs = HUGE_IDLE_TIMEOUT_MS;
     return p;
+  }
+
+  /**
+   * A finding of the fuzzer: a ClientHello whose version_information names Chosen Version 0, the
+   * value reserved for Version Negotiation.
+   */
+  static byte[] versionInformationChosenZero() {
+    TransportParameters p = Wire.clientHello();
+    p.chosenVersion = 0; // encode() writes version_information only for a non-zero version
+    ByteBuffer b = ByteBuffer.allocate(TransportParameters.MAX_MESSAGE_BYTES);
+    p.encode(b);
+    VarInt.write(b, 0x11); // version_information (docs/protocol.md §7)
+    VarInt.write(b, 8);
+    b.putInt(0).putInt(Versions.V1);
+    return Arrays.copyOf(b.array(), b.position());
   }
 
   /** The control bits of {@link ServerReceiveFuzzTest} that advance the clock 2^n microseconds. */
