@@ -87,4 +87,49 @@ class FuzzFindingsTest {
     assertThat(new TransportParameters().decode(ByteBuffer.wrap(Seeds.versionInformationChosenZero())))
         .isNotNull();
   }
+
+  @Test
+  @Disabled("found by fuzzing: a server at the anti-amplification limit leaves its probe timeout"
+      + " armed in the past after the fourth PTO, so nextTimeoutNs() < now and a driver spins;"
+      + " fixed in the core by the protocol work")
+  void aServerBlockedByTheAmplificationLimitKeepsNoTimerInThePast() throws Exception {
+    // The fuzzer's input, kept as found: datagrams that never validate the client's address.
+    byte[] input;
+    try (java.io.InputStream s = getClass().getResourceAsStream(
+        "ServerReceiveFuzzTestInputs/datagrams/amplification-limited-pto")) {
+      input = s.readAllBytes();
+    }
+    ServerHarness server = new ServerHarness();
+    ByteBuffer in = ByteBuffer.wrap(input);
+    dev.tern.transport.udp.packet.PacketHeader header = new dev.tern.transport.udp.packet.PacketHeader();
+    dev.tern.transport.udp.packet.PlaintextProtection seal =
+        new dev.tern.transport.udp.packet.PlaintextProtection();
+    while (in.remaining() >= 3) {
+      int control = in.get() & 0xff;
+      int length = Math.min(Math.min(in.getShort() & 0xffff, 1500), in.remaining());
+      byte[] d = new byte[(control & ServerReceiveFuzzTest.PAD) != 0 ? Math.max(length, 1200)
+          : length];
+      in.get(d, 0, length);
+      if (control >>> 3 > 0) {
+        server.advance((1L << (control >>> 3)) * 1000);
+      }
+      ByteBuffer datagram = ByteBuffer.wrap(d);
+      if ((control & ServerReceiveFuzzTest.RESEAL) != 0) {
+        Wire.reseal(datagram, header, seal);
+      }
+      server.receive(datagram, (control & ServerReceiveFuzzTest.OTHER_PATH) != 0 ? 1 : 0);
+    }
+    Connection c = server.demux().connections().get(0);
+    // Run the connection's timers the way a driver does, without ever hearing from the client.
+    long now = server.nowNs();
+    for (int i = 0; i < 8; i++) {
+      now = Math.max(now, c.nextTimeoutNs()) + 1_000_000;
+      c.onTimeout(now);
+      while (c.pollDatagram(ByteBuffer.allocate(2048), now) > 0) {
+        // RFC 9000 §8.1: nothing may go out beyond three times what was received.
+      }
+      // RFC 9002 §6.2.2.1: a server that cannot send must not keep a probe timer armed.
+      assertThat(c.nextTimeoutNs()).as("timer after onTimeout(%d)", now).isGreaterThanOrEqualTo(now);
+    }
+  }
 }
