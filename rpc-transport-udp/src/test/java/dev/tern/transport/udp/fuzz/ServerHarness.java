@@ -1,0 +1,209 @@
+package dev.tern.transport.udp.fuzz;
+
+import dev.tern.transport.udp.connection.Connection;
+import dev.tern.transport.udp.connection.ConnectionConfig;
+import dev.tern.transport.udp.connection.ConnectionListener;
+import dev.tern.transport.udp.connection.ServerDemux;
+import dev.tern.transport.udp.stream.Stream;
+import dev.tern.transport.udp.stream.StreamLimits;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * A server endpoint driven the way a socket driver drives it (ServerDemux.onDatagram, then
+ * pollDatagram until it returns 0, then the timers), on a virtual clock, checking after every step
+ * the invariants an endpoint facing hostile datagrams must keep:
+ *
+ * <ul>
+ *   <li>nothing is thrown: the core reports protocol violations by closing the connection with a
+ *       {@code TransportError}, so any exception escaping it is a bug;
+ *   <li>no timer in the past: {@code nextTimeoutNs()} is {@code >= now} (or {@code Long.MAX_VALUE},
+ *       no timer) once the due work is done, and running due timers settles;
+ *   <li>bounded state: connections within the endpoint's limit, streams within the advertised
+ *       limit, bytes held for the application within the advertised flow-control windows, and a
+ *       bounded burst of datagrams per input.
+ * </ul>
+ *
+ * One instance per fuzz input: the random source is seeded, so runs are reproducible.
+ */
+final class ServerHarness {
+  /** The endpoint's connection limit. */
+  static final int MAX_CONNECTIONS = 4;
+  /** Windows and limits deliberately small and not powers of two, so fuzzing reaches them. */
+  static final StreamLimits LIMITS = new StreamLimits(100_000, 30_000, 5, 40_000);
+  /** More datagrams than this from one poll loop is a send loop that does not end. */
+  static final int MAX_BURST_DATAGRAMS = 256;
+  /** Due-timer rounds after which the timers must have settled. */
+  static final int MAX_TIMER_ROUNDS = 16;
+
+  /** The largest datagram PMTU discovery may probe with (RFC 8899), bytes of UDP payload. */
+  static final int MAX_PROBED_DATAGRAM = 1472;
+
+  private final ConnectionConfig config = ConnectionConfig.builder().limits(LIMITS)
+      .maxProbedDatagramBytes(MAX_PROBED_DATAGRAM).build();
+  private final ServerDemux demux;
+  private final ByteBuffer out = ByteBuffer.allocate(2048);
+  private final ByteBuffer reply = ByteBuffer.allocate(2048);
+  /** The streams each connection's listener has seen opened and not yet closed. */
+  private final Map<Connection, Map<Stream, Boolean>> openStreams = new IdentityHashMap<>();
+  private long nowNs;
+  private long datagramsSent;
+  private Consumer<ByteBuffer> sent;
+
+  ServerHarness() {
+    demux = new ServerDemux(config, new Random(7), this::listenerFor, MAX_CONNECTIONS);
+  }
+
+  private ConnectionListener listenerFor(Connection c) {
+    Map<Stream, Boolean> streams = new IdentityHashMap<>();
+    openStreams.put(c, streams);
+    return new ConnectionListener() {
+      @Override
+      public void onStreamOpened(Stream stream) {
+        streams.put(stream, Boolean.TRUE);
+      }
+
+      @Override
+      public void onClosed(Stream stream) {
+        streams.remove(stream);
+      }
+    };
+  }
+
+  /** Hands every datagram the server sends to {@code sink} (borrowed for the call), e.g. a client. */
+  void onSend(Consumer<ByteBuffer> sink) {
+    this.sent = sink;
+  }
+
+  /** The server endpoint's configuration. */
+  ConnectionConfig config() {
+    return config;
+  }
+
+  /** The virtual time, ns. */
+  long nowNs() {
+    return nowNs;
+  }
+
+  /** Datagrams the server has sent so far. */
+  long datagramsSent() {
+    return datagramsSent;
+  }
+
+  /** The endpoint under test. */
+  ServerDemux demux() {
+    return demux;
+  }
+
+  /** Feeds one datagram at the current time, lets the server answer, checks the invariants. */
+  Connection receive(ByteBuffer datagram, long pathId) {
+    reply.clear();
+    int size = datagram.remaining();
+    Connection c = demux.onDatagram(datagram, nowNs, pathId, reply);
+    check(reply.position() <= size + 64, () -> "stateless reply of " + reply.position()
+        + " bytes to a datagram of " + size);
+    drainAll();
+    demux.reapClosed();
+    checkAll();
+    return c;
+  }
+
+  /** Moves the clock forward and runs every timer that is due, checking the invariants. */
+  void advance(long deltaNs) {
+    check(deltaNs >= 0, () -> "time goes forward");
+    nowNs += deltaNs;
+    for (Connection c : new ArrayList<>(demux.connections())) {
+      int rounds = 0;
+      while (c.nextTimeoutNs() <= nowNs) {
+        check(++rounds <= MAX_TIMER_ROUNDS, () -> "timers never settle at " + nowNs + ": " + c
+            + " keeps asking for " + c.nextTimeoutNs());
+        c.onTimeout(nowNs);
+        drain(c);
+      }
+    }
+    demux.reapClosed();
+    checkAll();
+  }
+
+  /** Advances the clock to each next deadline in turn, up to {@code steps} times. */
+  void runTimers(int steps) {
+    for (int i = 0; i < steps; i++) {
+      long next = Long.MAX_VALUE;
+      for (Connection c : demux.connections()) {
+        next = Math.min(next, c.nextTimeoutNs());
+      }
+      if (next == Long.MAX_VALUE) {
+        return;
+      }
+      advance(Math.max(0, next - nowNs));
+    }
+  }
+
+  private void drainAll() {
+    List<Connection> all = new ArrayList<>(demux.connections());
+    for (Connection c : all) {
+      drain(c);
+    }
+  }
+
+  private void drain(Connection c) {
+    for (int n = 0; ; n++) {
+      check(n <= MAX_BURST_DATAGRAMS, () -> c + " sends more than " + MAX_BURST_DATAGRAMS
+          + " datagrams in one go");
+      out.clear();
+      int size = c.pollDatagram(out, nowNs);
+      if (size == 0) {
+        return;
+      }
+      check(size == out.position() && size <= Math.max(c.maxDatagramBytes(), MAX_PROBED_DATAGRAM),
+          () -> "datagram of " + size + " bytes (limit " + c.maxDatagramBytes() + ", probes "
+              + MAX_PROBED_DATAGRAM + ")");
+      datagramsSent++;
+      if (sent != null) {
+        sent.accept(out.flip());
+      }
+    }
+  }
+
+  private void checkAll() {
+    List<Connection> all = demux.connections();
+    check(all.size() <= MAX_CONNECTIONS, () -> all.size() + " connections, limit " + MAX_CONNECTIONS);
+    for (Connection c : all) {
+      long next = c.nextTimeoutNs();
+      check(next >= nowNs, () -> "timer in the past: " + c + " next timeout " + next + " < now "
+          + nowNs);
+      // RFC 9002 §5.3: an RTT sample is at most the time since the packet was sent (the ACK
+      // delay only ever shortens it), and every packet was sent at or after time 0.
+      long srtt = c.rtt().smoothedRttNs();
+      check(c.rtt().minRttNs() == Long.MAX_VALUE || srtt <= nowNs, () -> "smoothed RTT " + srtt
+          + " ns exceeds the " + nowNs + " ns the connection has existed");
+      check(c.streamCount() <= LIMITS.maxStreams, () -> c.streamCount() + " streams, limit "
+          + LIMITS.maxStreams);
+      // The harness never reads, so what the peer sends piles up to the windows, no further.
+      long held = 0;
+      for (Stream s : openStreams.get(c).keySet()) {
+        long readable = s.receive().readableBytes();
+        check(readable >= 0 && readable <= LIMITS.streamWindowBytes, () -> "stream " + s.id()
+            + " holds " + readable + " bytes, window " + LIMITS.streamWindowBytes);
+        held += readable;
+      }
+      long total = held;
+      check(total <= LIMITS.connectionWindowBytes, () -> c + " holds " + total + " bytes, window "
+          + LIMITS.connectionWindowBytes);
+    }
+    openStreams.keySet().retainAll(all);
+  }
+
+  /** An invariant: an {@link AssertionError} naming what broke (Jazzer reports it as a finding). */
+  static void check(boolean ok, Supplier<String> what) {
+    if (!ok) {
+      throw new AssertionError(what.get());
+    }
+  }
+}
