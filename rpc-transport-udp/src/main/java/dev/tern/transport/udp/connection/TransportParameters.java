@@ -190,6 +190,11 @@ public final class TransportParameters {
         }
         chosenVersion = in.getInt();
         attemptedVersion = in.getInt();
+        // RFC 9368 §3: a Chosen Version of 0 is a parsing failure (0 is never a version; here it
+        // also means "absent", so accepting it would not survive re-encoding).
+        if (chosenVersion == 0) {
+          return "bad version_information: chosen version 0";
+        }
         return null;
       case MAX_IDLE_TIMEOUT:
       case MAX_UDP_PAYLOAD_SIZE:

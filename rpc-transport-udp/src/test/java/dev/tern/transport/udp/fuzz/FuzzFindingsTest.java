@@ -9,7 +9,6 @@ import dev.tern.transport.udp.frame.FrameType;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,8 +19,6 @@ import org.junit.jupiter.api.Test;
 class FuzzFindingsTest {
 
   @Test
-  @Disabled("found by fuzzing: an ACK Delay near 2^62 overflows (ackDelay << 3) * 1000 in"
-      + " AckFrame.ackDelayNs; fixed in the core by the protocol work")
   void anAckDelayNearTheVarintMaximumIsNeverNegative() {
     ByteBuffer in = ByteBuffer.wrap(Wire.ackWithRawDelay(5, Seeds.HUGE_ACK_DELAY, 2));
     in.get();
@@ -32,8 +29,6 @@ class FuzzFindingsTest {
   }
 
   @Test
-  @Disabled("found by fuzzing: the receive path subtracts the wrapped ACK delay from the RTT"
-      + " sample, so the smoothed RTT grows by months; fixed in the core by the protocol work")
   void aHugeAckDelayDoesNotInflateTheRtt() {
     // The conversation seed: every datagram has the re-seal bit and a clock step of 2^n us.
     ByteBuffer in = ByteBuffer.wrap(
@@ -67,8 +62,6 @@ class FuzzFindingsTest {
   }
 
   @Test
-  @Disabled("found by fuzzing: a max_idle_timeout of 9.3e12 ms wraps negative in nanoseconds and"
-      + " nextTimeoutNs() throws IllegalArgumentException; fixed in the core by the protocol work")
   void aHugeIdleTimeoutLeavesATimerInTheFuture() {
     ServerHarness server = new ServerHarness();
     Connection c = server.demux().onDatagram(ByteBuffer.wrap(Wire.initialWithHandshake(
@@ -79,9 +72,6 @@ class FuzzFindingsTest {
   }
 
   @Test
-  @Disabled("found by fuzzing: version_information with Chosen Version 0 (the value reserved for"
-      + " Version Negotiation) is accepted, and encode() then drops the parameter; to be fixed in"
-      + " TransportParameters")
   void versionInformationWithChosenVersionZeroIsATransportParameterError() {
     // docs/protocol.md §3 and RFC 9368 §3: a Chosen Version of 0 is a parsing failure.
     assertThat(new TransportParameters().decode(ByteBuffer.wrap(Seeds.versionInformationChosenZero())))
@@ -89,9 +79,6 @@ class FuzzFindingsTest {
   }
 
   @Test
-  @Disabled("found by fuzzing: a server at the anti-amplification limit leaves its probe timeout"
-      + " armed in the past after the fourth PTO, so nextTimeoutNs() < now and a driver spins;"
-      + " fixed in the core by the protocol work")
   void aServerBlockedByTheAmplificationLimitKeepsNoTimerInThePast() throws Exception {
     // The fuzzer's input, kept as found: datagrams that never validate the client's address.
     byte[] input;

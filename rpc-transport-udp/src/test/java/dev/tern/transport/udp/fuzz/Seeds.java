@@ -126,8 +126,8 @@ final class Seeds {
   }
 
   private static byte[] firstClientDatagram() {
-    Connection client = Connection.client(ConnectionConfig.defaults(), new ConnectionListener() {},
-        new Random(11));
+    Connection client = Connection.client(
+        ConnectionConfig.defaults().withDeterministicRandom(new Random(11)), new ConnectionListener() {});
     ByteBuffer out = ByteBuffer.allocate(2048);
     client.pollDatagram(out, 0);
     return Arrays.copyOf(out.array(), out.position());
@@ -217,8 +217,8 @@ final class Seeds {
         serverLargestPn[0] = Math.max(serverLargestPn[0], header.truncatedPn);
       }
     });
-    Connection client = Connection.client(server.config(), new ConnectionListener() {},
-        new Random(11));
+    Connection client = Connection.client(
+        server.config().withDeterministicRandom(new Random(11)), new ConnectionListener() {});
     ByteArrayOutputStream record = new ByteArrayOutputStream();
     ByteBuffer out = ByteBuffer.allocate(2048);
     Stream stream = null;

@@ -46,7 +46,9 @@ final class ServerHarness {
   static final int MAX_PROBED_DATAGRAM = 1472;
 
   private final ConnectionConfig config = ConnectionConfig.builder().limits(LIMITS)
-      .maxProbedDatagramBytes(MAX_PROBED_DATAGRAM).build();
+      .maxProbedDatagramBytes(MAX_PROBED_DATAGRAM).build()
+      // Seeded, so every input replays the same server (connection IDs included).
+      .withDeterministicRandom(new Random(7));
   private final ServerDemux demux;
   private final ByteBuffer out = ByteBuffer.allocate(2048);
   private final ByteBuffer reply = ByteBuffer.allocate(2048);
@@ -57,7 +59,7 @@ final class ServerHarness {
   private Consumer<ByteBuffer> sent;
 
   ServerHarness() {
-    demux = new ServerDemux(config, new Random(7), this::listenerFor, MAX_CONNECTIONS);
+    demux = new ServerDemux(config, this::listenerFor, MAX_CONNECTIONS);
   }
 
   private ConnectionListener listenerFor(Connection c) {
