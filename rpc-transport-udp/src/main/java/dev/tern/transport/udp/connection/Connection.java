@@ -13,6 +13,7 @@ import dev.tern.transport.udp.packet.PacketProtection;
 import dev.tern.transport.udp.packet.PacketType;
 import dev.tern.transport.udp.packet.PlaintextProtection;
 import dev.tern.transport.udp.recovery.AckTracker;
+import dev.tern.transport.udp.recovery.Flight;
 import dev.tern.transport.udp.recovery.LossDetector;
 import dev.tern.transport.udp.recovery.RttEstimator;
 import dev.tern.transport.udp.recovery.SentPacketLog;
@@ -54,7 +55,17 @@ public final class Connection {
   final PacketProtection protection = new PlaintextProtection();
   final PacketHeader header = new PacketHeader();
   final FrameReader reader = new FrameReader();
-  final SentPacketLog log = new SentPacketLog();
+  /** Checks an INITIAL packet's frame types before any frame of it is applied. */
+  final FrameReader initialCheckReader = new FrameReader();
+  final InitialFrameCheck initialCheck = new InitialFrameCheck();
+  /** What the packet-number spaces share: bytes in flight, probe backoff. */
+  final Flight flight = new Flight();
+  /** Initial, Handshake and application (1-RTT) spaces, by {@link PacketSpace} index. */
+  final PacketSpace[] spaces = new PacketSpace[PacketSpace.COUNT];
+  final PacketSpace initialSpace;
+  final PacketSpace appSpace;
+  /** The application space's log, detector and tracker (most of the connection uses only it). */
+  final SentPacketLog log;
   final RttEstimator rtt = new RttEstimator();
   final CongestionController cc;
   final Pacer pacer;
@@ -64,6 +75,10 @@ public final class Connection {
   final PathMtuController pathMtu;
   final LossDetector loss;
   final AckTracker acks;
+  /** The space of the packet whose frames are being processed. */
+  int rxSpace = PacketSpace.APPLICATION;
+  /** The space the pending probes are for. */
+  int probeSpace = PacketSpace.APPLICATION;
   final StreamSet streams;
   final StreamFrameWriter streamWriter;
   final Handshake handshake = new Handshake();
@@ -120,8 +135,17 @@ public final class Connection {
         MtuDiscovery.RAISE_INTERVAL_NS);
     this.pathMtu = new PathMtuController(cc, mtu, pacer);
     this.dispatcher = new FrameDispatcher(this);
-    this.loss = new LossDetector(log, rtt, pathMtu, dispatcher);
-    this.acks = new AckTracker(Saturating.msToNs(config.maxAckDelayMs));
+    long maxAckDelayNs = Saturating.msToNs(config.maxAckDelayMs);
+    for (int i = 0; i < PacketSpace.COUNT; i++) {
+      spaces[i] = new PacketSpace(i, maxAckDelayNs, rtt, pathMtu, dispatcher, flight);
+    }
+    this.initialSpace = spaces[PacketSpace.INITIAL];
+    this.appSpace = spaces[PacketSpace.APPLICATION];
+    // Version 1 has no HANDSHAKE packets: its handshake is one INITIAL each way.
+    spaces[PacketSpace.HANDSHAKE].discard();
+    this.log = appSpace.log;
+    this.loss = appSpace.loss;
+    this.acks = appSpace.acks;
     this.streams = new StreamSet(isClient, config.limits, scheduler, this.listener);
     this.streamWriter = new StreamFrameWriter(streams);
     this.builder = new PacketBuilder(this);
@@ -167,7 +191,7 @@ public final class Connection {
     Connection c = new Connection(true, config, listener, random, scheduler, local, initialDcid,
         initialDcid, config.versions[0]);
     c.handshake.setLocalMessage(c.localParameters(TransportParameters.CLIENT_HELLO));
-    c.loss.setArmWithoutInFlight(true); // RFC 9002 §6.2.2.1
+    c.initialSpace.loss.setArmWithoutInFlight(true); // RFC 9002 §6.2.2.1
     c.addressValidated = true;
     return c;
   }
@@ -262,12 +286,16 @@ public final class Connection {
       default:
         break;
     }
-    long t = loss.timerNs();
+    long t = recoveryTimerNs();
     // RFC 9000 §10.1 idle timeout and the keep-alive ping.
     t = Math.min(t, idlePolicy().nextTimeoutNs(rtt.ptoNs(0)));
     t = Math.min(t, builder.handshakeCopyDueNs());
     if (builder.canSendAnything()) {
-      t = Math.min(t, acks.ackDeadlineNs());
+      for (PacketSpace s : spaces) {
+        if (!s.discarded()) {
+          t = Math.min(t, s.acks.ackDeadlineNs());
+        }
+      }
       long pace = builder.nextPacedSendNs();
       t = Math.min(t, pace);
     }
@@ -298,19 +326,76 @@ public final class Connection {
           "idle timeout", false);
       return;
     }
-    if (nowNs >= loss.timerNs()) {
-      int probes = loss.onTimeout(nowNs);
+    int space = timerSpace();
+    if (space >= 0 && nowNs >= spaces[space].loss.timerNs()) {
+      int probes = spaces[space].loss.onTimeout(nowNs);
       if (probes > 0) {
         stats.ptoCount++;
         probesPending = probes;
+        probeSpace = space;
         int next = streamWriter.nextUrgency();
-        if (next < 0 || next >= PacketBuilder.URGENT_BELOW_URGENCY) {
+        if (space == PacketSpace.APPLICATION
+            && (next < 0 || next >= PacketBuilder.URGENT_BELOW_URGENCY)) {
           // The probes carry urgent data still in flight before any less urgent new data.
           loss.repeatOldestUrgent(probes);
         }
         mtu.onProbeTimeout(nowNs, loss.ptoCount());
         pathMtu.checkSize();
       }
+    }
+  }
+
+  /**
+   * The space whose loss-detection timer is due first (RFC 9002 §A.8 GetLossTimeAndSpace, then
+   * GetPtoTimeAndSpace): the earliest loss time of any space goes before every probe timeout;
+   * -1 if no timer is armed.
+   */
+  int timerSpace() {
+    int best = -1;
+    long bestNs = Long.MAX_VALUE;
+    for (PacketSpace s : spaces) {
+      long lossNs = s.discarded() ? 0 : s.loss.lossTimeNs();
+      if (lossNs != 0 && lossNs < bestNs) {
+        best = s.index;
+        bestNs = lossNs;
+      }
+    }
+    if (best >= 0) {
+      return best;
+    }
+    for (PacketSpace s : spaces) {
+      long ptoNs = s.discarded() ? Long.MAX_VALUE : s.loss.timerNs();
+      if (ptoNs < bestNs) {
+        best = s.index;
+        bestNs = ptoNs;
+      }
+    }
+    return best;
+  }
+
+  /** When the loss-detection timer of {@link #timerSpace()} fires, or {@code Long.MAX_VALUE}. */
+  long recoveryTimerNs() {
+    int s = timerSpace();
+    return s < 0 ? Long.MAX_VALUE : spaces[s].loss.timerNs();
+  }
+
+  /**
+   * Discards the Initial space and its keys (RFC 9001 §4.9.1, with version 1's 1-RTT packets in
+   * the role of HANDSHAKE packets): the client once it has the server's handshake message and
+   * sends 1-RTT, the server when it first receives a 1-RTT packet. Either shows that the peer
+   * has our handshake message.
+   */
+  void discardInitialSpace() {
+    if (initialSpace.discarded()) {
+      return;
+    }
+    handshake.onPeerHasIt();
+    initialSpace.discard();
+    if (probeSpace == PacketSpace.INITIAL) {
+      probeSpace = PacketSpace.APPLICATION;
+    }
+    if (isClient && !handshakeConfirmed) {
+      loss.setArmWithoutInFlight(true); // RFC 9002 §6.2.2.1, until HANDSHAKE_DONE
     }
   }
 
@@ -432,7 +517,11 @@ public final class Connection {
 
   /** The counters. */
   public ConnectionStats stats() {
-    stats.packetsLost = loss.packetsLost();
+    long lost = 0;
+    for (PacketSpace s : spaces) {
+      lost += s.loss.packetsLost();
+    }
+    stats.packetsLost = lost;
     return stats;
   }
 
@@ -466,8 +555,16 @@ public final class Connection {
    * (used by tests to prove no state leaks).
    */
   public boolean isQuiescent() {
-    return streams.isIdle() && loss.ackElicitingInFlight() == 0 && !streamWriter.hasControlFrames()
+    return streams.isIdle() && ackElicitingInFlight() == 0 && !streamWriter.hasControlFrames()
         && !handshake.pending() && !handshakeDonePending;
+  }
+
+  private int ackElicitingInFlight() {
+    int n = 0;
+    for (PacketSpace s : spaces) {
+      n += s.loss.ackElicitingInFlight();
+    }
+    return n;
   }
 
   /** Live streams. */

@@ -32,6 +32,13 @@ public final class ConnectionStats {
   public long timestampedAcksReceived;
   /** Path changes followed. */
   public long pathChanges;
+  /**
+   * INITIAL packets dropped for carrying a frame other than CRYPTO, ACK, PING, PADDING or
+   * CONNECTION_CLOSE (RFC 9000 §17.2.2).
+   */
+  public long forbiddenFramesDropped;
+  /** Packets dropped because their packet-number space was already discarded (RFC 9001 §4.9). */
+  public long discardedSpaceDropped;
 
   @Override
   public String toString() {

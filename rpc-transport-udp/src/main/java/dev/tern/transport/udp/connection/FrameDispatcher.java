@@ -64,7 +64,7 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
     if (f.hasTimestamps) {
       c.stats.timestampedAcksReceived++;
     }
-    if (!c.loss.onAck(f, c.nowNs)) {
+    if (!c.spaces[c.rxSpace].loss.onAck(f, c.nowNs)) { // RFC 9000 §12.3: ACKs its own space
       fail(TransportError.PROTOCOL_VIOLATION, FrameType.ACK, "ACK of a packet never sent");
     }
   }

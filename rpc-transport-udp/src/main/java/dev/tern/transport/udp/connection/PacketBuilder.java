@@ -128,14 +128,73 @@ final class PacketBuilder {
     // A due PMTU probe goes before further data, or data would spend every token it waits for.
     boolean dataAllowed = probe
         || (mtuProbe == 0 && windowOpen() && c.pacer.canSend(c.nowNs, max));
-    boolean ackDue = c.acks.ackDue(c.nowNs);
+    boolean ackDue = ackDue();
     if (!ackDue && !probe && !c.pathResponsePending && !(hasData && dataAllowed)) {
       if (!hasData && windowOpen()) {
         c.cc.onApplicationLimited(c.nowNs, c.loss.bytesInFlight());
       }
       return 0;
     }
-    return writePacket(out, start, max, probe, dataAllowed);
+    return writeDatagram(out, start, max, probe, dataAllowed);
+  }
+
+  /** Room an INITIAL leaves for a coalesced 1-RTT packet (short header, HANDSHAKE_DONE, ACK). */
+  private static final int COALESCE_ROOM = 300;
+
+  /**
+   * Writes one datagram: one packet, or an INITIAL and a 1-RTT packet coalesced (RFC 9000
+   * §12.2) when the server's first flight has 1-RTT frames too (HANDSHAKE_DONE may not go in an
+   * INITIAL, RFC 9000 §17.2.2), so that they leave together rather than a pacing interval apart.
+   * The datagram, not the INITIAL, is then padded to 1200 bytes (RFC 9000 §14.1).
+   */
+  private int writeDatagram(ByteBuffer out, int start, int max, boolean probe,
+      boolean dataAllowed) {
+    PacketSpace space = sendSpace(probe);
+    boolean coalesce = space == c.initialSpace && dataAllowed
+        && c.state == ConnectionState.ESTABLISHED && c.handshakeDonePending
+        && max >= MIN_INITIAL_DATAGRAM
+        && (!c.handshake.pending() || c.handshake.frameBytes() <= max - 2 * COALESCE_ROOM);
+    copyFirstFlight = false;
+    int n = writePacket(out, start, start, coalesce ? max - COALESCE_ROOM : max, probe,
+        dataAllowed, space, coalesce ? PAD_NEVER : PAD_IF_INITIAL);
+    if (n > 0 && coalesce) {
+      n += writePacket(out, start, out.position(), max - n, probe && c.probesPending > 0, true,
+          c.appSpace, PAD_ALWAYS);
+    }
+    if (copyFirstFlight) {
+      c.handshakeCopy.capture(out, start, c.nowNs); // only the first flight's (§4.1)
+    }
+    return n;
+  }
+
+  private static final int PAD_IF_INITIAL = 0;
+  private static final int PAD_NEVER = 1;
+  private static final int PAD_ALWAYS = 2;
+  /** Whether the datagram being written is the first flight's, to be copied (§4.1). */
+  private boolean copyFirstFlight;
+
+  /** Whether an ACK is due in any live space. */
+  private boolean ackDue() {
+    for (PacketSpace s : c.spaces) {
+      if (!s.discarded() && s.acks.ackDue(c.nowNs)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The space of the next packet (one packet per datagram): the Initial space while it is live
+   * and has something to send (the handshake message, a due ACK, its probes) or the 1-RTT space
+   * cannot be used yet; otherwise the application space.
+   */
+  private PacketSpace sendSpace(boolean probe) {
+    PacketSpace initial = c.initialSpace;
+    if (!initial.discarded() && (c.state != ConnectionState.ESTABLISHED || c.handshake.pending()
+        || initial.acks.ackDue(c.nowNs) || (probe && c.probeSpace == PacketSpace.INITIAL))) {
+      return initial;
+    }
+    return c.appSpace;
   }
 
   /**
@@ -255,7 +314,9 @@ final class PacketBuilder {
     int sent = out.position() - start;
     c.loss.onPacketSent(c.nowNs, sent, true, true);
     c.pacer.onPacketSent(c.nowNs, sent, true);
-    c.mtu.onProbeSent(pn, c.nowNs);
+    // PMTU discovery sits behind the congestion-controller interface, which numbers packets in
+    // the connection-wide sending sequence, not by the space's packet number.
+    c.mtu.onProbeSent(c.log.sequence(pn), c.nowNs);
     c.idle.onAckElicitingSent(c.nowNs);
     c.stats.packetsSent++;
     c.stats.bytesSent += sent;
@@ -263,40 +324,50 @@ final class PacketBuilder {
   }
 
   private boolean useInitial() {
-    // The client uses INITIAL until it has the server's parameters; the server until the client
-    // shows (with a 1-RTT packet) that it has them.
-    return c.isClient ? c.state == ConnectionState.HANDSHAKING : !c.peerEstablished;
+    // The Initial space lives until the client has the server's parameters, and at the server
+    // until the client shows (with a 1-RTT packet) that it has them.
+    return !c.initialSpace.discarded();
   }
 
-  private int writePacket(ByteBuffer out, int start, int max, boolean probe,
-      boolean dataAllowed) {
-    boolean initial = useInitial();
+  /**
+   * Writes one packet of {@code space} at the position {@code start} of the datagram begun at
+   * {@code datagramStart}, in at most {@code max} bytes.
+   *
+   * @param pad whether to pad the datagram to 1200 bytes: if this is an ack-eliciting (or the
+   *     client's) INITIAL, never (a packet follows), or always (it follows such an INITIAL)
+   */
+  private int writePacket(ByteBuffer out, int datagramStart, int start, int max, boolean probe,
+      boolean dataAllowed, PacketSpace space, int pad) {
+    boolean initial = space.index == PacketSpace.INITIAL;
     if (dataAllowed) {
       markApplicationLimitedIfIdle(); // before the packet's frames take what waits
     }
-    long pn = c.log.beginPacket();
-    int pnLength = PacketNumber.encodedLength(pn, c.loss.largestAckedPn());
+    long pn = space.log.beginPacket();
+    int pnLength = PacketNumber.encodedLength(pn, space.loss.largestAckedPn());
     int lengthOffset = -1;
     if (initial) {
       lengthOffset = PacketWriter.writeInitialHeader(out, c.version, c.peerCid, c.localCid, pn,
           pnLength);
     } else {
       PacketWriter.writeShortHeader(out, c.peerCid, pn, pnLength);
-      if (c.firstOneRttPn < 0) {
+      if (c.firstOneRttPn < 0 && c.initialSpace.discarded()) {
+        // The first 1-RTT packet after the handshake's (the server's HANDSHAKE_DONE rides in
+        // its first flight): PMTU probing waits for its acknowledgement.
         c.firstOneRttPn = pn;
       }
     }
     int payloadStart = out.position();
     int limit = start + max - c.protection.overheadBytes();
-    if (c.acks.hasUnacked()) {
-      long largest = c.acks.writeAck(out, c.nowNs, Math.min(limit - out.position(), 400),
-          c.peerWantsTimestamps && c.state == ConnectionState.ESTABLISHED);
+    if (space.acks.hasUnacked()) {
+      long largest = space.acks.writeAck(out, c.nowNs, Math.min(limit - out.position(), 400),
+          !initial && c.peerWantsTimestamps && c.state == ConnectionState.ESTABLISHED);
       if (largest >= 0) {
-        c.log.addFrame(SentFrameType.ACK, largest, 0, 0);
+        space.log.addFrame(SentFrameType.ACK, largest, 0, 0);
       }
     }
     boolean eliciting = false;
-    if (c.pathResponsePending && limit - out.position() >= PathResponseFrame.encodedLength()) {
+    if (!initial && c.pathResponsePending
+        && limit - out.position() >= PathResponseFrame.encodedLength()) {
       PathResponseFrame.encode(out, c.pathResponseData);
       c.pathResponsePending = false;
       eliciting = true;
@@ -305,19 +376,19 @@ final class PacketBuilder {
     boolean handshakeWaited = c.handshake.pending();
     wroteStream = false;
     if (dataAllowed) {
-      eliciting |= writeData(out, limit);
-      urgent = c.streamWriter.lastCallMostUrgent() < URGENT_BELOW_URGENCY;
+      eliciting |= initial ? writeInitialData(out, limit) : writeData(out, limit);
+      urgent = !initial && c.streamWriter.lastCallMostUrgent() < URGENT_BELOW_URGENCY;
       if (probe && !eliciting) {
         // RFC 9002 §6.2.4: no new data, so the probes repeat the oldest data in flight: one
         // packet's frames per probe still due, so two probes carry the two oldest packets rather
         // than the oldest twice (a lost two-packet request then needs one PTO, not two).
-        c.loss.repeatOldest(c.probesPending);
-        eliciting = writeData(out, limit);
-        urgent = c.streamWriter.lastCallMostUrgent() < URGENT_BELOW_URGENCY;
+        space.loss.repeatOldest(c.probesPending);
+        eliciting = initial ? writeInitialData(out, limit) : writeData(out, limit);
+        urgent = !initial && c.streamWriter.lastCallMostUrgent() < URGENT_BELOW_URGENCY;
       }
       if (probe && !eliciting && limit - out.position() >= 1) {
         SimpleFrames.encodePing(out);
-        c.log.addFrame(SentFrameType.PING, 0, 0, 0);
+        space.log.addFrame(SentFrameType.PING, 0, 0, 0);
         eliciting = true;
       }
     }
@@ -326,11 +397,11 @@ final class PacketBuilder {
       return 0; // nothing fitted or nothing to say
     }
     boolean padded = false;
-    if (initial && (c.isClient || eliciting)) {
-      int datagramMin = Math.min(MIN_INITIAL_DATAGRAM, max);
-      int pad = datagramMin - (out.position() - start) - c.protection.overheadBytes();
-      if (pad > 0) {
-        SimpleFrames.encodePadding(out, pad);
+    if (pad == PAD_ALWAYS || (pad == PAD_IF_INITIAL && initial && (c.isClient || eliciting))) {
+      int datagramMin = Math.min(MIN_INITIAL_DATAGRAM, start - datagramStart + max);
+      int bytes = datagramMin - (out.position() - datagramStart) - c.protection.overheadBytes();
+      if (bytes > 0) {
+        SimpleFrames.encodePadding(out, bytes);
         padded = true;
       }
     }
@@ -340,11 +411,11 @@ final class PacketBuilder {
     c.protection.seal(out, start, payloadStart, pn);
     int size = out.position() - start;
     if (initial && handshakeWaited && !c.handshake.pending()) {
-      c.handshakeCopy.capture(out, start, c.nowNs); // only the first flight's (§4.1)
+      copyFirstFlight = true; // captured once the datagram is complete
     } else if (!initial && wroteStream) {
       c.handshakeCopy.captureFirstData(out, start, c.nowNs, pn); // likewise (§4.1)
     }
-    c.loss.onPacketSent(c.nowNs, size, eliciting, eliciting || padded, urgent);
+    space.loss.onPacketSent(c.nowNs, size, eliciting, eliciting || padded, urgent);
     if (eliciting) {
       c.idle.onAckElicitingSent(c.nowNs);
       c.pacer.onPacketSent(c.nowNs, size, true);
@@ -363,16 +434,24 @@ final class PacketBuilder {
     return size;
   }
 
+  /**
+   * The frames of an INITIAL packet besides ACK, PING and PADDING (RFC 9000 §17.2.2): the
+   * handshake message in a CRYPTO frame.
+   */
+  private boolean writeInitialData(ByteBuffer out, int limit) {
+    if (c.handshake.pending() && limit - out.position() >= c.handshake.frameBytes()) {
+      c.handshake.write(out, c.initialSpace.log);
+      return true;
+    }
+    return false;
+  }
+
   private boolean writeData(ByteBuffer out, int limit) {
     boolean eliciting = false;
     if (c.pathChallengePending && limit - out.position() >= PathChallengeFrame.encodedLength()) {
       PathChallengeFrame.encode(out, c.pathChallengeData);
       c.pathChallengePending = false;
       c.pathChallengeOutstanding = true;
-      eliciting = true;
-    }
-    if (c.handshake.pending() && limit - out.position() >= c.handshake.frameBytes()) {
-      c.handshake.write(out, c.log);
       eliciting = true;
     }
     if (c.handshakeDonePending && limit - out.position() >= 1) {
@@ -399,8 +478,9 @@ final class PacketBuilder {
 
   private int writeClose(ByteBuffer out, int start, int max) {
     boolean initial = useInitial();
-    long pn = c.log.beginPacket();
-    int pnLength = PacketNumber.encodedLength(pn, c.loss.largestAckedPn());
+    PacketSpace space = initial ? c.initialSpace : c.appSpace;
+    long pn = space.log.beginPacket();
+    int pnLength = PacketNumber.encodedLength(pn, space.loss.largestAckedPn());
     int lengthOffset = -1;
     if (initial) {
       lengthOffset = PacketWriter.writeInitialHeader(out, c.version, c.peerCid, c.localCid, pn,
@@ -419,7 +499,7 @@ final class PacketBuilder {
     }
     c.protection.seal(out, start, payloadStart, pn);
     int size = out.position() - start;
-    c.loss.onPacketSent(c.nowNs, size, false, false);
+    space.loss.onPacketSent(c.nowNs, size, false, false);
     c.closeToSend = false;
     c.stats.packetsSent++;
     c.stats.bytesSent += size;

@@ -41,14 +41,24 @@ final class PacketReceiver {
         c.stats.unroutableDropped++;
         continue;
       }
-      long pn = PacketNumber.decode(c.acks.largestReceived(), h.truncatedPn, 8 * h.pnLength);
+      PacketSpace space = c.spaces[spaceOf(h.type)];
+      if (space.discarded()) {
+        c.stats.discardedSpaceDropped++; // RFC 9001 §4.9: its keys are gone
+        continue;
+      }
+      // RFC 9000 §12.3: each space numbers its packets on its own.
+      long pn = PacketNumber.decode(space.acks.largestReceived(), h.truncatedPn, 8 * h.pnLength);
       int payloadEnd = c.protection.open(buf, h.packetStart, h.payloadOffset(), h.packetEnd, pn);
       if (payloadEnd < 0) {
         c.stats.corruptDropped++;
         continue;
       }
-      if (c.acks.isDuplicate(pn)) {
+      if (space.acks.isDuplicate(pn)) {
         c.stats.duplicatesDropped++;
+        continue;
+      }
+      if (h.type == PacketType.INITIAL && !initialFramesAllowed(c, buf, h, payloadEnd)) {
+        c.stats.forbiddenFramesDropped++;
         continue;
       }
       if (c.state == ConnectionState.CLOSING) {
@@ -58,11 +68,37 @@ final class PacketReceiver {
       if (c.state == ConnectionState.DRAINING) {
         continue;
       }
-      if (!processPacket(c, buf, h, pn, payloadEnd, pathId)) {
+      if (!processPacket(c, buf, h, space, pn, payloadEnd, pathId)) {
         break;
       }
     }
     buf.position(limit);
+  }
+
+  private static int spaceOf(PacketType type) {
+    switch (type) {
+      case INITIAL:
+        return PacketSpace.INITIAL;
+      case HANDSHAKE:
+        return PacketSpace.HANDSHAKE;
+      default:
+        return PacketSpace.APPLICATION; // 1-RTT and 0-RTT (RFC 9000 §12.3)
+    }
+  }
+
+  /**
+   * RFC 9000 §17.2.2: an INITIAL carries only CRYPTO, ACK, PING, PADDING and CONNECTION_CLOSE.
+   * The frames are parsed once without effect; a malformed packet passes here and fails in the
+   * real pass, which reports the frame encoding error.
+   */
+  private static boolean initialFramesAllowed(Connection c, ByteBuffer buf, PacketHeader h,
+      int payloadEnd) {
+    int savedLimit = buf.limit();
+    buf.limit(payloadEnd).position(h.payloadOffset());
+    c.initialCheck.begin();
+    c.initialCheckReader.read(buf, c.initialCheck);
+    buf.limit(savedLimit);
+    return !c.initialCheck.forbidden();
   }
 
   private static boolean routable(Connection c, ByteBuffer buf, PacketHeader h) {
@@ -78,8 +114,8 @@ final class PacketReceiver {
         || (!c.isClient && c.originalDcid.matches(buf, h.dcidOffset, h.dcidLength));
   }
 
-  private static boolean processPacket(Connection c, ByteBuffer buf, PacketHeader h, long pn,
-      int payloadEnd, long pathId) {
+  private static boolean processPacket(Connection c, ByteBuffer buf, PacketHeader h,
+      PacketSpace space, long pn, int payloadEnd, long pathId) {
     if (c.isClient && h.type == PacketType.INITIAL && !c.peerCidLearned) {
       c.peerCid = ConnectionId.read(buf, h.scidOffset, h.scidLength);
       c.peerCidLearned = true;
@@ -92,9 +128,11 @@ final class PacketReceiver {
       c.peerEstablished = true;
       c.dispatcher.onClientOneRtt();
     }
+    boolean confirmedBefore = c.handshakeConfirmed;
     int savedLimit = buf.limit();
     buf.limit(payloadEnd).position(h.payloadOffset());
     c.dispatcher.begin();
+    c.rxSpace = space.index;
     int result = c.reader.read(buf, c.dispatcher);
     buf.limit(savedLimit);
     if (result != FrameReader.OK) {
@@ -107,10 +145,21 @@ final class PacketReceiver {
       c.closeWithError(c.dispatcher.error, c.dispatcher.errorFrameType, c.dispatcher.errorReason);
       return false;
     }
-    long largestBefore = c.acks.largestReceived();
-    c.acks.onPacketReceived(pn, c.reader.lastWasAckEliciting(), c.nowNs);
+    long largestBefore = space.acks.largestReceived();
+    space.acks.onPacketReceived(pn, c.reader.lastWasAckEliciting(), c.nowNs);
     if (h.type == PacketType.INITIAL) {
-      c.acks.ackImmediately(); // RFC 9000 §13.2.1: Initial packets are acknowledged at once
+      space.acks.ackImmediately(); // RFC 9000 §13.2.1: Initial packets are acknowledged at once
+    } else if (c.isClient && !confirmedBefore) {
+      // The client's first 1-RTT packets acknowledge at once, as a client's HANDSHAKE packets
+      // would (RFC 9000 §13.2.1): they show the server that the ServerHello arrived, which lets
+      // it discard its Initial space (RFC 9001 §4.9.1) rather than probe it.
+      space.acks.ackImmediately();
+    }
+    if (c.state == ConnectionState.ESTABLISHED
+        && (c.isClient || h.type == PacketType.ONE_RTT)) {
+      // RFC 9001 §4.9.1: the client has the server's message and sends 1-RTT from now on; the
+      // server's first 1-RTT packet from the client shows it has the server's message.
+      c.discardInitialSpace();
     }
     c.stats.packetsReceived++;
     c.idle.onPacketReceived(c.nowNs);
@@ -159,7 +208,7 @@ final class PacketReceiver {
     c.versionNegotiated = true;
     c.handshakeCopy.cancel(); // of the version the server refused
     c.version = chosen;
-    c.loss.discardAll();
+    c.initialSpace.loss.discardAll();
     c.handshake.setLocalMessage(c.localParameters(TransportParameters.CLIENT_HELLO));
   }
 

@@ -48,13 +48,12 @@ public final class LossDetector {
   private final SentFrameSink sink;
 
   private long largestAckedPn = -1;
-  private long bytesInFlight;
+  private final Flight flight;
   private int ackElicitingInFlight;
   private long lastAckElicitingSentNs;
   private boolean lastAckElicitingUrgent;
   private long lossTimeNs; // 0 = none
   private long timerEventNs; // the last ACK or timeout that (re)armed the timer
-  private int ptoCount;
   private long maxAckDelayNs;
   private boolean handshakeConfirmed;
   private boolean armWithoutInFlight;
@@ -80,9 +79,19 @@ public final class LossDetector {
   private long ptoFired;
   private long persistentCongestionEvents;
 
-  /** A detector over {@code log}, reporting to {@code cc} and {@code sink}. */
+  /** A detector over {@code log}, reporting to {@code cc} and {@code sink}: a single space. */
   public LossDetector(SentPacketLog log, RttEstimator rtt, CongestionController cc,
       SentFrameSink sink) {
+    this(log, rtt, cc, sink, new Flight());
+  }
+
+  /**
+   * A detector for one packet-number space over {@code log}, sharing {@code flight} (bytes in
+   * flight, probe backoff, the controller's sequence) with the connection's other spaces.
+   */
+  public LossDetector(SentPacketLog log, RttEstimator rtt, CongestionController cc,
+      SentFrameSink sink, Flight flight) {
+    this.flight = flight;
     this.log = log;
     this.rtt = rtt;
     this.cc = cc;
@@ -119,7 +128,8 @@ public final class LossDetector {
   public void onPacketSent(long nowNs, int bytes, boolean ackEliciting, boolean inFlight,
       boolean urgent) {
     long pn = log.nextPacketNumber();
-    log.endPacket(nowNs, bytes, ackEliciting, inFlight, urgent);
+    long seq = flight.takeSequence();
+    log.endPacket(nowNs, bytes, ackEliciting, inFlight, urgent, seq);
     if (!ackEliciting && !inFlight) {
       // ACK-only packets are never acknowledged by themselves (RFC 9000 §13.2.1): tracking them
       // would only fill the log. Their ACK frames need no retransmission. They are closed as
@@ -128,8 +138,8 @@ public final class LossDetector {
       return;
     }
     if (inFlight) {
-      bytesInFlight += bytes;
-      cc.onPacketSent(nowNs, pn, bytes, bytesInFlight);
+      flight.bytesInFlight += bytes;
+      cc.onPacketSent(nowNs, seq, bytes, flight.bytesInFlight);
     }
     if (ackEliciting) {
       ackElicitingInFlight++;
@@ -174,10 +184,11 @@ public final class LossDetector {
           long sent = log.sentTimeNs(pn);
           int size = log.sizeBytes(pn);
           boolean inFlight = log.isInFlight(pn);
+          long seq = log.sequence(pn);
           removeFromFlight(pn, inFlight, size);
           log.close(pn, true, sink);
           if (inFlight) {
-            cc.onPacketAcked(nowNs, pn, size, sent, rtt, bytesInFlight);
+            cc.onPacketAcked(nowNs, seq, size, sent, rtt, flight.bytesInFlight);
           }
         }
       }
@@ -187,14 +198,14 @@ public final class LossDetector {
     }
     detectLost(nowNs);
     timerEventNs = nowNs;
-    ptoCount = 0; // RFC 9002 §6.2.1: reset on an acknowledgement
-    cc.onAckProcessed(nowNs, bytesInFlight);
+    flight.ptoCount = 0; // RFC 9002 §6.2.1: reset on an acknowledgement
+    cc.onAckProcessed(nowNs, flight.bytesInFlight);
     return true;
   }
 
   private void removeFromFlight(long pn, boolean inFlight, int size) {
     if (inFlight) {
-      bytesInFlight -= size;
+      flight.bytesInFlight -= size;
     }
     if (log.isAckEliciting(pn)) {
       ackElicitingInFlight--;
@@ -228,6 +239,7 @@ public final class LossDetector {
         int size = log.sizeBytes(pn);
         boolean inFlight = log.isInFlight(pn);
         boolean eliciting = log.isAckEliciting(pn);
+        long seq = log.sequence(pn);
         removeFromFlight(pn, inFlight, size);
         log.close(pn, false, sink);
         if (eliciting) {
@@ -235,7 +247,7 @@ public final class LossDetector {
         }
         if (inFlight) {
           recordLoss(pn, sent, nowNs);
-          cc.onPacketLost(nowNs, pn, size, sent, bytesInFlight);
+          cc.onPacketLost(nowNs, seq, size, sent, flight.bytesInFlight);
         }
         if (eliciting && firstRttSampleNs >= 0 && sent >= firstRttSampleNs) {
           if (periodStartNs < 0) {
@@ -324,6 +336,15 @@ public final class LossDetector {
     return false;
   }
 
+  /**
+   * When this space's earliest in-flight packet will be declared lost by the time threshold
+   * (RFC 9002 §A.8 {@code loss_time[space]}), 0 if none: across spaces the earliest loss time
+   * goes before any probe timeout.
+   */
+  public long lossTimeNs() {
+    return lossTimeNs;
+  }
+
   /** When the loss-detection timer fires (RFC 9002 §A.8), or {@code Long.MAX_VALUE} if unarmed. */
   public long timerNs() {
     if (lossTimeNs != 0) {
@@ -333,8 +354,8 @@ public final class LossDetector {
       return Long.MAX_VALUE;
     }
     long pto = Saturating.shiftLeft(rtt.ptoNs(handshakeConfirmed ? maxAckDelayNs : 0),
-        Math.min(ptoCount, 20));
-    if (ptoCount == 0 && handshakeConfirmed && rtt.hasSample() && ackElicitingInFlight > 0) {
+        Math.min(flight.ptoCount, 20));
+    if (flight.ptoCount == 0 && handshakeConfirmed && rtt.hasSample() && ackElicitingInFlight > 0) {
       pto = Math.min(pto, tailLossProbeNs());
     }
     // RFC 9002 §A.8: with nothing in flight (a client before confirmation) the timer runs from
@@ -381,7 +402,7 @@ public final class LossDetector {
     if (nowNs < timerNs()) {
       return 0;
     }
-    ptoCount++;
+    flight.ptoCount++;
     ptoFired++;
     timerEventNs = nowNs;
     return PROBES_PER_PTO;
@@ -442,7 +463,7 @@ public final class LossDetector {
       }
     }
     lossTimeNs = 0;
-    ptoCount = 0;
+    flight.ptoCount = 0; // RFC 9002 §A.10 OnPacketNumberSpaceDiscarded
   }
 
   /** Whether the handshake is confirmed, as last set by {@link #setPeerMaxAckDelay}. */
@@ -457,7 +478,7 @@ public final class LossDetector {
 
   /** Bytes in flight (RFC 9002 §2). */
   public long bytesInFlight() {
-    return bytesInFlight;
+    return flight.bytesInFlight;
   }
 
   /** Ack-eliciting packets in flight. */
@@ -467,7 +488,7 @@ public final class LossDetector {
 
   /** Consecutive probe timeouts without an acknowledgement. */
   public int ptoCount() {
-    return ptoCount;
+    return flight.ptoCount;
   }
 
   /** Packets declared lost so far. */

@@ -25,6 +25,7 @@ public final class SentPacketLog {
   private byte[] flags;
   private int[] frameStart;
   private int[] frameCount;
+  private long[] sequence;
 
   private int frameMask;
   private int frameHead; // index of the oldest frame record still needed (monotonic counter)
@@ -49,6 +50,7 @@ public final class SentPacketLog {
     flags = new byte[capacity];
     frameStart = new int[capacity];
     frameCount = new int[capacity];
+    sequence = new long[capacity];
   }
 
   private void allocFrames(int capacity) {
@@ -113,13 +115,29 @@ public final class SentPacketLog {
   /** Finishes the packet begun last; {@code urgent}: it carried an urgent stream's data. */
   public void endPacket(long sentTimeNs, int bytes, boolean ackEliciting, boolean inFlight,
       boolean urgent) {
+    endPacket(sentTimeNs, bytes, ackEliciting, inFlight, urgent, nextPn);
+  }
+
+  /**
+   * As {@link #endPacket(long, int, boolean, boolean, boolean)}; {@code sequence} is the packet's
+   * number in the connection-wide order of sending across packet-number spaces, which the
+   * congestion controller sees instead of the per-space packet number.
+   */
+  public void endPacket(long sentTimeNs, int bytes, boolean ackEliciting, boolean inFlight,
+      boolean urgent, long sequence) {
     int slot = (int) (nextPn & packetMask);
+    this.sequence[slot] = sequence;
     this.sentTimeNs[slot] = sentTimeNs;
     sizeBytes[slot] = bytes;
     flags[slot] = (byte) ((ackEliciting ? ACK_ELICITING : 0) | (inFlight ? IN_FLIGHT : 0)
         | (urgent ? URGENT : 0));
     nextPn++;
     openPackets++;
+  }
+
+  /** The connection-wide sending sequence number of tracked packet {@code pn}. */
+  public long sequence(long pn) {
+    return sequence[(int) (pn & packetMask)];
   }
 
   /** Whether {@code pn} is tracked and neither acknowledged nor lost. */
@@ -222,6 +240,7 @@ public final class SentPacketLog {
     byte[] f = flags;
     int[] fs = frameStart;
     int[] fc = frameCount;
+    long[] q = sequence;
     int oldMask = packetMask;
     allocPackets(oldCap * 2);
     for (long pn = firstPn; pn < nextPn; pn++) {
@@ -232,6 +251,7 @@ public final class SentPacketLog {
       flags[n] = f[o];
       frameStart[n] = fs[o];
       frameCount[n] = fc[o];
+      sequence[n] = q[o];
     }
   }
 

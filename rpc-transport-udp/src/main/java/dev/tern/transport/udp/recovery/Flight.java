@@ -1,0 +1,28 @@
+package dev.tern.transport.udp.recovery;
+
+/**
+ * What the packet-number spaces of one connection share in loss recovery (RFC 9002 §A.2,
+ * §A.3): bytes in flight and the probe-timeout backoff ({@code pto_count}) are connection-wide,
+ * and the congestion controller numbers packets in one sending sequence across the spaces,
+ * because each space numbers its own packets from 0 (RFC 9000 §12.3).
+ */
+public final class Flight {
+  long bytesInFlight;
+  int ptoCount;
+  private long nextSequence;
+
+  /** Bytes in flight over every space (RFC 9002 §2). */
+  public long bytesInFlight() {
+    return bytesInFlight;
+  }
+
+  /** Consecutive probe timeouts without an acknowledgement in any space (RFC 9002 §6.2.1). */
+  public int ptoCount() {
+    return ptoCount;
+  }
+
+  /** The next number of the connection-wide sending sequence; each call takes one. */
+  long takeSequence() {
+    return nextSequence++;
+  }
+}
