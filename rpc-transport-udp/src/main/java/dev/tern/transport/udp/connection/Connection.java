@@ -292,7 +292,7 @@ public final class Connection {
     t = Math.min(t, builder.handshakeCopyDueNs());
     if (builder.canSendAnything()) {
       for (PacketSpace s : spaces) {
-        if (!s.discarded()) {
+        if (builder.canSendIn(s)) {
           t = Math.min(t, s.acks.ackDeadlineNs());
         }
       }
@@ -376,7 +376,17 @@ public final class Connection {
   /** When the loss-detection timer of {@link #timerSpace()} fires, or {@code Long.MAX_VALUE}. */
   long recoveryTimerNs() {
     int s = timerSpace();
-    return s < 0 ? Long.MAX_VALUE : spaces[s].loss.timerNs();
+    if (s < 0) {
+      return Long.MAX_VALUE;
+    }
+    LossDetector loss = spaces[s].loss;
+    if (loss.lossTimeNs() == 0 && !addressValidated && !builder.canSendAnything()) {
+      // RFC 9002 §6.2.2.1: a server at the anti-amplification limit arms no probe timeout; it
+      // could send no probe, and the timer would stay in the past. A datagram from the client
+      // raises the budget and re-arms it.
+      return Long.MAX_VALUE;
+    }
+    return loss.timerNs();
   }
 
   /**

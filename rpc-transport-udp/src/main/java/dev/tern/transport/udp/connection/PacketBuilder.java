@@ -173,14 +173,24 @@ final class PacketBuilder {
   /** Whether the datagram being written is the first flight's, to be copied (§4.1). */
   private boolean copyFirstFlight;
 
-  /** Whether an ACK is due in any live space. */
+  /** Whether an ACK is due in any live space that a packet can be sent in now. */
   private boolean ackDue() {
     for (PacketSpace s : c.spaces) {
-      if (!s.discarded() && s.acks.ackDue(c.nowNs)) {
+      if (canSendIn(s) && s.acks.ackDue(c.nowNs)) {
         return true;
       }
     }
     return false;
+  }
+
+  /**
+   * Whether a packet of space {@code s} can go out now: a live space, and 1-RTT packets only once
+   * the handshake has completed here (RFC 9001 §4.1.1: no 1-RTT keys before). An ACK owed in a
+   * space that cannot be used yet waits; its deadline must not be a timer, or it would stay in
+   * the past.
+   */
+  boolean canSendIn(PacketSpace s) {
+    return !s.discarded() && (s != c.appSpace || c.state == ConnectionState.ESTABLISHED);
   }
 
   /**

@@ -127,6 +127,10 @@ public final class IdlePolicy {
       return Action.CLOSE;
     }
     if (keepAliveActive() && nowNs - lastActivityNs >= keepAliveNs()) {
+      // The next keep-alive is one interval after this request, whether or not the ping can go
+      // out now (a server at the anti-amplification limit cannot send it): a timer left at the
+      // missed deadline would stay in the past and spin the driver.
+      lastActivityNs = nowNs;
       return Action.SEND_PING;
     }
     return Action.NONE;
