@@ -77,4 +77,33 @@ final class Forge {
     VarInt.write(b, 0);
     VarInt.write(b, firstRange);
   }
+
+  /**
+   * Passes datagrams between two connections, at {@code nowNs}, until neither has one to send.
+   *
+   * @param wire the buffer each datagram crosses in (borrowed)
+   * @return the largest datagram the client sent, in bytes
+   */
+  static int exchange(Connection client, Connection server, ByteBuffer wire, long nowNs) {
+    int largest = 0;
+    boolean any = true;
+    while (any) {
+      any = false;
+      wire.clear();
+      int n = client.pollDatagram(wire, nowNs);
+      if (n > 0) {
+        largest = Math.max(largest, n);
+        wire.flip();
+        server.onDatagram(wire, nowNs, 0);
+        any = true;
+      }
+      wire.clear();
+      if (server.pollDatagram(wire, nowNs) > 0) {
+        wire.flip();
+        client.onDatagram(wire, nowNs, 0);
+        any = true;
+      }
+    }
+    return largest;
+  }
 }

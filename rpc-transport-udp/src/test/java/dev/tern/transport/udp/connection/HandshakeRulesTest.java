@@ -104,25 +104,6 @@ class HandshakeRulesTest {
 
   /** Moves every datagram both ways; returns the largest the client sent. */
   private int exchange(Connection client, Connection server) {
-    int largest = 0;
-    boolean any = true;
-    while (any) {
-      any = false;
-      wire.clear();
-      int n = client.pollDatagram(wire, now);
-      if (n > 0) {
-        largest = Math.max(largest, n);
-        wire.flip();
-        server.onDatagram(wire, now, 0);
-        any = true;
-      }
-      wire.clear();
-      if (server.pollDatagram(wire, now) > 0) {
-        wire.flip();
-        client.onDatagram(wire, now, 0);
-        any = true;
-      }
-    }
-    return largest;
+    return Forge.exchange(client, server, wire, now);
   }
 }

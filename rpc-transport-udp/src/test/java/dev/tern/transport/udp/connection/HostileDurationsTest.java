@@ -132,21 +132,6 @@ class HostileDurationsTest {
   }
 
   private void exchange(Connection client, Connection server) {
-    boolean any = true;
-    while (any) {
-      any = false;
-      wire.clear();
-      if (client.pollDatagram(wire, now) > 0) {
-        wire.flip();
-        server.onDatagram(wire, now, 0);
-        any = true;
-      }
-      wire.clear();
-      if (server.pollDatagram(wire, now) > 0) {
-        wire.flip();
-        client.onDatagram(wire, now, 0);
-        any = true;
-      }
-    }
+    Forge.exchange(client, server, wire, now);
   }
 }

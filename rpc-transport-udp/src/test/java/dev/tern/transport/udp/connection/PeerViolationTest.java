@@ -41,22 +41,7 @@ class PeerViolationTest {
   }
 
   private void exchange() {
-    boolean any = true;
-    while (any) {
-      any = false;
-      wire.clear();
-      if (client.pollDatagram(wire, now) > 0) {
-        wire.flip();
-        server.onDatagram(wire, now, 0);
-        any = true;
-      }
-      wire.clear();
-      if (server.pollDatagram(wire, now) > 0) {
-        wire.flip();
-        client.onDatagram(wire, now, 0);
-        any = true;
-      }
-    }
+    Forge.exchange(client, server, wire, now);
   }
 
   /** Sends the server a well-formed 1-RTT packet whose payload {@code frames} writes. */

@@ -68,22 +68,7 @@ class SteadyStateAllocationTest {
 
   /** Moves every datagram each way (instant delivery), then advances time one step. */
   private void exchange() {
-    boolean any = true;
-    while (any) {
-      any = false;
-      wire.clear();
-      if (client.pollDatagram(wire, now) > 0) {
-        wire.flip();
-        server.onDatagram(wire, now, 0);
-        any = true;
-      }
-      wire.clear();
-      if (server.pollDatagram(wire, now) > 0) {
-        wire.flip();
-        client.onDatagram(wire, now, 0);
-        any = true;
-      }
-    }
+    Forge.exchange(client, server, wire, now);
     now += STEP_NS;
     if (client.nextTimeoutNs() <= now) {
       client.onTimeout(now);
