@@ -108,6 +108,8 @@ public final class Connection {
   boolean pathResponsePending;
   long pathResponseData;
   boolean peerWantsTimestamps;
+  /** Whether an entry point has told the connection the time yet ({@link #observe}). */
+  private boolean clockStarted;
 
   boolean closeToSend;
   boolean closeApplication;
@@ -152,6 +154,19 @@ public final class Connection {
     this.handshakeCopy = new HandshakeCopy(config.handshakeCopyDelayNs, config.firstDataCopy);
     this.idleTimeoutNs = Saturating.msToNs(config.idleTimeoutMs);
     this.idle = new IdlePolicy(Saturating.msToNs(config.keepAliveMs), idleTimeoutNs, 0);
+  }
+
+  /**
+   * Every entry point that is told the time goes through here. The first one starts the
+   * connection's clock: the connection does not know when it was created (a server's is built
+   * before its first datagram is read), and its idle timer counts from then (RFC 9000 §10.1).
+   */
+  private void observe(long nowNs) {
+    if (!clockStarted) {
+      clockStarted = true;
+      idle.start(nowNs);
+    }
+    this.nowNs = nowNs;
   }
 
   /** Brings the idle policy up to date (negotiated timeout, open streams). */
@@ -252,13 +267,20 @@ public final class Connection {
    *     packet from a new path moves the connection to it (docs/protocol.md §8)
    */
   public void onDatagram(ByteBuffer datagram, long nowNs, long pathId) {
-    this.nowNs = nowNs;
+    observe(nowNs);
     if (state == ConnectionState.CLOSED) {
       datagram.position(datagram.limit());
       return;
     }
     stats.bytesReceived += datagram.remaining();
+    boolean blocked = !addressValidated && !builder.canSendAnything();
     PacketReceiver.receive(this, datagram, pathId);
+    if (blocked && builder.canSendAnything() && recoveryTimerNs() <= nowNs) {
+      // RFC 9002 §A.6 (OnDatagramReceived): a datagram that unblocks a server at the
+      // anti-amplification limit re-arms its probe timeout, and one that would have expired
+      // while the limit applied runs now.
+      onLossDetectionTimeout(nowNs);
+    }
     streams.deliverNotifications();
   }
 
@@ -271,7 +293,7 @@ public final class Connection {
    * @return the datagram's size, or 0 if nothing is to be sent now
    */
   public int pollDatagram(ByteBuffer out, long nowNs) {
-    this.nowNs = nowNs;
+    observe(nowNs);
     return builder.poll(out);
   }
 
@@ -304,7 +326,7 @@ public final class Connection {
 
   /** Runs the timers due at {@code nowNs}: loss detection, probes, idle timeout, closing. */
   public void onTimeout(long nowNs) {
-    this.nowNs = nowNs;
+    observe(nowNs);
     if (state == ConnectionState.CLOSED) {
       return;
     }
@@ -326,6 +348,11 @@ public final class Connection {
           "idle timeout", false);
       return;
     }
+    onLossDetectionTimeout(nowNs);
+  }
+
+  /** RFC 9002 §A.9 OnLossDetectionTimeout: the due space's loss time or probe timeout. */
+  private void onLossDetectionTimeout(long nowNs) {
     int space = timerSpace();
     if (space >= 0 && nowNs >= spaces[space].loss.timerNs()) {
       int probes = spaces[space].loss.onTimeout(nowNs);

@@ -66,6 +66,16 @@ public final class IdlePolicy {
     idleTimeoutNs = ns;
   }
 
+  /**
+   * The connection's clock starts: a connection created before anyone told it the time (a server
+   * connection opened by a datagram at {@code nowNs}) counts its idle timer from here, so that one
+   * whose first packet was dropped still times out {@code idleTimeoutNs} after it appeared.
+   */
+  public void start(long nowNs) {
+    lastReceiveNs = nowNs;
+    lastActivityNs = nowNs;
+  }
+
   /** A packet was received and processed: the idle timer restarts (RFC 9000 §10.1). */
   public void onPacketReceived(long nowNs) {
     lastReceiveNs = nowNs;

@@ -119,4 +119,25 @@ class FuzzFindingsTest {
       assertThat(c.nextTimeoutNs()).as("timer after onTimeout(%d)", now).isGreaterThanOrEqualTo(now);
     }
   }
+  @Test
+  void aConnectionOpenedLateByADroppedPacketTimesOutFromItsCreation() {
+    // An INITIAL that opens but carries a STREAM frame (RFC 9000 §17.2.2 forbids it): the
+    // connection exists, its packet is dropped, nothing is processed. The idle timer must count
+    // from when the connection appeared, not from time 0.
+    long late = 2_000_000_000_000L;
+    ByteBuffer frames = ByteBuffer.allocate(64);
+    dev.tern.transport.udp.frame.StreamFrame.encodeHeader(frames, 0, 0, 4, false);
+    frames.put(new byte[4]);
+    ServerHarness server = new ServerHarness();
+    server.advance(late);
+    Connection c = server.receive(ByteBuffer.wrap(Wire.initial(0,
+        java.util.Arrays.copyOf(frames.array(), frames.position()))), 0);
+    assertThat(c).as("the INITIAL opens a connection").isNotNull();
+    assertThat(c.stats().forbiddenFramesDropped).isEqualTo(1);
+    assertThat(server.demux().connections()).as("not timed out at once").contains(c);
+    // RFC 9000 §10.1: closed after the idle timeout without a packet processed, counted from now.
+    assertThat(c.nextTimeoutNs()).isGreaterThanOrEqualTo(late);
+    server.advance(30_000_000_000L);
+    assertThat(server.demux().connections()).as("idle timeout from creation").isEmpty();
+  }
 }
