@@ -33,7 +33,7 @@ final class TernServerCall<ReqT, RespT> extends io.grpc.ServerCall<ReqT, RespT> 
 
   TernServerCall(ServerStream stream, MethodDescriptor<ReqT, RespT> method, String authority,
       List<String> acceptedEncodings, List<ServerStreamTracer> tracers, ServerConfig cfg,
-      SecurityLevel securityLevel, ConnectionInfo info, String selectedVersion) {
+      SecurityLevel securityLevel, ConnectionInfo info, String selectedVersion, boolean earlyData) {
     this.stream = stream;
     this.method = method;
     this.authority = authority;
@@ -42,7 +42,7 @@ final class TernServerCall<ReqT, RespT> extends io.grpc.ServerCall<ReqT, RespT> 
     this.cfg = cfg;
     this.securityLevel = securityLevel;
     this.selectedVersion = selectedVersion;
-    Attributes.Builder b = Attributes.newBuilder();
+    Attributes.Builder b = Attributes.newBuilder().set(TernServerCalls.EARLY_DATA_ATTR, earlyData);
     if (info.remoteAddress() != null) {
       b.set(Grpc.TRANSPORT_ATTR_REMOTE_ADDR, info.remoteAddress());
     }
