@@ -43,11 +43,13 @@ final class TcpServerTransport implements ServerTransport {
       Metadata.Key.of("grpc-accept-encoding", Metadata.ASCII_STRING_MARSHALLER);
   /**
    * HTTP/2 and gRPC framing headers grpc-java already acted on. As on a grpc-java server, {@code
-   * grpc-timeout}, {@code grpc-encoding} and {@code grpc-accept-encoding} stay visible to services
-   * (the interop test service checks a request's encoding with them, its tests the timeout); the
-   * SPI carries them in its own fields too.
+   * grpc-encoding} and {@code grpc-accept-encoding} stay visible to services (the interop test
+   * service checks a request's encoding with them); the SPI carries them in its own fields too.
+   * The deadline travels in its own field; the call layer shows it to interceptors as {@code
+   * grpc-timeout} again, as grpc-java's server does, for every transport alike.
    */
   private static final List<Metadata.Key<String>> TRANSPORT_KEYS = List.of(
+      Metadata.Key.of("grpc-timeout", Metadata.ASCII_STRING_MARSHALLER),
       Metadata.Key.of("content-type", Metadata.ASCII_STRING_MARSHALLER),
       Metadata.Key.of("te", Metadata.ASCII_STRING_MARSHALLER));
 
