@@ -106,8 +106,7 @@ final class ServerCallStreamListener<ReqT> implements ServerStreamListener {
         return;
       }
       done = true;
-      Status status = call.closeStatus() == null ? Status.OK : call.closeStatus();
-      tracers.forEach(t -> t.streamClosed(status));
+      call.closeTracers(call.closeStatus() == null ? Status.OK : call.closeStatus());
       deliver(() -> listener.onComplete());
       context.cancel(null);
     });
@@ -122,7 +121,7 @@ final class ServerCallStreamListener<ReqT> implements ServerStreamListener {
         return;
       }
       done = true;
-      tracers.forEach(t -> t.streamClosed(status));
+      call.closeTracers(status);
       deliver(() -> listener.onCancel());
     });
   }

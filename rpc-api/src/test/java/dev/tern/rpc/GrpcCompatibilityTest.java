@@ -169,6 +169,33 @@ class GrpcCompatibilityTest {
   }
 
   @Test
+  void serverTracersHearTheCloseWhenTheApplicationCloses() throws Exception {
+    // As grpc-java's server streams: the tracer's streamClosed comes with close(), before the
+    // trailers leave, so census has the call's end before the client can start its next call.
+    CompletableFuture<Status> tracerClosed = new CompletableFuture<>();
+    ServerStreamTracer.Factory factory = new ServerStreamTracer.Factory() {
+      @Override
+      public ServerStreamTracer newServerStreamTracer(String fullMethodName, Metadata headers) {
+        return new ServerStreamTracer() {
+          @Override public void streamClosed(Status status) { tracerClosed.complete(status); }
+        };
+      }
+    };
+    CompletableFuture<Boolean> closedWithinClose = new CompletableFuture<>();
+    ServerServiceDefinition service = ServerServiceDefinition.builder("test.Echo")
+        .addMethod(TestMethods.UNARY, ServerCalls.asyncUnaryCall((req, obs) -> {
+          obs.onNext(req);
+          obs.onCompleted();
+          closedWithinClose.complete(tracerClosed.isDone()); // still on the handler's thread
+        }))
+        .build();
+    server(TernServerBuilder.create().addService(service).addStreamTracerFactory(factory));
+    assertThat(ClientCalls.blockingUnaryCall(channel(), TestMethods.UNARY, CallOptions.DEFAULT, "x")).isEqualTo("x");
+    assertThat(closedWithinClose.get(5, TimeUnit.SECONDS)).isTrue();
+    assertThat(tracerClosed.get(5, TimeUnit.SECONDS).isOk()).isTrue();
+  }
+
+  @Test
   void enableAndDisableRetryAreAcceptedAndRecorded() {
     TernChannelBuilder b = TernChannelBuilder.forAddress(address);
     assertThat(b.retryEnabled()).as("grpc-java's default").isTrue();
