@@ -11,7 +11,11 @@ import io.grpc.Status;
 final class EarlyData {
   private EarlyData() {}
 
-  /** Whether repeating a call to {@code method} is harmless, so it may go (and be accepted) early. */
+  /**
+   * Whether repeating a call to {@code method} is harmless, so it may go (and be accepted) early.
+   * grpc-java's {@code setSafe(true)} also sets the idempotent flag; both are read in case a
+   * descriptor cleared it afterwards.
+   */
   static boolean replaySafe(MethodDescriptor<?, ?> method) {
     return method.isIdempotent() || method.isSafe();
   }
