@@ -13,14 +13,17 @@ import java.util.List;
  * ManagedChannelBuilder.forTarget(target)} build Tern channels, registered through {@code
  * META-INF/services/io.grpc.ManagedChannelProvider} as grpc-java's transports are.
  *
- * <p>Its {@linkplain #PRIORITY priority} is 4, below grpc-netty's 5, so adding Tern to a class
+ * <p>Its {@linkplain #PRIORITY priority} is 2, below grpc-netty's 5 and grpc-okhttp's 3, so adding Tern to a class
  * path that has grpc-netty does not take that application's channels over by accident: grpc-java
  * picks Tern through these entry points only when no higher-priority transport is present. Build
  * with {@link TernChannelBuilder} to use Tern whatever else is on the class path.
  */
 public final class TernChannelProvider extends ManagedChannelProvider {
-  /** grpc-java picks the available provider with the highest priority; grpc-netty's is 5. */
-  public static final int PRIORITY = 4;
+  /**
+   * grpc-java picks the available provider with the highest priority: grpc-netty's (and
+   * grpc-netty-shaded's) is 5, grpc-okhttp's 3 for channels (8 on Android) and 4 for servers.
+   */
+  public static final int PRIORITY = 2;
 
   /** Created by {@link java.util.ServiceLoader}. */
   public TernChannelProvider() {}
@@ -36,7 +39,7 @@ public final class TernChannelProvider extends ManagedChannelProvider {
   }
 
   /**
-   * {@value #PRIORITY}, below grpc-netty's 5.
+   * {@value #PRIORITY}, below every grpc-java transport's.
    *
    * @return {@value #PRIORITY}
    */

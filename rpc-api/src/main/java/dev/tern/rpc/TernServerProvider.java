@@ -9,13 +9,16 @@ import io.grpc.ServerProvider;
  * build Tern servers (listening with TCP), registered through {@code
  * META-INF/services/io.grpc.ServerProvider} as grpc-java's transports are.
  *
- * <p>Its {@linkplain #PRIORITY priority} is 4, below grpc-netty's 5, so Tern does not take over
+ * <p>Its {@linkplain #PRIORITY priority} is 2, below grpc-netty's 5 and grpc-okhttp's 3, so Tern does not take over
  * the servers of an application that also has grpc-netty on its class path; build with {@link
  * TernServerBuilder} to use Tern (and its other transports) whatever else is there.
  */
 public final class TernServerProvider extends ServerProvider {
-  /** grpc-java picks the available provider with the highest priority; grpc-netty's is 5. */
-  public static final int PRIORITY = 4;
+  /**
+   * grpc-java picks the available provider with the highest priority: grpc-netty's (and
+   * grpc-netty-shaded's) is 5, grpc-okhttp's 3 for channels (8 on Android) and 4 for servers.
+   */
+  public static final int PRIORITY = 2;
 
   /** Created by {@link java.util.ServiceLoader}. */
   public TernServerProvider() {}
@@ -31,7 +34,7 @@ public final class TernServerProvider extends ServerProvider {
   }
 
   /**
-   * {@value #PRIORITY}, below grpc-netty's 5.
+   * {@value #PRIORITY}, below every grpc-java transport's.
    *
    * @return {@value #PRIORITY}
    */
