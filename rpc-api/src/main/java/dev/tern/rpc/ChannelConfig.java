@@ -30,13 +30,15 @@ final class ChannelConfig {
   final Consumer<ConnectionInfo> connectionListener;
   final long raceHeadStartNanos;
   final TransportMemory memory;
+  /** Where blocking work (resolving the address) runs: the builder's offload executor, else a shared pool. */
+  final Executor offloadExecutor;
 
   ChannelConfig(Supplier<SocketAddress> address, String authority, TransportSelector selector,
       TransportOptions options, Executor executor, List<ClientInterceptor> interceptors,
       CompressorRegistry compressors, DecompressorRegistry decompressors, int maxInboundMessageSize,
       int[] protocolVersions, SecurityLevel securityLevel, long handshakeTimeoutNanos,
       long initialBackoffNanos, long maxBackoffNanos, Consumer<ConnectionInfo> connectionListener,
-      long raceHeadStartNanos, TransportMemory memory) {
+      long raceHeadStartNanos, TransportMemory memory, Executor offloadExecutor) {
     this.address = address;
     this.authority = authority;
     this.selector = selector;
@@ -54,5 +56,11 @@ final class ChannelConfig {
     this.connectionListener = connectionListener;
     this.raceHeadStartNanos = raceHeadStartNanos;
     this.memory = memory;
+    this.offloadExecutor = offloadExecutor != null ? offloadExecutor : SharedResolver.POOL;
+  }
+
+  /** The pool channels without an offload executor resolve on; its idle threads exit. */
+  private static final class SharedResolver {
+    static final Executor POOL = DaemonThreads.cachedPool("tern-resolver");
   }
 }

@@ -7,6 +7,7 @@ import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
+import java.util.Locale;
 import java.util.concurrent.Executor;
 
 /**
@@ -25,6 +26,14 @@ final class ClientCallStreamListener<RespT> implements ClientStreamListener {
 
     /** The connection the call runs on, once known; null before. */
     Connection connection();
+
+    /**
+     * The status the application hears for {@code status} from the transport: as grpc-java's
+     * client does, a CANCELLED or DEADLINE_EXCEEDED close once the call's own deadline has passed
+     * becomes the call's own deadline status (the server's deadline fired first, or its reset
+     * raced the client's timer).
+     */
+    Status statusFromTransport(Status status);
   }
 
   private final MethodDescriptor<?, RespT> method;
@@ -81,8 +90,8 @@ final class ClientCallStreamListener<RespT> implements ClientStreamListener {
   @Override
   public void onMessage(ByteBuffer message) {
     if (message.remaining() > maxInboundMessageSize) {
-      hooks.cancelStream(Status.RESOURCE_EXHAUSTED.withDescription("response message of "
-          + message.remaining() + " bytes exceeds the maximum inbound size " + maxInboundMessageSize));
+      hooks.cancelStream(Status.RESOURCE_EXHAUSTED.withDescription(String.format(Locale.ROOT,
+          "gRPC message exceeds maximum size %d: %d", maxInboundMessageSize, message.remaining())));
       return;
     }
     callExecutor.execute(() -> {
@@ -113,6 +122,12 @@ final class ClientCallStreamListener<RespT> implements ClientStreamListener {
 
   @Override
   public void onClose(Status status, Metadata trailers) {
+    Status s = hooks.statusFromTransport(status);
+    close(s, s == status ? trailers : new Metadata());
+  }
+
+  /** Closes the call with a status of the call layer's own (a cancel, a local failure). */
+  void close(Status status, Metadata trailers) {
     callExecutor.execute(() -> {
       if (closed) {
         return;

@@ -6,12 +6,15 @@ import io.grpc.ClientStreamTracer;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * The {@link ClientStreamTracer}s a call's {@link CallOptions} ask for (census, interop metrics),
  * told of the call's stream, messages and close.
  */
 final class ClientTracers {
+  private static final Logger log = Logger.getLogger(ClientTracers.class.getName());
   private static final ClientStreamTracer[] NONE = new ClientStreamTracer[0];
 
   private final ClientStreamTracer[] tracers;
@@ -54,10 +57,19 @@ final class ClientTracers {
     }
   }
 
+  /**
+   * Tells each tracer the response headers arrived. Only the one-argument form is called: grpc-api's
+   * default {@code inboundHeaders(Metadata)} calls {@code inboundHeaders()} itself, so calling both
+   * would count the headers twice. A tracer that throws is logged and skipped, so neither the other
+   * tracers nor the application's {@code onHeaders}, which runs next in the same task, lose the event.
+   */
   void inboundHeaders(Metadata headers) {
     for (ClientStreamTracer t : tracers) {
-      t.inboundHeaders();
-      t.inboundHeaders(headers);
+      try {
+        t.inboundHeaders(headers);
+      } catch (RuntimeException e) {
+        log.log(Level.WARNING, "client stream tracer " + t + " threw in inboundHeaders; ignored", e);
+      }
     }
   }
 

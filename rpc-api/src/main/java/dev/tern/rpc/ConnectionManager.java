@@ -54,6 +54,8 @@ final class ConnectionManager {
 
   private final Map<Waiter, Mode> waiters = new LinkedHashMap<>();
   private final Set<ClientTransport> live = ConcurrentHashMap.newKeySet();
+  /** Transports that carried calls and then shut down (a GOAWAY): their calls still run. */
+  private final Set<ClientTransport> draining = ConcurrentHashMap.newKeySet();
   private final List<Runnable> stateWatchers = new ArrayList<>();
   private ConnectivityState state = ConnectivityState.IDLE;
   private Connection ready;
@@ -78,7 +80,9 @@ final class ConnectionManager {
   /**
    * Hands {@code waiter} a ready transport now or once connected. A call allowed early data gets
    * the transport as soon as it has started connecting, so a transport with 0-RTT can send it in
-   * its first flight; the others wait until the handshake is done.
+   * its first flight; the others wait until the handshake is done. A wait-for-ready call waits for
+   * the handshake even when allowed early data: a stream opened on a connection that then fails
+   * would fail the call, where wait-for-ready promises to wait through connection failures.
    */
   void obtain(Waiter waiter, boolean waitForReady, boolean earlyData) {
     Connection c = null;
@@ -91,7 +95,7 @@ final class ConnectionManager {
         c = ready;
       } else if (state == ConnectivityState.TRANSIENT_FAILURE && !waitForReady) {
         fail = lastFailure;
-      } else if (earlyData && connecting != null && early != null) {
+      } else if (earlyData && !waitForReady && connecting != null && early != null) {
         c = early;
       } else {
         waiters.put(waiter, new Mode(waitForReady, earlyData));
@@ -198,7 +202,8 @@ final class ConnectionManager {
         // Calls on the ready transport (or started early on the first racer) run to completion;
         // racers that carry no calls go now.
         for (ClientTransport t : live) {
-          boolean carriesCalls = ready != null && ready.transport == t || early != null && early.transport == t;
+          boolean carriesCalls = ready != null && ready.transport == t || early != null && early.transport == t
+              || draining.contains(t);
           (carriesCalls ? close : closeNow).add(t);
         }
       } else if (ready != null) {
@@ -256,7 +261,7 @@ final class ConnectionManager {
         }
         early = first;
         for (Map.Entry<Waiter, Mode> e : new ArrayList<>(waiters.entrySet())) {
-          if (e.getValue().earlyData) {
+          if (e.getValue().earlyData && !e.getValue().waitForReady) {
             release.add(e.getKey());
             waiters.remove(e.getKey());
           }
@@ -337,6 +342,7 @@ final class ConnectionManager {
       synchronized (ConnectionManager.this) {
         if (ready != null && ready.transport == transport) {
           ready = null;
+          draining.add(transport);
           setState(ConnectivityState.IDLE);
         }
       }
@@ -352,6 +358,7 @@ final class ConnectionManager {
     @Override
     public void terminated(ClientTransport transport) {
       live.remove(transport);
+      draining.remove(transport);
       maybeTerminated();
     }
   }

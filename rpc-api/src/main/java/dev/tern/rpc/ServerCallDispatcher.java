@@ -7,6 +7,7 @@ import dev.tern.rpc.spi.ServerStreamListener;
 import dev.tern.rpc.spi.ServerTransportListener;
 import io.grpc.Attributes;
 import io.grpc.Context;
+import io.grpc.Contexts;
 import io.grpc.InternalServer;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
@@ -22,6 +23,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -46,25 +48,44 @@ final class ServerCallDispatcher implements ServerTransportListener {
 
   @Override
   public ServerStreamListener streamCreated(ServerStream stream, RequestHeaders headers) {
+    Metadata md = headers.metadata();
+    if (headers.deadline() != null && !md.containsKey(GrpcTimeoutHeader.KEY)) {
+      // grpc-java's services see grpc-timeout among the request headers; transports that carry the
+      // deadline in a field of their own drop it, so it is put back.
+      md.put(GrpcTimeoutHeader.KEY, Math.max(1, headers.deadline().timeRemaining(TimeUnit.NANOSECONDS)));
+    }
+    // As grpc-java's ServerImpl: the stream's tracers exist before anything may refuse the call, so
+    // census and tracing see refused calls (UNIMPLEMENTED, shutting down, ...) too.
+    List<ServerStreamTracer> tracers = new ArrayList<>(cfg.tracerFactories.size());
+    for (ServerStreamTracer.Factory f : cfg.tracerFactories) {
+      tracers.add(f.newServerStreamTracer(headers.fullMethodName(), md));
+    }
+    // grpc-java's reflection service finds the server's services through this context key; it is
+    // public API of io.grpc (not io.grpc.internal), the hook every grpc-java server sets. The
+    // tracers filter the context before the method is looked up, as in grpc-java.
+    Context base = Context.ROOT.withValue(InternalServer.SERVER_CONTEXT_KEY, server);
+    for (ServerStreamTracer t : tracers) {
+      base = t.filterContext(base);
+    }
     if (server.isShutdown()) {
-      return refuse(stream, Status.UNAVAILABLE.withDescription("server is shutting down"), new Metadata());
+      return refuse(stream, tracers, Status.UNAVAILABLE.withDescription("server is shutting down"), new Metadata());
     }
     int version;
     String selected = null;
     ConnectionInfo info = stream.connectionInfo();
     if (versionInHeaders) {
-      String offered = headers.metadata().get(ProtocolVersions.REQUEST_KEY);
+      String offered = md.get(ProtocolVersions.REQUEST_KEY);
       int[] theirs;
       try {
         theirs = offered == null ? new int[] {ProtocolVersions.BASE_VERSION} : ProtocolVersions.parse(offered);
       } catch (IllegalArgumentException e) {
-        return refuse(stream, Status.FAILED_PRECONDITION.withDescription(e.getMessage()), new Metadata());
+        return refuse(stream, tracers, Status.FAILED_PRECONDITION.withDescription(e.getMessage()), new Metadata());
       }
       OptionalInt v = ProtocolVersions.highestCommon(cfg.protocolVersions, theirs);
       if (v.isEmpty()) {
         Metadata trailers = new Metadata();
         trailers.put(ProtocolVersions.SUPPORTED_KEY, ProtocolVersions.format(cfg.protocolVersions));
-        return refuse(stream, ProtocolVersions.noCommonVersion(theirs, cfg.protocolVersions), trailers);
+        return refuse(stream, tracers, ProtocolVersions.noCommonVersion(theirs, cfg.protocolVersions), trailers);
       }
       version = v.getAsInt();
       selected = Integer.toString(version);
@@ -74,8 +95,8 @@ final class ServerCallDispatcher implements ServerTransportListener {
     }
     String encoding = headers.messageEncoding();
     if (!"identity".equals(encoding) && cfg.decompressors.lookupDecompressor(encoding) == null) {
-      return refuse(stream, Status.UNIMPLEMENTED.withDescription("no decompressor for message encoding '"
-          + encoding + "'"), new Metadata());
+      return refuse(stream, tracers, Status.UNIMPLEMENTED.withDescription("Can't find decompressor for "
+          + encoding), new Metadata());
     }
     String name = headers.fullMethodName();
     ServerMethodDefinition<?, ?> def = cfg.registry.lookupMethod(name, headers.authority());
@@ -83,34 +104,31 @@ final class ServerCallDispatcher implements ServerTransportListener {
       def = cfg.fallback.lookupMethod(name, headers.authority());
     }
     if (def == null) {
-      return refuse(stream, Status.UNIMPLEMENTED.withDescription("Method not found: " + name), new Metadata());
+      return refuse(stream, tracers, Status.UNIMPLEMENTED.withDescription("Method not found: " + name),
+          new Metadata());
     }
-    return start(stream, headers, def, info, version, selected);
+    boolean early = stream.receivedAsEarlyData();
+    if (early && !EarlyData.replaySafe(def.getMethodDescriptor())) {
+      return refuse(stream, tracers, EarlyData.refusal(name), new Metadata());
+    }
+    return start(stream, headers, def, base.withValues(TernServerCalls.CONNECTION_INFO, info,
+        TernServerCalls.PROTOCOL_VERSION, version, TernServerCalls.EARLY_DATA, early), info, selected, tracers, early);
   }
 
   private <ReqT, RespT> ServerStreamListener start(ServerStream stream, RequestHeaders headers,
-      ServerMethodDefinition<ReqT, RespT> def, ConnectionInfo info, int version, String selected) {
-    List<ServerStreamTracer> tracers = new ArrayList<>(cfg.tracerFactories.size());
-    for (ServerStreamTracer.Factory f : cfg.tracerFactories) {
-      tracers.add(f.newServerStreamTracer(headers.fullMethodName(), headers.metadata()));
-    }
-    // grpc-java's reflection service finds the server's services through this context key; it is
-    // public API of io.grpc (not io.grpc.internal), the hook every grpc-java server sets.
-    Context base = Context.ROOT.withValues(TernServerCalls.CONNECTION_INFO, info,
-        TernServerCalls.PROTOCOL_VERSION, version, InternalServer.SERVER_CONTEXT_KEY, server);
-    for (ServerStreamTracer t : tracers) {
-      base = t.filterContext(base);
-    }
+      ServerMethodDefinition<ReqT, RespT> def, Context base, ConnectionInfo info, String selected,
+      List<ServerStreamTracer> tracers, boolean early) {
     Context.CancellableContext context = headers.deadline() == null ? base.withCancellation()
         : base.withDeadline(headers.deadline(), scheduler);
     MethodDescriptor<ReqT, RespT> method = def.getMethodDescriptor();
     TernServerCall<ReqT, RespT> call = new TernServerCall<>(stream, method, headers.authority(),
-        headers.acceptedMessageEncodings(), tracers, cfg, securityLevel, info, selected);
+        headers.acceptedMessageEncodings(), tracers, cfg, securityLevel, info, selected, early);
     ServerCallStreamListener<ReqT> adapter = new ServerCallStreamListener<>(stream, method, call, context,
         new SerializingExecutor(cfg.executor), tracers, cfg.maxInboundMessageSize);
     context.addListener(ctx -> {
       if (ctx.cancellationCause() instanceof TimeoutException) {
-        stream.cancel(Status.DEADLINE_EXCEEDED.withDescription("server-side deadline of the call passed"));
+        // As grpc-java's server: the status Contexts.statusFromCancelled gives ("context timed out").
+        stream.cancel(Contexts.statusFromCancelled(ctx));
       }
     }, Runnable::run);
     ServerCallHandler<ReqT, RespT> handler = intercept(def.getServerCallHandler(), cfg.interceptors);
@@ -143,8 +161,12 @@ final class ServerCallDispatcher implements ServerTransportListener {
     return h;
   }
 
-  private static ServerStreamListener refuse(ServerStream stream, Status status, Metadata trailers) {
+  private static ServerStreamListener refuse(ServerStream stream, List<ServerStreamTracer> tracers,
+      Status status, Metadata trailers) {
     stream.close(status, trailers);
+    for (ServerStreamTracer t : tracers) {
+      t.streamClosed(status);
+    }
     return NOOP;
   }
 

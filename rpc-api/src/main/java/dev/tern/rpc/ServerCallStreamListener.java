@@ -10,6 +10,7 @@ import io.grpc.Status;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Executor;
 
 /**
@@ -53,8 +54,8 @@ final class ServerCallStreamListener<ReqT> implements ServerStreamListener {
   public void onMessage(ByteBuffer message) {
     int size = message.remaining();
     if (size > maxInboundMessageSize) {
-      stream.cancel(Status.RESOURCE_EXHAUSTED.withDescription("request message of " + size
-          + " bytes exceeds the maximum inbound size " + maxInboundMessageSize));
+      stream.cancel(Status.RESOURCE_EXHAUSTED.withDescription(String.format(Locale.ROOT,
+          "gRPC message exceeds maximum size %d: %d", maxInboundMessageSize, size)));
       return;
     }
     executor.execute(() -> {
@@ -105,8 +106,7 @@ final class ServerCallStreamListener<ReqT> implements ServerStreamListener {
         return;
       }
       done = true;
-      Status status = call.closeStatus() == null ? Status.OK : call.closeStatus();
-      tracers.forEach(t -> t.streamClosed(status));
+      call.closeTracers(call.closeStatus() == null ? Status.OK : call.closeStatus());
       deliver(() -> listener.onComplete());
       context.cancel(null);
     });
@@ -121,7 +121,7 @@ final class ServerCallStreamListener<ReqT> implements ServerStreamListener {
         return;
       }
       done = true;
-      tracers.forEach(t -> t.streamClosed(status));
+      call.closeTracers(status);
       deliver(() -> listener.onCancel());
     });
   }

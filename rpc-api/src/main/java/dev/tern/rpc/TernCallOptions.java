@@ -70,7 +70,9 @@ public final class TernCallOptions {
 
   /**
    * Whether a call with {@code options} to {@code method} may go as early data: as
-   * {@link #ALLOW_EARLY_DATA} says, else only if the method is idempotent.
+   * {@link #ALLOW_EARLY_DATA} says, else only if the method is idempotent or safe (its descriptor's
+   * {@code isIdempotent()} or {@code isSafe()}: grpc's generator marks {@code NO_SIDE_EFFECTS}
+   * methods safe, {@code IDEMPOTENT} ones idempotent).
    *
    * @param options the call's options
    * @param method the method called
@@ -78,6 +80,6 @@ public final class TernCallOptions {
    */
   public static boolean effectiveEarlyData(CallOptions options, MethodDescriptor<?, ?> method) {
     Boolean allowed = options.getOption(ALLOW_EARLY_DATA);
-    return allowed == null ? method.isIdempotent() : allowed;
+    return allowed == null ? EarlyData.replaySafe(method) : allowed;
   }
 }

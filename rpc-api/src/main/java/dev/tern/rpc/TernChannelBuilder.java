@@ -77,6 +77,10 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   private Consumer<ConnectionInfo> connectionListener;
   private long raceHeadStartNanos = DEFAULT_RACE_HEAD_START_NANOS;
   private TransportMemory memory = TransportMemory.shared();
+  private boolean retryEnabled = true;
+  private Executor offloadExecutor;
+  private boolean censusStats = true;
+  private boolean censusTracing = true;
 
   /** The head start a channel gives its preferred transport before starting the next: 300 ms. */
   public static final long DEFAULT_RACE_HEAD_START_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
@@ -183,6 +187,14 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     }
     String authority = host.indexOf(':') >= 0 ? "[" + host + "]:" + port : host + ":" + port;
     return new TernChannelBuilder(() -> new InetSocketAddress(host, port), authority);
+  }
+
+  /**
+   * A builder whose channel gets its address from {@code resolver} before each connection attempt
+   * (on the offload executor), with {@code authority}: for tests of resolution.
+   */
+  static TernChannelBuilder forResolver(Supplier<SocketAddress> resolver, String authority) {
+    return new TernChannelBuilder(Objects.requireNonNull(resolver, "resolver"), authority);
   }
 
   /**
@@ -584,12 +596,41 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   }
 
   /**
-   * Accepted: Tern never retries or hedges a call, so there is nothing to disable.
+   * Whether OpenCensus stats are recorded for this channel's calls (true by default), as grpc-java's builders
+   * do when {@code io.grpc:grpc-census} is on the class path: without it this has no effect. Turn
+   * it off to install census with settings of your own, through {@link #intercept} (grpc-java offers this switch
+   * only through its internal builder accessors).
+   *
+   * @param enabled false to leave census stats out
+   * @return this builder
+   */
+  public TernChannelBuilder censusStats(boolean enabled) {
+    censusStats = enabled;
+    return this;
+  }
+
+  /**
+   * Whether OpenCensus tracing spans are made for this channel's calls and carried in {@code grpc-trace-bin} (true
+   * by default), as grpc-java's builders do when {@code io.grpc:grpc-census} is on the class path:
+   * without it this has no effect.
+   *
+   * @param enabled false to leave census tracing out
+   * @return this builder
+   */
+  public TernChannelBuilder censusTracing(boolean enabled) {
+    censusTracing = enabled;
+    return this;
+  }
+
+  /**
+   * Accepted and recorded: Tern does not retry or hedge calls yet, so with retry off or on a call
+   * is sent once; a channel with retry enabled will retry by its service config once Tern does.
    *
    * @return this builder
    */
   @Override
   public TernChannelBuilder disableRetry() {
+    retryEnabled = false;
     return this;
   }
 
@@ -604,7 +645,10 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   }
 
   /**
-   * Accepted and unused: Tern runs no blocking work that an offload executor would take.
+   * Where the channel runs blocking work, as in grpc-java: resolving the target's host name
+   * (which may block on DNS) before each connection attempt. Unset, a shared pool of daemon
+   * threads does it; never the caller's thread or the timer that fires deadlines. The channel
+   * does not shut it down.
    *
    * @param e the executor; not null
    * @return this builder
@@ -612,20 +656,26 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
    */
   @Override
   public TernChannelBuilder offloadExecutor(Executor e) {
-    Objects.requireNonNull(e, "executor");
+    offloadExecutor = Objects.requireNonNull(e, "executor");
     return this;
   }
 
   /**
-   * Not supported: Tern never retries or hedges a call; retry in the application or in a
-   * {@link ClientInterceptor}.
+   * Accepted and recorded, as grpc-java's builders accept it (retry is on by default there): Tern
+   * does not retry or hedge calls yet, so for now a call is still sent once; retry in the
+   * application or a {@link ClientInterceptor} meanwhile.
    *
-   * @return never returns
-   * @throws UnsupportedOperationException always, naming the alternative
+   * @return this builder
    */
   @Override
   public TernChannelBuilder enableRetry() {
-    throw unsupported("enableRetry()", NO_RETRY);
+    retryEnabled = true;
+    return this;
+  }
+
+  /** Whether {@link #enableRetry()} (true, the default as in grpc-java) or {@link #disableRetry()} was last called. */
+  boolean retryEnabled() {
+    return retryEnabled;
   }
 
   /**
@@ -875,11 +925,14 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
         .with(TransportOptions.MAX_INBOUND_MESSAGE_SIZE, maxInboundMessageSize)
         .with(TransportOptions.HANDSHAKE_TIMEOUT_MILLIS, TimeUnit.NANOSECONDS.toMillis(handshakeTimeoutNanos))
         .with(TransportOptions.USER_AGENT, userAgent);
+    // As grpc-java: census innermost (ClientInterceptors runs the last in the list first).
+    List<ClientInterceptor> allInterceptors = new ArrayList<>(Census.clientInterceptors(censusStats, censusTracing));
+    allInterceptors.addAll(interceptors);
     ChannelConfig cfg = new ChannelConfig(address, authority,
-        selector, o, executor, interceptors, compressors,
+        selector, o, executor, allInterceptors, compressors,
         decompressors, maxInboundMessageSize, protocolVersions.clone(),
         tls == null ? SecurityLevel.NONE : SecurityLevel.PRIVACY_AND_INTEGRITY, handshakeTimeoutNanos,
-        initialBackoffNanos, maxBackoffNanos, connectionListener, raceHeadStartNanos, memory);
+        initialBackoffNanos, maxBackoffNanos, connectionListener, raceHeadStartNanos, memory, offloadExecutor);
     return new TernManagedChannel(cfg);
   }
 }

@@ -51,6 +51,10 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
   private boolean started;
   private boolean halfClosed;
   private boolean earlyData;
+  /** The call's deadline, whether it came from the Context, and its timeout when the call started. */
+  private Deadline deadline;
+  private boolean contextIsDeadlineSource;
+  private long timeoutNanos;
 
   TernClientCall(MethodDescriptor<ReqT, RespT> method, CallOptions callOptions, ChannelConfig cfg,
       ConnectionManager connections, java.util.concurrent.ScheduledExecutorService scheduler,
@@ -66,7 +70,7 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
     int maxInbound = callOptions.getMaxInboundMessageSize() != null
         ? callOptions.getMaxInboundMessageSize() : cfg.maxInboundMessageSize;
     this.streamListener = new ClientCallStreamListener<>(method, callExecutor, maxInbound, this);
-    this.stream = new DelayedClientStream(status -> streamListener.onClose(status, new Metadata()));
+    this.stream = new DelayedClientStream(status -> streamListener.close(status, new Metadata()));
   }
 
   @Override
@@ -89,16 +93,21 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
       stream.cancel(Status.INTERNAL.withDescription("unable to find a compressor named '" + encoding + "'"));
       return;
     }
-    Deadline deadline = effectiveDeadline();
-    if (deadline != null && deadline.isExpired()) {
-      stream.cancel(Status.DEADLINE_EXCEEDED.withDescription("call started after its deadline had passed ("
-          + deadline + ")"));
-      return;
+    deadline = effectiveDeadline();
+    contextIsDeadlineSource = deadline != null && deadline.equals(context.getDeadline());
+    if (deadline != null) {
+      timeoutNanos = deadline.timeRemaining(TimeUnit.NANOSECONDS);
+      if (timeoutNanos <= 0) {
+        // grpc-java's wording (ClientCallImpl), which callers and tests match on.
+        stream.cancel(Status.DEADLINE_EXCEEDED.withDescription(String.format(Locale.ROOT,
+            "ClientCall started after %s deadline was exceeded %.9f seconds ago", deadlineSource(),
+            -timeoutNanos / 1e9)));
+        return;
+      }
     }
     context.addListener(onContextCancelled, Runnable::run);
     if (deadline != null) {
-      long nanos = deadline.timeRemaining(TimeUnit.NANOSECONDS);
-      deadlineTimer = scheduler.schedule(() -> deadlineExceeded(nanos), nanos, TimeUnit.NANOSECONDS);
+      deadlineTimer = scheduler.schedule(this::deadlineExceeded, timeoutNanos, TimeUnit.NANOSECONDS);
     }
     List<String> accepted = new ArrayList<>(cfg.decompressors.getAdvertisedMessageEncodings());
     if (!accepted.contains(GrpcMessageFraming.IDENTITY)) {
@@ -185,9 +194,36 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
     stream.cancel(status);
   }
 
-  private void deadlineExceeded(long nanos) {
-    cancelStream(Status.DEADLINE_EXCEEDED.withDescription(String.format(Locale.ROOT,
-        "deadline exceeded after %.3fs%s", nanos / 1e9, stream.hasStream() ? "" : " while waiting for a transport")));
+  private void deadlineExceeded() {
+    cancelStream(deadlineStatus());
+  }
+
+  private String deadlineSource() {
+    return contextIsDeadlineSource ? "Context" : "CallOptions";
+  }
+
+  /**
+   * grpc-java's wording (ClientCallImpl): "CallOptions deadline exceeded after 0.999876543s.
+   * [remote_addr=...]", naming where the deadline came from, the timeout the call started with
+   * and, in brackets, the peer or that no connection was ready yet.
+   */
+  private Status deadlineStatus() {
+    Connection c = connection;
+    String insight = c == null || !stream.hasStream() ? "waiting_for_connection"
+        : "remote_addr=" + c.info().remoteAddress();
+    return Status.DEADLINE_EXCEEDED.withDescription(String.format(Locale.ROOT,
+        "%s deadline exceeded after %d.%09ds. [%s]", deadlineSource(), timeoutNanos / 1_000_000_000L,
+        timeoutNanos % 1_000_000_000L, insight));
+  }
+
+  @Override
+  public Status statusFromTransport(Status status) {
+    Status.Code code = status.getCode();
+    if ((code == Status.Code.CANCELLED || code == Status.Code.DEADLINE_EXCEEDED)
+        && deadline != null && deadline.isExpired()) {
+      return deadlineStatus();
+    }
+    return status;
   }
 
   private void contextCancelled(Context ctx) {
@@ -198,7 +234,7 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
   public void cancelStream(Status status) {
     stream.cancel(status);
     // The call ends now even if the transport never confirms the cancel.
-    streamListener.onClose(status, new Metadata());
+    streamListener.close(status, new Metadata());
   }
 
   @Override
@@ -266,8 +302,10 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
     }
     Integer max = callOptions.getMaxOutboundMessageSize();
     if (max != null && bytes.length > max) {
-      cancelStream(Status.RESOURCE_EXHAUSTED.withDescription("request message of " + bytes.length
-          + " bytes exceeds the maximum outbound size " + max));
+      // grpc-java's framer words it so, but then cancels the call (CANCELLED, "Failed to stream
+      // message"); Tern keeps RESOURCE_EXHAUSTED, which says what went wrong (docs/errors.md).
+      cancelStream(Status.RESOURCE_EXHAUSTED.withDescription(String.format(Locale.ROOT,
+          "message too large %d > %d", bytes.length, max)));
       return;
     }
     ByteBuffer wire = ByteBuffer.wrap(bytes);

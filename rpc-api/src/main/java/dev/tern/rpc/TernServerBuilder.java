@@ -51,6 +51,8 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
   private final Map<String, ServerServiceDefinition> services = new LinkedHashMap<>();
   private final List<ServerInterceptor> interceptors = new ArrayList<>();
   private final List<ServerStreamTracer.Factory> tracers = new ArrayList<>();
+  private boolean censusStats = true;
+  private boolean censusTracing = true;
   private HandlerRegistry fallback;
   private Executor executor;
   private CompressorRegistry compressors = CompressorRegistry.getDefaultInstance();
@@ -210,6 +212,33 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
   @Override
   public TernServerBuilder intercept(ServerInterceptor interceptor) {
     interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+    return this;
+  }
+
+  /**
+   * Whether OpenCensus stats are recorded for the calls this server serves (true by default), as grpc-java's builders
+   * do when {@code io.grpc:grpc-census} is on the class path: without it this has no effect. Turn
+   * it off to install census with settings of your own, through {@link #addStreamTracerFactory} (grpc-java offers this switch
+   * only through its internal builder accessors).
+   *
+   * @param enabled false to leave census stats out
+   * @return this builder
+   */
+  public TernServerBuilder censusStats(boolean enabled) {
+    censusStats = enabled;
+    return this;
+  }
+
+  /**
+   * Whether OpenCensus tracing spans are made for the calls this server serves and carried in {@code grpc-trace-bin} (true
+   * by default), as grpc-java's builders do when {@code io.grpc:grpc-census} is on the class path:
+   * without it this has no effect.
+   *
+   * @param enabled false to leave census tracing out
+   * @return this builder
+   */
+  public TernServerBuilder censusTracing(boolean enabled) {
+    censusTracing = enabled;
     return this;
   }
 
@@ -585,7 +614,9 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
       }
     }
     ExecutorService owned = executor == null ? DaemonThreads.cachedPool("tern-server-executor") : null;
-    ServerConfig cfg = new ServerConfig(new ServiceRegistry(services), fallback, interceptors, tracers,
+    List<ServerStreamTracer.Factory> allTracers = new ArrayList<>(Census.serverTracerFactories(censusStats, censusTracing));
+    allTracers.addAll(tracers);
+    ServerConfig cfg = new ServerConfig(new ServiceRegistry(services), fallback, interceptors, allTracers,
         owned != null ? owned : executor, compressors, decompressors, maxInboundMessageSize,
         protocolVersions.clone());
     TransportOptions o = options.with(TransportOptions.PROTOCOL_VERSIONS, protocolVersions.clone())

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /** The server's view of one call ({@link io.grpc.ServerCall}) on an SPI {@link ServerStream}. */
 final class TernServerCall<ReqT, RespT> extends io.grpc.ServerCall<ReqT, RespT> {
@@ -30,10 +31,11 @@ final class TernServerCall<ReqT, RespT> extends io.grpc.ServerCall<ReqT, RespT> 
   private boolean closeCalled;
   private String compression;
   private int outboundSeq;
+  private final AtomicBoolean tracersClosed = new AtomicBoolean();
 
   TernServerCall(ServerStream stream, MethodDescriptor<ReqT, RespT> method, String authority,
       List<String> acceptedEncodings, List<ServerStreamTracer> tracers, ServerConfig cfg,
-      SecurityLevel securityLevel, ConnectionInfo info, String selectedVersion) {
+      SecurityLevel securityLevel, ConnectionInfo info, String selectedVersion, boolean earlyData) {
     this.stream = stream;
     this.method = method;
     this.authority = authority;
@@ -42,7 +44,7 @@ final class TernServerCall<ReqT, RespT> extends io.grpc.ServerCall<ReqT, RespT> 
     this.cfg = cfg;
     this.securityLevel = securityLevel;
     this.selectedVersion = selectedVersion;
-    Attributes.Builder b = Attributes.newBuilder();
+    Attributes.Builder b = Attributes.newBuilder().set(TernServerCalls.EARLY_DATA_ATTR, earlyData);
     if (info.remoteAddress() != null) {
       b.set(Grpc.TRANSPORT_ATTR_REMOTE_ADDR, info.remoteAddress());
     }
@@ -54,6 +56,20 @@ final class TernServerCall<ReqT, RespT> extends io.grpc.ServerCall<ReqT, RespT> 
 
   void markCancelled() {
     cancelled = true;
+  }
+
+  /**
+   * Tells the tracers the call ended with {@code status}, once: when the application closes the
+   * call (before the trailers leave, as grpc-java's server streams report it, so the report comes
+   * before the client can see the end and start its next call), or when the stream completes or
+   * is cancelled first.
+   */
+  void closeTracers(Status status) {
+    if (tracersClosed.compareAndSet(false, true)) {
+      for (ServerStreamTracer t : tracers) {
+        t.streamClosed(status);
+      }
+    }
   }
 
   /** The status the application closed with, or null. */
@@ -136,6 +152,7 @@ final class TernServerCall<ReqT, RespT> extends io.grpc.ServerCall<ReqT, RespT> 
     if (selectedVersion != null && !headersSent) {
       md.put(ProtocolVersions.SELECTED_KEY, selectedVersion);
     }
+    closeTracers(status);
     stream.close(status, md);
   }
 

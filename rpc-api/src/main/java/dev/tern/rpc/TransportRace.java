@@ -7,6 +7,7 @@ import io.grpc.StatusRuntimeException;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -72,7 +73,7 @@ final class TransportRace {
   private final boolean firstMayCarryEarlyData;
   /** How long the next candidate waits for the first: the head start, or longer when straight. */
   private final long firstHeadStartNanos;
-  private SocketAddress address;
+  private volatile SocketAddress address;
   private int next;
   private Leg winner;
   private boolean abandoned;
@@ -80,7 +81,7 @@ final class TransportRace {
   private ScheduledFuture<?> headStartTimer;
   private Connection first;
   /** Why the race cannot even start (no usable transport, an unresolvable address), or null. */
-  private RuntimeException failure;
+  private volatile RuntimeException failure;
 
   TransportRace(ChannelConfig cfg, ScheduledExecutorService scheduler, Outcome outcome) {
     this.cfg = cfg;
@@ -111,24 +112,41 @@ final class TransportRace {
     return firstHeadStartNanos;
   }
 
-  /** Resolves the address and starts the first candidate. */
+  /**
+   * Resolves the address and starts the first candidate. Resolving may block (a DNS lookup inside
+   * {@code new InetSocketAddress}), so it runs on the channel's offload executor, never on the
+   * caller's thread or the timer that fires deadlines; this method returns at once.
+   */
   void start() {
-    if (failure == null) {
-      try {
-        address = cfg.address.get();
-      } catch (RuntimeException e) {
-        failure = e;
-      }
-    }
     if (failure != null) {
-      Status s = failure instanceof StatusRuntimeException
-          ? ((StatusRuntimeException) failure).getStatus()
-          : Status.UNAVAILABLE.withDescription(failure.getMessage()).withCause(failure);
-      report(Status.UNAVAILABLE.withDescription("connecting to " + cfg.authority + " failed: "
-          + describe(s)).withCause(failure));
+      reportUnstartable();
+      return;
+    }
+    try {
+      cfg.offloadExecutor.execute(this::resolveAndStart);
+    } catch (RejectedExecutionException e) {
+      failure = new IllegalStateException("the channel's offload executor refused the address resolution", e);
+      reportUnstartable();
+    }
+  }
+
+  private void resolveAndStart() {
+    try {
+      address = cfg.address.get();
+    } catch (RuntimeException e) {
+      failure = e;
+      reportUnstartable();
       return;
     }
     startNext();
+  }
+
+  private void reportUnstartable() {
+    Status s = failure instanceof StatusRuntimeException
+        ? ((StatusRuntimeException) failure).getStatus()
+        : Status.UNAVAILABLE.withDescription(failure.getMessage()).withCause(failure);
+    report(Status.UNAVAILABLE.withDescription("connecting to " + cfg.authority + " failed: "
+        + describe(s)).withCause(failure));
   }
 
   /** Starts no further candidate: the channel no longer wants this race. */

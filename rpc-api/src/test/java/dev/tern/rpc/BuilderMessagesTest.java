@@ -26,7 +26,8 @@ class BuilderMessagesTest {
     List<String> unsupported = callEveryMethod(ManagedChannelBuilder.class,
         () -> TernChannelBuilder.forTarget("localhost:1"));
     // The methods Tern does not implement; a bare UnsupportedOperationException fails in callEveryMethod.
-    assertThat(unsupported).contains("enableRetry", "maxRetryAttempts", "defaultServiceConfig", "setBinaryLog",
+    assertThat(unsupported).doesNotContain("enableRetry", "disableRetry");
+    assertThat(unsupported).contains("maxRetryAttempts", "defaultServiceConfig", "setBinaryLog",
         "proxyDetector", "nameResolverFactory", "keepAliveTimeout", "defaultLoadBalancingPolicy");
   }
 

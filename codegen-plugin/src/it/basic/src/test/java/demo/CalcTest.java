@@ -94,6 +94,8 @@ class CalcTest {
   void idempotencyLevelsSetTheDescriptorFlags() {
     MethodDescriptor<Num, Num> square = CalcGrpc.getSquareMethod();
     assertTrue(square.isSafe());
+    // NO_SIDE_EFFECTS sets the safe flag only, as the stock generator does; grpc-java's
+    // MethodDescriptor.Builder.setSafe(true) makes the descriptor idempotent too.
     assertTrue(square.isIdempotent());
     assertFalse(CalcGrpc.getCountToMethod().isSafe());
     assertTrue(CalcGrpc.getCountToMethod().isIdempotent());

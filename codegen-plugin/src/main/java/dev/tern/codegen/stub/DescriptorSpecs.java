@@ -101,8 +101,10 @@ final class DescriptorSpecs {
         .add("$T.<$T, $T>newBuilder()\n", METHOD_DESCRIPTOR, m.request(), m.response())
         .add(".setType($T.$L)\n", METHOD_TYPE, m.methodType())
         .add(".setFullMethodName(generateFullMethodName(SERVICE_NAME, $S))\n", m.protoName());
+    // The stock generator's rule: NO_SIDE_EFFECTS marks the method safe only (safe implies
+    // idempotent; Tern's early-data rule reads either flag), IDEMPOTENT marks it idempotent.
     if (m.idempotency() == IdempotencyLevel.NO_SIDE_EFFECTS) {
-      build.add(".setSafe(true)\n.setIdempotent(true)\n");
+      build.add(".setSafe(true)\n");
     } else if (m.idempotency() == IdempotencyLevel.IDEMPOTENT) {
       build.add(".setIdempotent(true)\n");
     }

@@ -13,7 +13,9 @@ import java.util.Objects;
  * <p>Bytes fed in are kept until a message is complete and asked for; the transport bounds them by
  * its flow-control window (it grants the peer credit only as messages are delivered, see {@link
  * #bufferedBytes()}). A message whose prefix announces more than the maximum size fails at once,
- * before its body is buffered.
+ * before its body is buffered. The buffer for a message grows as its bytes arrive (doubling, up to
+ * the declared length), so a prefix that announces a large message reserves no memory for bytes
+ * that have not come.
  *
  * <p>Not thread-safe: one stream's transport thread drives it.
  */
@@ -29,6 +31,9 @@ public final class GrpcMessageDeframer {
     void messageRead(ByteBuffer message);
   }
 
+  /** The first buffer of a message whose bytes have not arrived yet. */
+  private static final int INITIAL_BODY_BYTES = 4096;
+
   private final int maxMessageSize;
   private final DecompressorRegistry registry;
   private final String encoding;
@@ -38,6 +43,8 @@ public final class GrpcMessageDeframer {
   private int headerFilled;
   private boolean compressed;
   private ByteBuffer body;
+  /** The declared length of the message being read; {@code body} grows toward it. */
+  private int bodyLength;
   private long bufferedBytes;
   private long requested;
   private boolean delivering;
@@ -126,7 +133,7 @@ public final class GrpcMessageDeframer {
         body = null;
         headerFilled = 0;
         requested--;
-        bufferedBytes -= GrpcMessageFraming.HEADER_LENGTH + message.capacity();
+        bufferedBytes -= GrpcMessageFraming.HEADER_LENGTH + message.remaining();
         if (compressed) {
           message = GrpcMessageFraming.decompress(message, GrpcMessageFraming.decompressorFor(encoding,
               registry), maxMessageSize);
@@ -161,14 +168,19 @@ public final class GrpcMessageDeframer {
       long length = ((header[1] & 0xffL) << 24) | ((header[2] & 0xff) << 16)
           | ((header[3] & 0xff) << 8) | (header[4] & 0xff);
       GrpcMessageFraming.checkSize(length, maxMessageSize);
-      body = ByteBuffer.allocate((int) length);
+      bodyLength = (int) length;
+      // Sized by what has arrived, not by what the prefix claims: the rest may never come.
+      body = ByteBuffer.allocate((int) Math.min(bodyLength, Math.max(INITIAL_BODY_BYTES, bufferedInput())));
     }
-    while (body.hasRemaining()) {
+    while (body.position() < bodyLength) {
       ByteBuffer in = input.peek();
       if (in == null) {
         return false;
       }
-      int n = Math.min(body.remaining(), in.remaining());
+      int n = Math.min(bodyLength - body.position(), in.remaining());
+      if (body.remaining() < n) {
+        grow(n);
+      }
       ByteBuffer part = in.duplicate();
       part.limit(part.position() + n);
       body.put(part);
@@ -177,6 +189,24 @@ public final class GrpcMessageDeframer {
     }
     body.flip();
     return true;
+  }
+
+  /** Bytes fed and not yet taken into a message (what the next message can use now). */
+  private long bufferedInput() {
+    long n = 0;
+    for (ByteBuffer b : input) {
+      n += b.remaining();
+    }
+    return n;
+  }
+
+  /** Makes room for {@code needed} more bytes: at least double, never past the declared length. */
+  private void grow(int needed) {
+    long wanted = Math.max((long) body.position() + needed, 2L * body.capacity());
+    ByteBuffer bigger = ByteBuffer.allocate((int) Math.min(bodyLength, wanted));
+    body.flip();
+    bigger.put(body);
+    body = bigger;
   }
 
   private void dropIfEmpty(ByteBuffer in) {

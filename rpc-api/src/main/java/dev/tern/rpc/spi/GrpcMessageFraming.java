@@ -138,8 +138,9 @@ public final class GrpcMessageFraming {
 
   static void checkSize(long length, int maxMessageSize) {
     if (length < 0 || length > maxMessageSize) {
-      throw Status.RESOURCE_EXHAUSTED.withDescription("gRPC message of " + (length & 0xffffffffL)
-          + " bytes exceeds the maximum size " + maxMessageSize).asRuntimeException();
+      // grpc-java's wording (MessageDeframer): the limit, then the size.
+      throw Status.RESOURCE_EXHAUSTED.withDescription("gRPC message exceeds maximum size " + maxMessageSize
+          + ": " + (length & 0xffffffffL)).asRuntimeException();
     }
   }
 

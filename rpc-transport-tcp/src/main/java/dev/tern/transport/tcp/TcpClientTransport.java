@@ -18,6 +18,7 @@ import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.SynchronizationContext;
+import io.grpc.netty.InternalNettyChannelBuilder;
 import io.grpc.netty.NettyChannelBuilder;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.epoll.EpollSocketChannel;
@@ -109,6 +110,11 @@ final class TcpClientTransport implements ClientTransport {
         // grpc-java has no client handshake timeout; bound the TCP connect by it at least.
         .withOption(ChannelOption.CONNECT_TIMEOUT_MILLIS,
             (int) Math.min(Integer.MAX_VALUE, options.get(TransportOptions.HANDSHAKE_TIMEOUT_MILLIS)));
+    // Census belongs to Tern's channel, which installs it as grpc-java does; left on here, this
+    // inner channel's census would replace the caller's grpc-tags-bin and grpc-trace-bin with its
+    // own (grpc-java has no public switch for it).
+    InternalNettyChannelBuilder.setStatsEnabled(builder, false);
+    InternalNettyChannelBuilder.setTracingEnabled(builder, false);
     if (EpollSockets.available()) {
       usesEpoll = true;
       builder.eventLoopGroup(EpollSockets.acquire()).channelFactory(() -> {

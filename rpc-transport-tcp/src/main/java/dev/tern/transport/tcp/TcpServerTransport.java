@@ -15,6 +15,7 @@ import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerMethodDefinition;
 import io.grpc.Status;
+import io.grpc.netty.InternalNettyServerBuilder;
 import io.grpc.netty.NettyServerBuilder;
 import io.netty.handler.ssl.SslContext;
 import java.io.IOException;
@@ -44,6 +45,8 @@ final class TcpServerTransport implements ServerTransport {
    * HTTP/2 and gRPC framing headers grpc-java already acted on. As on a grpc-java server, {@code
    * grpc-encoding} and {@code grpc-accept-encoding} stay visible to services (the interop test
    * service checks a request's encoding with them); the SPI carries them in its own fields too.
+   * The deadline travels in its own field; the call layer shows it to interceptors as {@code
+   * grpc-timeout} again, as grpc-java's server does, for every transport alike.
    */
   private static final List<Metadata.Key<String>> TRANSPORT_KEYS = List.of(
       Metadata.Key.of("grpc-timeout", Metadata.ASCII_STRING_MARSHALLER),
@@ -86,6 +89,10 @@ final class TcpServerTransport implements ServerTransport {
           .flowControlWindow(options.get(TransportOptions.FLOW_CONTROL_WINDOW))
           .maxConcurrentCallsPerConnection(options.get(TransportOptions.MAX_CONCURRENT_STREAMS))
           .handshakeTimeout(options.get(TransportOptions.HANDSHAKE_TIMEOUT_MILLIS), TimeUnit.MILLISECONDS);
+      // Census belongs to Tern's server, which installs it as grpc-java does; this inner server's
+      // own would trace every call a second time (grpc-java has no public switch for it).
+      InternalNettyServerBuilder.setStatsEnabled(builder, false);
+      InternalNettyServerBuilder.setTracingEnabled(builder, false);
       long idleMillis = options.get(TransportOptions.IDLE_TIMEOUT_MILLIS);
       if (idleMillis > 0) {
         builder.maxConnectionIdle(idleMillis, TimeUnit.MILLISECONDS);

@@ -1,0 +1,32 @@
+package dev.tern.grpcinterop;
+
+import dev.tern.rpc.TernChannelBuilder;
+import dev.tern.rpc.TernServerBuilder;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import org.junit.ClassRule;
+import org.junit.rules.Timeout;
+
+/** grpc-java's interop cases over Tern's TCP transport in plaintext. */
+public class TcpInteropTest extends TernInteropTest {
+  /** Every case of the class together; each case also has the base class's own 90 s limit. */
+  @ClassRule public static final Timeout CLASS_TIMEOUT = Timeout.seconds(300);
+
+  @Override
+  protected SocketAddress listenAddress() {
+    return new InetSocketAddress("127.0.0.1", 0);
+  }
+
+  @Override
+  protected String transport() {
+    return "tcp";
+  }
+
+  @Override
+  protected void secure(TernServerBuilder builder) {}
+
+  @Override
+  protected TernChannelBuilder channelTo(SocketAddress address) {
+    return TernChannelBuilder.forAddress("127.0.0.1", ((InetSocketAddress) address).getPort()).usePlaintext();
+  }
+}
