@@ -13,6 +13,8 @@ package dev.tern.transport.udp.congestion;
  * so rates are exact in integer arithmetic; nothing allocates.
  */
 public final class Pacer {
+  /** Pacing switched off ({@link #setUnpaced}); false normally. */
+  private boolean unpaced;
   private static final long NS_PER_S = 1_000_000_000L;
   /** The timer precision the burst allowance covers. */
   public static final long QUANTUM_NS = 1_000_000L;
@@ -73,10 +75,21 @@ public final class Pacer {
   }
 
   /**
+   * Switches pacing off, a deliberate defect for the simulator campaign's check of itself
+   * ({@code connection.Mutant#NO_PACING}): every packet may leave at once.
+   */
+  public void setUnpaced(boolean unpaced) {
+    this.unpaced = unpaced;
+  }
+
+  /**
    * The earliest time a paced packet of {@code bytes} may leave: {@code nowNs} if it may leave
    * now, otherwise a later time (the connection arms a timer for it).
    */
   public long nextSendTimeNs(long nowNs, int bytes) {
+    if (unpaced) {
+      return nowNs;
+    }
     refill(nowNs);
     // A packet larger than the bucket (a PMTU probe after a pause) may go once it is full.
     long need = Math.min((long) bytes * NS_PER_S, capTokens) - tokens;

@@ -145,6 +145,12 @@ public final class Connection {
     this.appSpace = spaces[PacketSpace.APPLICATION];
     // Version 1 has no HANDSHAKE packets: its handshake is one INITIAL each way.
     spaces[PacketSpace.HANDSHAKE].discard();
+    if (config.mutant != Mutant.NONE) {
+      for (PacketSpace s : spaces) {
+        s.loss.mutate(config.mutant == Mutant.PTO_4X, config.mutant == Mutant.NO_FAST_RETRANSMIT);
+      }
+      pacer.setUnpaced(config.mutant == Mutant.NO_PACING);
+    }
     this.log = appSpace.log;
     this.loss = appSpace.loss;
     this.acks = appSpace.acks;
@@ -555,10 +561,13 @@ public final class Connection {
   /** The counters. */
   public ConnectionStats stats() {
     long lost = 0;
+    long late = 0;
     for (PacketSpace s : spaces) {
       lost += s.loss.packetsLost();
+      late += s.loss.lossesDeclaredLate();
     }
     stats.packetsLost = lost;
+    stats.lossesDeclaredLate = late;
     return stats;
   }
 

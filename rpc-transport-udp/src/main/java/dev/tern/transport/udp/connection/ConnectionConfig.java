@@ -37,6 +37,8 @@ public final class ConnectionConfig {
    * hash key, the congestion controller's seed.
    */
   final Random random;
+  /** A deliberate defect for the simulator's self-check ({@link Mutant}); NONE otherwise. */
+  final Mutant mutant;
 
   /** Shared by every configuration that names no source: SecureRandom is thread-safe. */
   private static final SecureRandom SECURE_RANDOM = new SecureRandom();
@@ -58,9 +60,10 @@ public final class ConnectionConfig {
     this.handshakeCopyDelayNs = b.handshakeCopy ? b.handshakeCopyDelayMs * 1_000_000L : -1;
     this.firstDataCopy = b.firstDataCopy;
     this.random = SECURE_RANDOM;
+    this.mutant = Mutant.NONE;
   }
 
-  private ConnectionConfig(ConnectionConfig o, Random random) {
+  private ConnectionConfig(ConnectionConfig o, Random random, Mutant mutant) {
     this.versions = o.versions;
     this.rpcVersions = o.rpcVersions;
     this.limits = o.limits;
@@ -77,6 +80,7 @@ public final class ConnectionConfig {
     this.handshakeCopyDelayNs = o.handshakeCopyDelayNs;
     this.firstDataCopy = o.firstDataCopy;
     this.random = random;
+    this.mutant = mutant;
   }
 
   /**
@@ -91,7 +95,23 @@ public final class ConnectionConfig {
     if (random == null) {
       throw new IllegalArgumentException("random must not be null");
     }
-    return new ConnectionConfig(this, random);
+    return new ConnectionConfig(this, random, mutant);
+  }
+
+  /**
+   * This configuration with a deliberate recovery defect ({@link Mutant}): for the simulator
+   * campaign's check that it notices such defects. A deployment never calls this.
+   */
+  public ConnectionConfig withMutant(Mutant mutant) {
+    if (mutant == null) {
+      throw new IllegalArgumentException("mutant must not be null");
+    }
+    return new ConnectionConfig(this, random, mutant);
+  }
+
+  /** The deliberate defect in force, {@link Mutant#NONE} normally. */
+  public Mutant mutant() {
+    return mutant;
   }
 
   /** Whether this configuration draws from the cryptographic default source. */
@@ -125,6 +145,11 @@ public final class ConnectionConfig {
    */
   public long handshakeCopyDelayMs() {
     return handshakeCopyDelayNs < 0 ? -1 : handshakeCopyDelayNs / 1_000_000L;
+  }
+
+  /** The max_ack_delay this side advertises, ms (RFC 9000 §18.2). */
+  public long maxAckDelayMs() {
+    return maxAckDelayMs;
   }
 
   /** The datagram size used, bytes. */

@@ -12,6 +12,8 @@ public final class ConnectionStats {
   public long bytesReceived;
   /** Ack-eliciting packets declared lost. */
   public long packetsLost;
+  /** Of those, declared later than RFC 9002 §6.1 makes them due (a loss-detection defect). */
+  public long lossesDeclaredLate;
   /** Packets that carried retransmitted stream data. */
   public long packetsRetransmitted;
   /** Packets dropped because their header or frames did not parse. */

@@ -59,6 +59,18 @@ public final class LossDetector {
   private boolean armWithoutInFlight;
 
   private int packetThreshold = PACKET_THRESHOLD;
+  /**
+   * The last {@link #REVEALS} times the largest acknowledged packet number grew (a gap below it
+   * is revealed then), to judge whether losses were declared as promptly as RFC 9002 §6.1 asks.
+   */
+  private static final int REVEALS = 64;
+  private final long[] revealPn = new long[REVEALS];
+  private final long[] revealNs = new long[REVEALS];
+  private int reveals;
+  private long lossesDeclaredLate;
+  /** Deliberate defects ({@link #mutate}); 1 and false normally. */
+  private int ptoMultiplier = 1;
+  private boolean noFastRetransmit;
   private int timeThresholdEighths = TIME_THRESHOLD_EIGHTHS;
   /** When the first RTT sample was taken, or -1 (RFC 9002 §7.6.2). */
   private long firstRttSampleNs = -1;
@@ -96,6 +108,16 @@ public final class LossDetector {
     this.rtt = rtt;
     this.cc = cc;
     this.sink = sink;
+  }
+
+  /**
+   * Switches on a deliberate defect, for the simulator campaign's check of itself
+   * ({@code connection.Mutant}): probe timeouts four times too long, or no loss detection from
+   * acknowledgements before a probe timeout has passed.
+   */
+  public void mutate(boolean ptoFourTimes, boolean noFastRetransmit) {
+    this.ptoMultiplier = ptoFourTimes ? 4 : 1;
+    this.noFastRetransmit = noFastRetransmit;
   }
 
   /** The peer's max_ack_delay (transport parameter) and whether the handshake is confirmed. */
@@ -157,6 +179,11 @@ public final class LossDetector {
     long largest = ack.largestAcknowledged();
     if (largest >= log.nextPacketNumber()) {
       return false;
+    }
+    if (largest > largestAckedPn) {
+      int k = reveals++ % REVEALS;
+      revealPn[k] = largest;
+      revealNs[k] = nowNs;
     }
     largestAckedPn = Math.max(largestAckedPn, largest);
     // RFC 9002 §5.1: sample only when the largest acknowledged is newly acknowledged and
@@ -220,8 +247,9 @@ public final class LossDetector {
    * earlier, still in flight, or ACK-only packets that are never acknowledged) do not end it.
    */
   private void detectLost(long nowNs) {
-    long lossDelay = lossDelayNs();
+    long lossDelay = noFastRetransmit ? rtt.ptoNs(maxAckDelayNs) : lossDelayNs();
     long lostSendTime = Saturating.add(nowNs, -lossDelay);
+    long threshold = noFastRetransmit ? Long.MAX_VALUE / 2 : packetThreshold;
     lossTimeNs = 0;
     long periodStartNs = -1;
     boolean persistent = false;
@@ -235,7 +263,7 @@ public final class LossDetector {
       }
       long sent = log.sentTimeNs(pn);
       // RFC 9002 §6.1.1 packet threshold and §6.1.2 time threshold.
-      if (sent <= lostSendTime || largestAckedPn >= pn + packetThreshold) {
+      if (sent <= lostSendTime || largestAckedPn - pn >= threshold) {
         int size = log.sizeBytes(pn);
         boolean inFlight = log.isInFlight(pn);
         boolean eliciting = log.isAckEliciting(pn);
@@ -244,6 +272,7 @@ public final class LossDetector {
         log.close(pn, false, sink);
         if (eliciting) {
           packetsLost++;
+          noteLateness(pn, sent, nowNs);
         }
         if (inFlight) {
           recordLoss(pn, sent, nowNs);
@@ -266,6 +295,36 @@ public final class LossDetector {
       eventUndoable = false; // a collapsed window is never restored
       cc.onPersistentCongestion(nowNs);
     }
+  }
+
+  /**
+   * RFC 9002 §6.1: a packet is lost once a later one is acknowledged and either three later ones
+   * are (§6.1.1) or the time threshold has passed since it was sent (§6.1.2). So it is due by the
+   * later of its reveal (the ACK that first acknowledged a later packet) and its send time plus
+   * the time threshold; a declaration more than the timer granularity after that is late
+   * (counted for the simulator's check that loss detection works, {@link #lossesDeclaredLate}).
+   */
+  private void noteLateness(long pn, long sentNs, long nowNs) {
+    long reveal = -1;
+    for (int j = 1; j <= Math.min(reveals, REVEALS); j++) {
+      int k = (reveals - j) % REVEALS;
+      if (revealPn[k] <= pn) {
+        break;
+      }
+      reveal = j == Math.min(reveals, REVEALS) && reveals > REVEALS ? -1 : revealNs[k];
+    }
+    if (reveal < 0) {
+      return; // revealed before the oldest advance remembered: not judged
+    }
+    long due = Math.max(reveal, Saturating.add(sentNs, lossDelayNs()));
+    if (nowNs > Saturating.add(due, RttEstimator.GRANULARITY_NS)) {
+      lossesDeclaredLate++;
+    }
+  }
+
+  /** Ack-eliciting packets declared lost later than RFC 9002 §6.1 makes them due. */
+  public long lossesDeclaredLate() {
+    return lossesDeclaredLate;
   }
 
   /**
@@ -357,6 +416,9 @@ public final class LossDetector {
         Math.min(flight.ptoCount, 20));
     if (flight.ptoCount == 0 && handshakeConfirmed && rtt.hasSample() && ackElicitingInFlight > 0) {
       pto = Math.min(pto, tailLossProbeNs());
+    }
+    if (ptoMultiplier != 1) {
+      pto = Saturating.mul(pto, ptoMultiplier); // a deliberate defect (mutate)
     }
     // RFC 9002 §A.8: with nothing in flight (a client before confirmation) the timer runs from
     // when it was last set, by an ACK or a timeout, not from the last packet sent.

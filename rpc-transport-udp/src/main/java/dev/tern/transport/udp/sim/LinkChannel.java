@@ -2,6 +2,8 @@ package dev.tern.transport.udp.sim;
 
 import dev.tern.netlab.link.Delivery;
 import dev.tern.netlab.link.Link;
+import dev.tern.transport.udp.recovery.RttEstimator;
+import dev.tern.transport.udp.util.Saturating;
 import java.nio.ByteBuffer;
 
 /** A {@link Channel} backed by the project's one link model, netlab's {@link Link}. */
@@ -109,18 +111,97 @@ public final class LinkChannel implements Channel {
   }
 
   /**
-   * Lost datagrams that only a timer can reveal: no datagram sent after it in this direction
-   * within {@code windowNs} arrived, so no acknowledgement of a later packet can show the gap
-   * (RFC 9002 §6.1 needs one; otherwise the probe timeout of §6.2 must fire).
+   * Lost datagrams sent before {@code beforeNs} that only a timer can reveal: no datagram sent
+   * after it in this direction within {@code windowNs} arrived, so no acknowledgement of a later
+   * packet can show the gap (RFC 9002 §6.1 needs one; otherwise the probe timeout of §6.2 must
+   * fire). Losses after the run completed (its last ACKs, its close) cost the run nothing and do
+   * not count.
    */
-  public int lostWithoutLaterArrival(long windowNs) {
+  public int lostWithoutLaterArrival(long windowNs, long beforeNs) {
     int n = 0;
-    for (int i = lost.nextSetBit(0); i >= 0; i = lost.nextSetBit(i + 1)) {
-      int next = lost.nextClearBit(i + 1);
-      if (!twinArrived(i) && (next >= sent || sentNs[next] > sentNs[i] + windowNs)) {
+    for (int i = lost.nextSetBit(0); i >= 0 && sentNs[i] < beforeNs; i = lost.nextSetBit(i + 1)) {
+      if (timerOnly(i, windowNs)) {
         n++;
       }
     }
     return n;
+  }
+
+  private boolean timerOnly(int i, long windowNs) {
+    int next = lost.nextClearBit(i + 1);
+    return !twinArrived(i) && (next >= sent || sentNs[next] > sentNs[i] + windowNs);
+  }
+
+  /** The first probe timeout before any RTT sample (RFC 9002 §6.2.2: 333 ms initial RTT), ns. */
+  public static final long INITIAL_PTO_NS = 999_000_000L;
+  /** Backoffs counted per episode at most (2^10 probe timeouts). */
+  static final int MAX_BACKOFFS = 10;
+
+  /**
+   * What the probe timeouts of the losses only a timer can reveal (sent from {@code fromNs} to
+   * {@code beforeNs}; see {@link #lostWithoutLaterArrival}) may cost a correct sender, ns: per
+   * episode (such losses with no arrival between them), one probe timeout {@code ptoNs} for its
+   * first burst and twice the previous one for each later burst (a probe lost in its turn: RFC
+   * 9002 §6.2.1's backoff), a burst being losses less than {@code windowNs} apart.
+   */
+  public long timerOnlyAllowanceNs(long windowNs, long fromNs, long beforeNs, long ptoNs) {
+    long total = 0;
+    int episodeEnd = -1;
+    int bursts = 0;
+    long lastSentNs = 0;
+    long pto = Math.max(ptoNs, RttEstimator.GRANULARITY_NS);
+    for (int i = lost.nextSetBit(0); i >= 0 && sentNs[i] < beforeNs; i = lost.nextSetBit(i + 1)) {
+      if (sentNs[i] < fromNs || !timerOnly(i, windowNs)) {
+        continue;
+      }
+      int next = lost.nextClearBit(i + 1);
+      if (next != episodeEnd) {
+        total = Saturating.add(total, backoffs(pto, bursts));
+        episodeEnd = next;
+        bursts = 1;
+      } else if (sentNs[i] - lastSentNs >= windowNs) {
+        bursts++;
+      }
+      lastSentNs = sentNs[i];
+    }
+    return Saturating.add(total, backoffs(pto, bursts));
+  }
+
+  /** Send times of the datagrams lost before {@code ns} whose copy did not arrive, in order. */
+  public long[] uncoveredLossTimesBefore(long ns) {
+    long[] t = new long[lostBeforeUncovered(ns)];
+    int n = 0;
+    for (int i = lost.nextSetBit(0); i >= 0 && sentNs[i] < ns; i = lost.nextSetBit(i + 1)) {
+      if (!twinArrived(i)) {
+        t[n++] = sentNs[i];
+      }
+    }
+    return t;
+  }
+
+  /**
+   * What the handshake's losses may cost, ns: before the first RTT sample every probe timeout is
+   * {@link #INITIAL_PTO_NS} and doubles with each probe that goes unanswered (RFC 9002 §6.2.1,
+   * §6.2.2), and a loss in either direction leaves the client unanswered; so each round of losses
+   * (both directions' losses before the handshake completed, {@code lossTimes}, merged, rounds
+   * {@code windowNs} apart) doubles the wait: {@code INITIAL_PTO_NS x (2^rounds - 1)}.
+   */
+  public static long handshakeAllowanceNs(long windowNs, long[] up, long[] down) {
+    long[] all = java.util.Arrays.copyOf(up, up.length + down.length);
+    System.arraycopy(down, 0, all, up.length, down.length);
+    java.util.Arrays.sort(all);
+    int rounds = 0;
+    long last = 0;
+    for (int i = 0; i < all.length; i++) {
+      if (i == 0 || all[i] - last >= windowNs) {
+        rounds++;
+      }
+      last = all[i];
+    }
+    return backoffs(INITIAL_PTO_NS, rounds);
+  }
+
+  private static long backoffs(long ptoNs, int bursts) {
+    return bursts == 0 ? 0 : Saturating.mul(ptoNs, (1L << Math.min(bursts, MAX_BACKOFFS)) - 1);
   }
 }

@@ -28,6 +28,35 @@ public final class RunResult {
   public int handshakeLosses;
   /** Lost datagrams (either direction) no later arrival could reveal: only a timer can. */
   public int timerOnlyLosses;
+  /**
+   * What the probe timeouts of the run's handshake and timer-only losses may cost a correct
+   * sender, ns ({@link LinkChannel#timerOnlyAllowanceNs}): added to the bound of a run exempt
+   * for such losses.
+   */
+  public long lossAllowanceNs;
+  /** The most bytes the client released at one instant (datagrams sent together). */
+  public long maxBurstUpBytes;
+  /** The most bytes the server released at one instant. */
+  public long maxBurstDownBytes;
+  /** Whether the client-to-server direction has a rate limit (a bottleneck to pace for). */
+  public boolean upBottleneck;
+  /** Whether the server-to-client direction has a rate limit. */
+  public boolean downBottleneck;
+
+  /**
+   * The largest burst a sender may release towards a bottleneck: RFC 9002 §7.7 limits bursts to
+   * the initial congestion window (§7.2), 14,720 bytes for the 1,472-byte datagrams PMTU
+   * discovery may reach.
+   */
+  public static final long BURST_LIMIT_BYTES = 14_720;
+
+  /** Whether a sender released more than {@link #BURST_LIMIT_BYTES} at once towards a bottleneck. */
+  public boolean burstOverLimit() {
+    return (upBottleneck && maxBurstUpBytes > BURST_LIMIT_BYTES)
+        || (downBottleneck && maxBurstDownBytes > BURST_LIMIT_BYTES);
+  }
+  /** The largest probe timeout (RFC 9002 §6.2.1) either end's RTT estimate gave, ns. */
+  public long maxPtoNs;
   /** Completion time of each call, ns from its start (-1 if not completed). */
   public long[] callLatencyNs = new long[0];
   /** Response bytes delivered. */
@@ -36,6 +65,8 @@ public final class RunResult {
   public long retransmittedPackets;
   /** Packets declared lost, both ends. */
   public long lostPackets;
+  /** Of those, declared later than RFC 9002 §6.1 makes them due, both ends. */
+  public long lateLossDeclarations;
   /** Packets the link dropped, both directions. */
   public long linkDrops;
   /** Probe timeouts, both ends. */
@@ -93,6 +124,37 @@ public final class RunResult {
     return null;
   }
 
+  /**
+   * The time this run is held to, ns. Every run has one: {@link Campaign#TIME_BOUND_RATIO} x its
+   * ideal (1 ms for an ideal of 0), or for an exempt run what its reason allows: 3x its slow-start
+   * floor for a feedback outage or capacity probing; for a handshake or timer-only loss, the
+   * larger of 3x the ideal and 3x the floor plus the probe timeouts and backoffs those losses
+   * justify ({@link #lossAllowanceNs}).
+   */
+  public long boundNs() {
+    long ideal = idealNs == 0 ? ZERO_IDEAL_BOUND_NS
+        : (long) Math.min(Long.MAX_VALUE / 2, Campaign.TIME_BOUND_RATIO * idealNs);
+    String why = boundExemption();
+    if (why == null) {
+      return ideal;
+    }
+    long floor = (long) Math.min(Long.MAX_VALUE / 2, Campaign.TIME_BOUND_RATIO * slowStartFloorNs);
+    if (why.equals("handshake-loss") || why.equals("timer-only-loss")) {
+      return dev.tern.transport.udp.util.Saturating.add(Math.max(ideal, floor), lossAllowanceNs);
+    }
+    return floor;
+  }
+
+  /** Whether the run completed within its {@link #boundNs}. */
+  public boolean withinBound() {
+    return completionNs >= 0 && completionNs <= boundNs();
+  }
+
+  /** Completion over the run's own {@link #boundNs} (above 1: a violation). */
+  public double boundRatio() {
+    return completionNs < 0 ? Double.POSITIVE_INFINITY : (double) completionNs / boundNs();
+  }
+
   /** Whether the run completed within {@code ratio} x its ideal (or 1 ms for an ideal of 0). */
   public boolean withinTimeBound(double ratio) {
     if (completionNs < 0) {
@@ -110,20 +172,20 @@ public final class RunResult {
   public String line() {
     return String.format("seed=%d profile=%s scenario=%s %s completion=%.1fms ideal=%.1fms "
         + "ratio=%.2f bound=%s ssFloor=%.1fms feedbackOutage=%.0fms hsLost=%d "
-        + "timerOnlyLost=%d goodput=%.0fkbit/s retx=%d lost=%d pto=%d linkDrops=%d "
-        + "corruptDropped=%d",
+        + "timerOnlyLost=%d allowance=%.0fms maxPto=%.0fms burst=%d/%dB goodput=%.0fkbit/s retx=%d lost=%d "
+        + "lateLost=%d pto=%d linkDrops=%d corruptDropped=%d",
         seed, profile, scenario.name().toLowerCase(java.util.Locale.ROOT),
         failure == null ? "OK" : "FAIL(" + failure + ")", completionNs / 1e6, idealNs / 1e6,
         ratio(), boundVerdict(), slowStartFloorNs / 1e6, feedbackOutageNs / 1e6,
-        handshakeLosses, timerOnlyLosses, goodputBitsPerSecond() / 1e3, retransmittedPackets,
-        lostPackets, ptos, linkDrops, corruptDropped);
+        handshakeLosses, timerOnlyLosses, lossAllowanceNs / 1e6, maxPtoNs / 1e6, maxBurstUpBytes, maxBurstDownBytes,
+        goodputBitsPerSecond() / 1e3, retransmittedPackets,
+        lostPackets, lateLossDeclarations, ptos, linkDrops, corruptDropped);
   }
 
   private String boundVerdict() {
     String exemption = boundExemption();
-    if (exemption != null) {
-      return "exempt:" + exemption;
-    }
-    return withinTimeBound(Campaign.TIME_BOUND_RATIO) ? "met" : "VIOLATED";
+    String verdict = withinBound() ? "met" : "VIOLATED";
+    return exemption == null ? verdict
+        : String.format("exempt:%s(%.0fms,%s)", exemption, boundNs() / 1e6, verdict);
   }
 }

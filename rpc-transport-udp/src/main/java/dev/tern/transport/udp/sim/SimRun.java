@@ -4,6 +4,7 @@ import dev.tern.netlab.link.Link;
 import dev.tern.netlab.link.LinkProfile;
 import dev.tern.transport.udp.connection.ConnectionConfig;
 import dev.tern.transport.udp.connection.ConnectionStats;
+import dev.tern.transport.udp.util.Saturating;
 import java.util.List;
 import java.util.Random;
 
@@ -83,12 +84,14 @@ public final class SimRun {
     ConnectionStats cs = sim.client().stats();
     res.retransmittedPackets = cs.packetsRetransmitted;
     res.lostPackets = cs.packetsLost;
+    res.lateLossDeclarations = cs.lossesDeclaredLate;
     res.ptos = cs.ptoCount;
     res.corruptDropped = cs.corruptDropped;
     if (sim.server() != null) {
       ConnectionStats ss = sim.server().stats();
       res.retransmittedPackets += ss.packetsRetransmitted;
       res.lostPackets += ss.packetsLost;
+      res.lateLossDeclarations += ss.lossesDeclaredLate;
       res.ptos += ss.ptoCount;
       res.corruptDropped += ss.corruptDropped;
     }
@@ -96,11 +99,25 @@ public final class SimRun {
     long handshakeEnd = sim.clientApp.handshakeDoneNs < 0 ? Long.MAX_VALUE
         : sim.clientApp.handshakeDoneNs;
     // A lost handshake datagram whose copy (docs/protocol.md §4.1) arrived costs no timer.
-    res.handshakeLosses = up.lostBeforeUncovered(handshakeEnd)
-        + down.lostBeforeUncovered(handshakeEnd);
+    long handshakeCut = res.completionNs < 0 ? handshakeEnd
+        : Math.min(handshakeEnd, res.completionNs);
+    res.handshakeLosses = up.lostBeforeUncovered(handshakeCut)
+        + down.lostBeforeUncovered(handshakeCut);
     long roundTrip = ideal.handshakeNs();
-    res.timerOnlyLosses = up.lostWithoutLaterArrival(roundTrip)
-        + down.lostWithoutLaterArrival(roundTrip);
+    // Only what was lost before the run completed can have cost it time.
+    long before = res.completionNs < 0 ? Long.MAX_VALUE : res.completionNs;
+    res.timerOnlyLosses = up.lostWithoutLaterArrival(roundTrip, before)
+        + down.lostWithoutLaterArrival(roundTrip, before);
+    res.maxPtoNs = sim.maxPtoNs();
+    res.maxBurstUpBytes = sim.maxBurstBytes(true);
+    res.maxBurstDownBytes = sim.maxBurstBytes(false);
+    res.upBottleneck = profile.clientToServer().meanRateBitsPerSecond() > 0;
+    res.downBottleneck = profile.serverToClient().meanRateBitsPerSecond() > 0;
+    long handshakeAllowance = LinkChannel.handshakeAllowanceNs(roundTrip,
+        up.uncoveredLossTimesBefore(handshakeCut), down.uncoveredLossTimesBefore(handshakeCut));
+    res.lossAllowanceNs = Saturating.add(handshakeAllowance, Saturating.add(
+        up.timerOnlyAllowanceNs(roundTrip, handshakeCut, before, res.maxPtoNs),
+        down.timerOnlyAllowanceNs(roundTrip, handshakeCut, before, res.maxPtoNs)));
     return res;
   }
 }

@@ -1,9 +1,11 @@
 package dev.tern.transport.udp.sim;
 
+import dev.tern.transport.udp.congestion.CongestionController;
 import dev.tern.transport.udp.connection.Connection;
 import dev.tern.transport.udp.connection.ConnectionConfig;
 import dev.tern.transport.udp.connection.ConnectionState;
 import dev.tern.transport.udp.connection.ServerDemux;
+import dev.tern.transport.udp.recovery.RttEstimator;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.PriorityQueue;
@@ -42,6 +44,15 @@ public final class Simulation {
   private DeliveryObserver observer;
   private boolean stopOnFatal = true;
   long spins;
+  /** Per direction (0: to the server), the instant of the current burst and its bytes. */
+  private final long[] burstAtNs = {-1, -1};
+  private final long[] burstBytes = new long[2];
+  /** Per direction, the most bytes its sender released at one instant (datagrams sent together). */
+  final long[] maxBurstBytes = new long[2];
+  /** The largest RFC 9002 §6.2.1 probe timeout either end's RTT estimate gave, ns. */
+  long maxPtoNs;
+  private final long clientAckDelayNs;
+  private final long serverAckDelayNs;
   long datagramsUp;
   long datagramsDown;
 
@@ -71,6 +82,8 @@ public final class Simulation {
   public Simulation(long seed, Channel up, Channel down, ConnectionConfig clientConfig,
       ConnectionConfig serverConfig, List<Call> calls) {
     this.seed = seed;
+    this.clientAckDelayNs = clientConfig.maxAckDelayMs() * 1_000_000L;
+    this.serverAckDelayNs = serverConfig.maxAckDelayMs() * 1_000_000L;
     this.up = up;
     this.down = down;
     this.corruptRandom = new Random(seed ^ 0x5DEECE66DL);
@@ -210,6 +223,34 @@ public final class Simulation {
       serverApp.pump();
     }
     flush();
+    notePto(client, serverAckDelayNs);
+    if (server != null) {
+      notePto(server, clientAckDelayNs);
+    }
+  }
+
+  /**
+   * Keeps the largest probe timeout RFC 9002 §6.2.1 computes from {@code c}'s RTT estimate (with
+   * the peer's max_ack_delay), whatever timer the connection actually arms: the allowance that
+   * bounds a run whose losses only a timer can reveal (RunResult.boundNs).
+   */
+  private void notePto(Connection c, long peerAckDelayNs) {
+    CongestionController.RttView rtt = c.rtt();
+    if (rtt.minRttNs() != Long.MAX_VALUE) {
+      long pto = rtt.smoothedRttNs() + Math.max(4 * rtt.rttVarNs(), RttEstimator.GRANULARITY_NS)
+          + peerAckDelayNs;
+      maxPtoNs = Math.max(maxPtoNs, pto);
+    }
+  }
+
+  /** The most bytes the client ({@code toServer}) or the server released at one instant. */
+  public long maxBurstBytes(boolean toServer) {
+    return maxBurstBytes[toServer ? 0 : 1];
+  }
+
+  /** The largest probe timeout either end's RTT estimate gave during the run, ns (0: none). */
+  public long maxPtoNs() {
+    return maxPtoNs;
   }
 
   private void deliver(Event e) {
@@ -256,6 +297,14 @@ public final class Simulation {
   }
 
   private void send(ByteBuffer datagram, boolean toServer, long pathId) {
+    int d = toServer ? 0 : 1;
+    if (burstAtNs[d] == nowNs) {
+      burstBytes[d] += datagram.remaining();
+    } else {
+      burstAtNs[d] = nowNs;
+      burstBytes[d] = datagram.remaining();
+    }
+    maxBurstBytes[d] = Math.max(maxBurstBytes[d], burstBytes[d]);
     Channel ch = toServer ? up : down;
     if (toServer) {
       datagramsUp++;
