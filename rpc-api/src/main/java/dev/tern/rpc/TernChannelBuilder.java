@@ -874,7 +874,9 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
         .with(TransportOptions.TLS, tls)
         .with(TransportOptions.MAX_INBOUND_MESSAGE_SIZE, maxInboundMessageSize)
         .with(TransportOptions.HANDSHAKE_TIMEOUT_MILLIS, TimeUnit.NANOSECONDS.toMillis(handshakeTimeoutNanos))
-        .with(TransportOptions.USER_AGENT, userAgent);
+        .with(TransportOptions.USER_AGENT, userAgent)
+        .with(TransportOptions.COMPRESSOR_REGISTRY, compressors)
+        .with(TransportOptions.DECOMPRESSOR_REGISTRY, decompressors);
     ChannelConfig cfg = new ChannelConfig(address, authority,
         selector, o, executor, interceptors, compressors,
         decompressors, maxInboundMessageSize, protocolVersions.clone(),
