@@ -255,6 +255,11 @@ final class QuicClientTransport implements ClientTransport {
         + "the path is dead" + sendErrors.describe());
   }
 
+  /** The options this transport was made with. */
+  TransportOptions options() {
+    return options;
+  }
+
   /** Datagrams of this connection the kernel refused to send (any thread). */
   long refusedSends() {
     return sendErrors.failed();

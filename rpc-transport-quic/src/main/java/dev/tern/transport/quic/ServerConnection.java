@@ -75,6 +75,8 @@ final class ServerConnection {
 
   int maxInboundMessageBytes() { return transport.maxInboundMessageBytes(); }
 
+  dev.tern.rpc.spi.TransportOptions options() { return transport.options(); }
+
   long cancelProbeMillis() { return transport.options().get(QuicTransportOptions.CANCEL_PROBE_MILLIS); }
 
   ServerTransportListener transportListener() { return transport.listener(); }
