@@ -56,6 +56,8 @@ final class QuicClientTransport implements ClientTransport {
   private boolean ready;
   private boolean shutdown;
   private boolean closing;
+  /** The server sent GOAWAY: no stream is opened on this connection any more. */
+  private boolean goAwayReceived;
   private Long serverVersions;
   private volatile int version;
   private boolean earlyDataReady;
@@ -321,9 +323,20 @@ final class QuicClientTransport implements ClientTransport {
   }
 
   private void onGoAway() {
+    goAwayReceived = true;
     if (!shutdown) {
       shutdown = true;
       listener.transportShutdown(Status.UNAVAILABLE.withDescription("server " + address + " sent GOAWAY"));
+    }
+    // RFC 9114 §5.2: a client that has received GOAWAY opens no more requests on the connection.
+    // Calls still queued here (waiting for the handshake or a stream slot) were never sent: they
+    // fail now with UNAVAILABLE, which says a retry on another connection is safe, instead of
+    // going out on the draining connection once a slot frees (where the server refuses them).
+    for (QuicClientStream s : new ArrayList<>(streams)) {
+      if (s.isPending()) {
+        s.fail(Status.UNAVAILABLE.withDescription("server " + address
+            + " sent GOAWAY before the call was sent; not processed, safe to retry on a new connection"));
+      }
     }
     maybeClose();
   }
@@ -331,7 +344,7 @@ final class QuicClientTransport implements ClientTransport {
   /** Opens queued streams the connection can take now: only early-data ones before the handshake. */
   private void openPending(boolean earlyOnly) {
     QuicChannel q = quic;
-    if (q == null || closing) {
+    if (q == null || closing || goAwayReceived) {
       return;
     }
     for (QuicClientStream s : new ArrayList<>(streams)) {
