@@ -47,6 +47,7 @@ final class QuicClientTransport implements ClientTransport {
   private final long ourVersions;
   private final Set<QuicClientStream> streams = new LinkedHashSet<>();
   private final SendErrors sendErrors = new SendErrors();
+  private final QuicStats stats = new QuicStats();
   private EventLoopGroup group;
   private EventLoop loop;
   private Listener listener;
@@ -176,6 +177,7 @@ final class QuicClientTransport implements ClientTransport {
           @Override
           protected void initChannel(QuicChannel ch) {
             quic = ch;
+            stats.attach(ch);
             ch.pipeline().addLast(new Http3ClientConnectionHandler(new ControlFrames(), null, null,
                 LocalSettings.frame(ourVersions, options), true, LocalSettings.VALIDATOR));
             ch.pipeline().addLast(new ConnectionEvents());
@@ -262,6 +264,11 @@ final class QuicClientTransport implements ClientTransport {
     return options;
   }
 
+  /** The connection's event loop, once started. */
+  EventLoop eventLoop() {
+    return loop;
+  }
+
   /** Datagrams of this connection the kernel refused to send (any thread). */
   long refusedSends() {
     return sendErrors.failed();
@@ -314,6 +321,7 @@ final class QuicClientTransport implements ClientTransport {
   private void becomeReady(int v) {
     version = v;
     ready = true;
+    stats.refresh();
     listener.transportReady(connectionInfo());
   }
 
@@ -404,6 +412,7 @@ final class QuicClientTransport implements ClientTransport {
 
   /** A stream has ended; on the loop. */
   void streamClosed(QuicClientStream stream) {
+    stats.refresh();
     streams.remove(stream);
     maybeClose();
     if (!closing && (active || earlyDataReady)) {
@@ -425,7 +434,7 @@ final class QuicClientTransport implements ClientTransport {
 
   @Override
   public ConnectionInfo connectionInfo() {
-    return QuicStats.snapshot(quic, version, earlyDataSent);
+    return stats.snapshot(version, earlyDataSent);
   }
 
   @Override

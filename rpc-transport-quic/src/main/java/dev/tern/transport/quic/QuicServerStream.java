@@ -353,6 +353,6 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
 
   @Override
   public ConnectionInfo connectionInfo() {
-    return QuicStats.snapshot(channel.parent(), connection.version(), connection.earlyData());
+    return connection.stats().snapshot(connection.version(), connection.earlyData());
   }
 }
