@@ -125,13 +125,25 @@ public abstract class CodecCases extends EndToEndStatusCases {
     assertThat(clientCodec.decompressed.get()).as("client decompressions").isPositive();
   }
 
-  /** Case: end to end, the builders' registries reach the transport. */
+  /**
+   * Case: end to end, the builders' registries reach the transport: the request goes out in the
+   * codec, the client advertises it ({@code grpc-accept-encoding}) and the server's
+   * {@code setCompression} answers in it.
+   */
   @Test
   protected void endToEndCustomCodecFromTheBuildersRegistries() throws Exception {
     XorCodec clientCodec = new XorCodec();
     XorCodec serverCodec = new XorCodec();
     Server server = track(configureServer(dev.tern.rpc.TernServerBuilder.create().addTransportProvider(provider)
-        .listen(provider.name(), newServerAddress()).addService(new StringService().definition())
+        .listen(provider.name(), newServerAddress())
+        .addService(io.grpc.ServerInterceptors.intercept(new StringService().definition(), new io.grpc.ServerInterceptor() {
+          @Override
+          public <Q, R> io.grpc.ServerCall.Listener<Q> interceptCall(io.grpc.ServerCall<Q, R> call, Metadata headers,
+              io.grpc.ServerCallHandler<Q, R> next) {
+            call.setCompression(ENCODING);
+            return next.startCall(call, headers);
+          }
+        }))
         .compressorRegistry(compressors(serverCodec)).decompressorRegistry(decompressors(serverCodec)))
         .build().start());
     java.net.SocketAddress address = server.getListenSockets().get(0);
@@ -142,5 +154,7 @@ public abstract class CodecCases extends EndToEndStatusCases {
         "x".repeat(5000), timeout().toMillis())).isEqualTo("x".repeat(5000));
     assertThat(clientCodec.compressed.get()).as("client compressions").isPositive();
     assertThat(serverCodec.decompressed.get()).as("server decompressions").isPositive();
+    assertThat(serverCodec.compressed.get()).as("server compressions (the client advertised the codec)").isPositive();
+    assertThat(clientCodec.decompressed.get()).as("client decompressions").isPositive();
   }
 }
