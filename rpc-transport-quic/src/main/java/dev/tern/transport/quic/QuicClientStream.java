@@ -38,6 +38,9 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
   private Status trailerStatus;
   private Metadata trailers;
   private ChannelFuture lastWrite;
+  /** The request messages' compressor (null: identity), looked up at the first write. */
+  private io.grpc.Compressor compressor;
+  private boolean compressorLookedUp;
   private volatile boolean ready;
 
   QuicClientStream(QuicClientTransport transport, EventLoop loop, RequestHeaders headers,
@@ -115,16 +118,18 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
   }
 
   private void writeNow(ByteBuffer message) {
-    io.grpc.Compressor c;
-    try {
-      c = MessageFraming.compressor(transport.options().get(dev.tern.rpc.spi.TransportOptions.COMPRESSOR_REGISTRY),
-          headers.messageEncoding());
-    } catch (IllegalArgumentException e) {
-      fail(Status.INTERNAL.withDescription("unable to find a compressor named '" + headers.messageEncoding()
-          + "' in the channel's compressor registry"));
-      return;
+    if (!compressorLookedUp) {
+      compressorLookedUp = true;
+      try {
+        compressor = MessageFraming.compressor(
+            transport.options().get(dev.tern.rpc.spi.TransportOptions.COMPRESSOR_REGISTRY), headers.messageEncoding());
+      } catch (IllegalArgumentException e) {
+        fail(Status.INTERNAL.withDescription("unable to find a compressor named '" + headers.messageEncoding()
+            + "' in the channel's compressor registry"));
+        return;
+      }
     }
-    lastWrite = channel.write(new DefaultHttp3DataFrame(MessageFraming.frame(message, c)));
+    lastWrite = channel.write(new DefaultHttp3DataFrame(MessageFraming.frame(message, compressor)));
     updateReady();
   }
 
