@@ -924,7 +924,9 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
         .with(TransportOptions.TLS, tls)
         .with(TransportOptions.MAX_INBOUND_MESSAGE_SIZE, maxInboundMessageSize)
         .with(TransportOptions.HANDSHAKE_TIMEOUT_MILLIS, TimeUnit.NANOSECONDS.toMillis(handshakeTimeoutNanos))
-        .with(TransportOptions.USER_AGENT, userAgent);
+        .with(TransportOptions.USER_AGENT, userAgent)
+        .with(TransportOptions.COMPRESSOR_REGISTRY, compressors)
+        .with(TransportOptions.DECOMPRESSOR_REGISTRY, decompressors);
     // As grpc-java: census innermost (ClientInterceptors runs the last in the list first).
     List<ClientInterceptor> allInterceptors = new ArrayList<>(Census.clientInterceptors(censusStats, censusTracing));
     allInterceptors.addAll(interceptors);

@@ -621,7 +621,9 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
         protocolVersions.clone());
     TransportOptions o = options.with(TransportOptions.PROTOCOL_VERSIONS, protocolVersions.clone())
         .with(TransportOptions.TLS, tls)
-        .with(TransportOptions.MAX_INBOUND_MESSAGE_SIZE, maxInboundMessageSize);
+        .with(TransportOptions.MAX_INBOUND_MESSAGE_SIZE, maxInboundMessageSize)
+        .with(TransportOptions.COMPRESSOR_REGISTRY, compressors)
+        .with(TransportOptions.DECOMPRESSOR_REGISTRY, decompressors);
     return new TernServer(cfg, listens, o, selector, owned);
   }
 }

@@ -35,6 +35,7 @@ final class Aggregator {
     latency(link, variant, raw, reference, "feed", "image", link.idealExchangeMillis(20, FeedScenario.MIN_IMAGE),
         link.floorExchangeMillis(20, FeedScenario.MIN_IMAGE));
     metric(link, variant, raw, reference, "feed", "bytes_after_cancel_per_image", "B", 0, true);
+    metric(link, variant, raw, reference, "feed", "bytes_committed_after_cancel_per_image", "B", 0, true);
     metric(link, variant, raw, reference, "feed", "images_capped", "images", 0, true);
     double goodputIdeal = link.idealGoodputBitsPerSecond() / 1e6;
     metric(link, variant, raw, reference, "bulk", "goodput_mbps", "Mbit/s", goodputIdeal, false);

@@ -62,6 +62,16 @@ final class Coordinator {
     ask("SYNC close-download " + rep);
   }
 
+  /** Marks, in the packet log, that repetition {@code rep}'s feed is about to cancel every image. */
+  void openCancelWindow(int rep) {
+    ask("SYNC open-cancel " + rep);
+  }
+
+  /** Ends repetition {@code rep}'s cancel window; {@code images} were still loading when cancelled. */
+  void closeCancelWindow(int rep, int images) {
+    ask("SYNC close-cancel " + rep + " " + images);
+  }
+
   /** Tells the orchestrator how long one scenario's repetition took (wall time), for the phase summary. */
   void timing(int rep, String scenario, long millis) {
     synchronized (System.out) {

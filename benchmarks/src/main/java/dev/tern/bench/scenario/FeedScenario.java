@@ -17,10 +17,19 @@ import org.HdrHistogram.Histogram;
 /**
  * {@code feed}: the mobile feed screen. Six low-priority image downloads of 30-200 KiB and one urgent
  * API call (2 KiB request, 8 KiB response) start together, the images a moment first; when the API answer arrives the user
- * scrolls on and images 1, 3 and 5 are cancelled. Records API latency, completion times of the
- * images kept, and the bytes the server committed to a cancelled image beyond what the client had
- * received when it cancelled (data the transport could not withdraw). A kept image still loading
- * after {@code capSeconds} is cut by its deadline and counted in {@code images_capped}, not timed.
+ * scrolls on and images 1, 3 and 5 are cancelled. Records API latency and completion times of the
+ * images kept. A kept image still loading after {@code capSeconds} is cut by its deadline and
+ * counted in {@code images_capped}, not timed.
+ *
+ * <p>Each repetition ends with a cancel screen: the same start, but when the API answer arrives
+ * every image still loading is cancelled at once. Nothing else is loading then, so the server
+ * payload that crosses the link after the cancel reached the server belongs to the cancelled
+ * images: {@code bytes_after_cancel_per_image} is that, per image, from the packet log ({@link
+ * CancelWaste}; labs with a log only). The window closes when a small call made after the cancels
+ * comes back, which over TCP also waits out what the server's socket buffer still held. {@code
+ * bytes_committed_after_cancel_per_image} is what the server's handler wrote to those images beyond
+ * what the client had received when it cancelled: what the application handed over, not what the
+ * transport sent.
  */
 final class FeedScenario {
   static final String NAME = "feed";
@@ -38,29 +47,31 @@ final class FeedScenario {
     SplittableRandom random = new SplittableRandom(ctx.config().seed() * 7919 + rep);
     Histogram api = Recorder.newHistogram();
     Histogram images = Recorder.newHistogram();
-    double wasted = 0;
-    int cancelledCount = 0;
     int imagesCapped = 0;
     try {
       Calls.unary(ch, CallOptions.DEFAULT, 1024, 1024); // a warm connection: setup is measured apart
       for (int s = 0; s < ctx.config().screens(); s++) {
         Screen screen = new Screen(ch, ctx, random);
-        screen.run(api, images, ctx.config().capSeconds());
+        screen.run(api, images, ctx.config().capSeconds(), -1);
         imagesCapped += screen.capped;
-        for (int i = 1; i < IMAGES; i += 2) {
-          if (screen.receivedAtCancel[i] >= 0) {
-            long committed = Calls.committed(ch, screen.callIds[i]);
-            wasted += Math.max(0, committed - screen.receivedAtCancel[i]);
-            cancelledCount++;
-          }
+      }
+      Screen last = new Screen(ch, ctx, random);
+      last.run(api, images, ctx.config().capSeconds(), rep);
+      double committedBeyond = 0;
+      int cancelled = 0;
+      for (int i = 0; i < IMAGES; i++) {
+        if (last.receivedAtCancel[i] >= 0) {
+          long committed = Calls.committed(ch, last.callIds[i]);
+          committedBeyond += Math.max(0, committed - last.receivedAtCancel[i]);
+          cancelled++;
         }
       }
       ctx.recorder().histogram(rep, NAME, "api", api);
       ctx.recorder().histogram(rep, NAME, "image", images);
-      ctx.recorder().metric(rep, NAME, "cancelled_images", cancelledCount);
+      ctx.recorder().metric(rep, NAME, "cancelled_images", cancelled);
       ctx.recorder().metric(rep, NAME, "images_capped", imagesCapped);
-      ctx.recorder().metric(rep, NAME, "bytes_after_cancel_per_image",
-          cancelledCount == 0 ? 0 : wasted / cancelledCount);
+      ctx.recorder().metric(rep, NAME, "bytes_committed_after_cancel_per_image",
+          cancelled == 0 ? 0 : committedBeyond / cancelled);
       ctx.coordinator().progress(NAME + " rep " + rep + " api max " + api.getMaxValue() / 1000.0 + " ms");
     } finally {
       ClientContext.close(ch);
@@ -86,15 +97,20 @@ final class FeedScenario {
       }
     }
 
-    void run(Histogram api, Histogram images, int capSeconds) throws Exception {
+    /**
+     * Runs the screen. {@code cancelRep} < 0: images 1, 3 and 5 are cancelled and the others timed;
+     * otherwise every image is cancelled at once, inside repetition {@code cancelRep}'s cancel window.
+     */
+    void run(Histogram api, Histogram images, int capSeconds, int cancelRep) throws Exception {
+      boolean cancelAll = cancelRep >= 0;
       CallOptions high = ctx.stack().withPriority(CallOptions.DEFAULT, 0, false);
       CallOptions low = ctx.stack().withPriority(CallOptions.DEFAULT, 6, true);
-      CountDownLatch kept = new CountDownLatch(IMAGES / 2);
+      CountDownLatch kept = new CountDownLatch(cancelAll ? 0 : IMAGES / 2);
       Image[] obs = new Image[IMAGES];
       long t0 = System.nanoTime();
       // The images go first: the API call must overtake bytes already queued, which is what priority is for.
       for (int i = 0; i < IMAGES; i++) {
-        obs[i] = new Image(t0, i % 2 == 0 ? kept : null);
+        obs[i] = new Image(t0, i % 2 == 0 && !cancelAll ? kept : null);
         ClientCalls.asyncServerStreamingCall(ch.newCall(BenchService.DOWNLOAD, low.withDeadlineAfter(
             capSeconds, TimeUnit.SECONDS)), BenchMessages.downloadRequest(sizes[i], CHUNK, callIds[i]), obs[i]);
       }
@@ -104,6 +120,19 @@ final class FeedScenario {
           3L * capSeconds, TimeUnit.SECONDS)), BenchMessages.unaryRequest(API_REQUEST, API_RESPONSE, apiStart));
       apiFuture.get(3L * capSeconds + 5, TimeUnit.SECONDS);
       api.recordValue(Math.max(1, (System.nanoTime() - apiStart) / 1000));
+      if (cancelAll) {
+        ctx.coordinator().openCancelWindow(cancelRep);
+        for (int i = 0; i < IMAGES; i++) {
+          receivedAtCancel[i] = obs[i].cancel();
+        }
+        int loading = 0;
+        for (long got : receivedAtCancel) {
+          loading += got >= 0 ? 1 : 0;
+        }
+        Calls.unary(ch, high, 1, 1); // comes back after what the server sent before it
+        ctx.coordinator().closeCancelWindow(cancelRep, loading);
+        return;
+      }
       for (int i = 1; i < IMAGES; i += 2) {
         receivedAtCancel[i] = obs[i].cancel();
       }

@@ -76,6 +76,24 @@ public interface Lab extends AutoCloseable {
     return Map.of();
   }
 
+  /** Marks the instant repetition {@code rep}'s feed is about to cancel every image; labs without a log ignore it. */
+  default void openCancelWindow(int rep) {}
+
+  /**
+   * Ends repetition {@code rep}'s cancel window, once a call made after the cancels has come back;
+   * {@code images} of them were still loading when cancelled.
+   */
+  default void closeCancelWindow(int rep, int images) {}
+
+  /**
+   * Per repetition, the server's payload bytes that crossed the link after the feed's cancel had
+   * reached the server, per image cancelled ({@link CancelWaste}), read from the packet log once
+   * the lab is closed; empty without a packet log.
+   */
+  default Map<Integer, Double> cancelWaste() {
+    return Map.of();
+  }
+
   /** A line on how the lab kept time and what it dropped on purpose (emulator lateness, blocked UDP), or null. */
   default String health() {
     return null;

@@ -28,6 +28,9 @@ final class NetlabLab implements Lab {
   private List<Integer> roundTrips = List.of();
   private final Map<Integer, double[]> downloadWindows = new TreeMap<>();
   private Map<Integer, LinkGoodput.Download> downloads = Map.of();
+  private final Map<Integer, double[]> cancelWindows = new TreeMap<>();
+  private final Map<Integer, Integer> cancelledImages = new TreeMap<>();
+  private Map<Integer, Double> cancelWaste = Map.of();
   private String health;
   private String clientAddress;
   private int moves;
@@ -110,6 +113,25 @@ final class NetlabLab implements Lab {
   }
 
   @Override
+  public synchronized void openCancelWindow(int rep) {
+    cancelWindows.put(rep, new double[] {nowMs(), Double.MAX_VALUE});
+  }
+
+  @Override
+  public synchronized void closeCancelWindow(int rep, int images) {
+    double[] w = cancelWindows.get(rep);
+    if (w != null) {
+      w[1] = nowMs();
+      cancelledImages.put(rep, images);
+    }
+  }
+
+  @Override
+  public synchronized Map<Integer, Double> cancelWaste() {
+    return cancelWaste;
+  }
+
+  @Override
   public synchronized Map<Integer, LinkGoodput.Download> downloads() {
     return downloads;
   }
@@ -166,6 +188,16 @@ final class NetlabLab implements Lab {
           down.maxLateNs() / 1e6, up.blockedUdp() + down.blockedUdp());
       roundTrips = PacketLogRoundTrips.count(packetLog, windows);
       downloads = downloadWindows.isEmpty() ? Map.of() : LinkGoodput.measure(packetLog, downloadWindows);
+      Map<Integer, Double> waste = new TreeMap<>();
+      if (!cancelledImages.isEmpty()) {
+        CancelWaste.measure(packetLog, cancelWindows).forEach((rep, bytes) -> {
+          Integer n = cancelledImages.get(rep);
+          if (n != null && n > 0) {
+            waste.put(rep, (double) bytes / n);
+          }
+        });
+      }
+      cancelWaste = waste;
     }
   }
 }

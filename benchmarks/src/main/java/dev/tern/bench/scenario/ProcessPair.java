@@ -167,6 +167,15 @@ final class ProcessPair {
           }
           w.write(answer + "\n");
           w.flush();
+        } else if (line.startsWith("SYNC open-cancel ")) {
+          lab.openCancelWindow(Integer.parseInt(line.substring(17).trim()));
+          w.write("ok\n");
+          w.flush();
+        } else if (line.startsWith("SYNC close-cancel ")) {
+          String[] f = line.substring(18).trim().split(" ");
+          lab.closeCancelWindow(Integer.parseInt(f[0]), Integer.parseInt(f[1]));
+          w.write("ok\n");
+          w.flush();
         } else if (line.startsWith("SYNC open-download ")) {
           lab.openDownloadWindow(Integer.parseInt(line.substring(19).trim()));
           w.write("ok\n");

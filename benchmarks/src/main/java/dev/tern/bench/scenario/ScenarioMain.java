@@ -310,6 +310,11 @@ public final class ScenarioMain implements Callable<Integer> {
         r.putMetric(rep, BulkScenario.NAME, "steady_window_ms", d.windowMs());
       }
     });
+    lab.cancelWaste().forEach((rep, bytesPerImage) -> {
+      if (rep < reps) {
+        r.putMetric(rep, FeedScenario.NAME, "bytes_after_cancel_per_image", bytesPerImage);
+      }
+    });
     List<Integer> rts = lab.roundTrips();
     if (rts.size() == reps) {
       for (int i = 0; i < reps; i++) {

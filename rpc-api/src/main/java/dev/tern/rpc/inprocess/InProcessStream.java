@@ -3,6 +3,7 @@ package dev.tern.rpc.inprocess;
 import dev.tern.rpc.ConnectionInfo;
 import dev.tern.rpc.spi.ClientStream;
 import dev.tern.rpc.spi.ClientStreamListener;
+import dev.tern.rpc.spi.GrpcMessageFraming;
 import dev.tern.rpc.spi.RequestHeaders;
 import dev.tern.rpc.spi.SerializingExecutor;
 import dev.tern.rpc.spi.ServerStream;
@@ -51,9 +52,11 @@ final class InProcessStream {
     TransportOptions c = transport.options();
     TransportOptions s = server == null ? TransportOptions.defaults() : server.options();
     this.toServer = new Pipe(s.get(TransportOptions.FLOW_CONTROL_WINDOW),
-        s.get(TransportOptions.MAX_INBOUND_MESSAGE_SIZE));
+        s.get(TransportOptions.MAX_INBOUND_MESSAGE_SIZE), true,
+        c.get(TransportOptions.COMPRESSOR_REGISTRY), s.get(TransportOptions.DECOMPRESSOR_REGISTRY));
     this.toClient = new Pipe(c.get(TransportOptions.FLOW_CONTROL_WINDOW),
-        c.get(TransportOptions.MAX_INBOUND_MESSAGE_SIZE));
+        c.get(TransportOptions.MAX_INBOUND_MESSAGE_SIZE), false,
+        s.get(TransportOptions.COMPRESSOR_REGISTRY), c.get(TransportOptions.DECOMPRESSOR_REGISTRY));
   }
 
   ClientStream clientSide() {
@@ -295,7 +298,16 @@ final class InProcessStream {
 
     @Override
     public void setMessageCompression(String encoding) {
+      if (encoding == null) {
+        throw new IllegalArgumentException("encoding must not be null");
+      }
+      if (!GrpcMessageFraming.IDENTITY.equals(encoding)
+          && server.options().get(TransportOptions.COMPRESSOR_REGISTRY).lookupCompressor(encoding) == null) {
+        throw new IllegalArgumentException("encoding: no compressor for '" + encoding
+            + "' in the server's compressor registry");
+      }
       synchronized (InProcessStream.this) {
+        // As grpc-java: an encoding the client does not accept leaves the responses uncompressed.
         responseEncoding = headers.acceptedMessageEncodings().contains(encoding) ? encoding : null;
       }
     }

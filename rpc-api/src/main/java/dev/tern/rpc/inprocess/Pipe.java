@@ -4,8 +4,10 @@ import dev.tern.rpc.spi.GrpcMessageFraming;
 import io.grpc.CompressorRegistry;
 import io.grpc.DecompressorRegistry;
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.Locale;
 
 /**
  * One direction of an in-process stream: messages written but not yet asked for by the receiver,
@@ -28,15 +30,26 @@ final class Pipe {
   private final ArrayDeque<Wire> queue = new ArrayDeque<>();
   private final int windowBytes;
   private final int maxInboundMessageSize;
+  private final boolean toServer;
+  private final CompressorRegistry compressors;
+  private final DecompressorRegistry decompressors;
   private long bufferedBytes;
   private long requested;
   private boolean senderBlocked;
   boolean senderDone;
   boolean endDelivered;
 
-  Pipe(int windowBytes, int maxInboundMessageSize) {
+  /**
+   * A pipe towards the server ({@code toServer}) or the client, with the sender's compressors and
+   * the receiver's decompressors.
+   */
+  Pipe(int windowBytes, int maxInboundMessageSize, boolean toServer, CompressorRegistry compressors,
+      DecompressorRegistry decompressors) {
     this.windowBytes = windowBytes;
     this.maxInboundMessageSize = maxInboundMessageSize;
+    this.toServer = toServer;
+    this.compressors = compressors;
+    this.decompressors = decompressors;
   }
 
   /** Queues one message; returns the bytes it takes on the wire. */
@@ -45,8 +58,7 @@ final class Pipe {
     if (encoding == null || GrpcMessageFraming.IDENTITY.equals(encoding)) {
       w = new Wire(message, null, GrpcMessageFraming.HEADER_LENGTH + message.remaining());
     } else {
-      ByteBuffer framed = GrpcMessageFraming.encode(message,
-          CompressorRegistry.getDefaultInstance().lookupCompressor(encoding));
+      ByteBuffer framed = GrpcMessageFraming.encode(message, compressors.lookupCompressor(encoding));
       w = new Wire(framed, encoding, framed.remaining());
     }
     queue.add(w);
@@ -79,23 +91,34 @@ final class Pipe {
   }
 
   /**
-   * Takes the next requested message, decoded as the receiver sees it.
+   * Takes the next requested message, decoded as the receiver sees it. Faults fail as grpc-java
+   * 1.85 fails them: a message over the receiver's limit on the wire is RESOURCE_EXHAUSTED "gRPC
+   * message exceeds maximum size LIMIT: SIZE" (its deframer); one that cannot be decompressed or
+   * decompresses beyond the limit fails where grpc-java parses it, on a server as UNKNOWN
+   * "Application error processing RPC", on a client as CANCELLED "Failed to read message.".
    *
-   * @throws io.grpc.StatusRuntimeException RESOURCE_EXHAUSTED when it exceeds the receiver's limit
+   * @throws io.grpc.StatusRuntimeException with the status the call ends with
    */
   ByteBuffer take() {
     Wire w = queue.poll();
     requested--;
     bufferedBytes -= w.wireBytes;
+    int payload = w.wireBytes - GrpcMessageFraming.HEADER_LENGTH;
+    if (payload > maxInboundMessageSize) {
+      throw Status.RESOURCE_EXHAUSTED.withDescription(String.format(Locale.US,
+          "gRPC message exceeds maximum size %d: %d", maxInboundMessageSize, payload)).asRuntimeException();
+    }
     if (w.encoding == null) {
-      if (w.bytes.remaining() > maxInboundMessageSize) {
-        throw Status.RESOURCE_EXHAUSTED.withDescription("gRPC message of " + w.bytes.remaining()
-            + " bytes exceeds the maximum size " + maxInboundMessageSize).asRuntimeException();
-      }
       return w.bytes;
     }
-    return GrpcMessageFraming.decode(w.bytes, w.encoding, DecompressorRegistry.getDefaultInstance(),
-        maxInboundMessageSize);
+    try {
+      return GrpcMessageFraming.decode(w.bytes, w.encoding, decompressors, maxInboundMessageSize);
+    } catch (StatusRuntimeException e) {
+      Status unreadable = toServer
+          ? Status.UNKNOWN.withDescription("Application error processing RPC")
+          : Status.CANCELLED.withDescription("Failed to read message.");
+      throw unreadable.withCause(e).asRuntimeException();
+    }
   }
 
   /** True once if the sender was refused and the window has room again. */

@@ -49,7 +49,9 @@ public interface ServerStream {
   void close(Status status, Metadata trailers);
 
   /**
-   * Aborts the stream (the client sees {@code status}); unsent data is dropped. Idempotent.
+   * Aborts the stream; the client must see {@code status}, so a transport that can still send
+   * trailers ends the stream with them (as TCP and QUIC do), and one that cannot resets it. Data
+   * the application wrote may or may not be delivered first. Idempotent.
    *
    * @param status why the stream was aborted; not OK
    */

@@ -1,5 +1,7 @@
 package dev.tern.rpc.spi;
 
+import io.grpc.CompressorRegistry;
+import io.grpc.DecompressorRegistry;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -78,6 +80,22 @@ public final class TransportOptions {
    * transport's own.
    */
   public static final Key<String> USER_AGENT = new Key<>("userAgent", null);
+
+  /**
+   * Compressors for the messages this side sends, as grpc-java's registry: a transport that
+   * compresses messages itself looks the call's encoding up here. The channel and server builders
+   * set the registry they were given ({@code compressorRegistry(...)}).
+   */
+  public static final Key<CompressorRegistry> COMPRESSOR_REGISTRY =
+      new Key<>("compressorRegistry", CompressorRegistry.getDefaultInstance());
+
+  /**
+   * Decompressors for the messages this side receives, as grpc-java's registry: a transport that
+   * decompresses messages itself looks the peer's encoding up here. The channel and server
+   * builders set the registry they were given ({@code decompressorRegistry(...)}).
+   */
+  public static final Key<DecompressorRegistry> DECOMPRESSOR_REGISTRY =
+      new Key<>("decompressorRegistry", DecompressorRegistry.getDefaultInstance());
 
   private static final TransportOptions EMPTY = new TransportOptions(Map.of());
 

@@ -29,7 +29,7 @@ final class GrpcHttp3Headers {
   /** Carries the client's early-data permission (RFC 8470's {@code Early-Data} is for proxies). */
   static final String EARLY_DATA_ALLOWED = "tern-early-data";
   private static final Set<String> RESERVED = Set.of(EARLY_DATA_ALLOWED, "content-type", "te", "grpc-timeout", "grpc-encoding",
-      "grpc-accept-encoding", "grpc-status", "grpc-message", "grpc-status-details-bin", "priority",
+      "grpc-accept-encoding", "grpc-status", "grpc-message", "priority",
       "connection", "host", "user-agent");
   private static final Base64.Encoder BASE64 = Base64.getEncoder().withoutPadding();
 

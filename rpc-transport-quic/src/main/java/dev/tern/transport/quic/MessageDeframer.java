@@ -3,9 +3,11 @@ package dev.tern.transport.quic;
 import dev.tern.rpc.spi.GrpcMessageFraming;
 import io.grpc.DecompressorRegistry;
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.nio.ByteBuffer;
+import java.util.Locale;
 
 /**
  * Collects the bytes of a stream's DATA frames and cuts them into whole gRPC messages. Owned by one
@@ -14,12 +16,20 @@ import java.nio.ByteBuffer;
 final class MessageDeframer {
   private final ByteBufAllocator alloc;
   private final int maxMessageBytes;
+  private final boolean server;
+  private final DecompressorRegistry decompressors;
   private String encoding = "identity";
   private ByteBuf cumulation;
 
-  MessageDeframer(ByteBufAllocator alloc, int maxMessageBytes) {
+  /**
+   * A deframer for one stream of a server ({@code server}: its requests) or a client (its
+   * responses), decompressing with {@code decompressors}.
+   */
+  MessageDeframer(ByteBufAllocator alloc, int maxMessageBytes, boolean server, DecompressorRegistry decompressors) {
     this.alloc = alloc;
     this.maxMessageBytes = maxMessageBytes;
+    this.server = server;
+    this.decompressors = decompressors;
   }
 
   /** The encoding of compressed messages ({@code grpc-encoding} of the peer). */
@@ -56,11 +66,15 @@ final class MessageDeframer {
   }
 
   /**
-   * The next whole message (a heap buffer the caller owns), or null when none is buffered.
+   * The next whole message (a heap buffer the caller owns), or null when none is buffered. Faults
+   * fail as grpc-java 1.85 fails them, so a call ends alike over TCP and QUIC.
    *
-   * @throws io.grpc.StatusRuntimeException {@code RESOURCE_EXHAUSTED} for a message above the
-   *     limit (checked on the prefix, before the body is buffered), {@code INTERNAL} for bad flags
-   *     or a compressed message without a known encoding
+   * @throws io.grpc.StatusRuntimeException {@code RESOURCE_EXHAUSTED} "gRPC message exceeds
+   *     maximum size LIMIT: SIZE" for a message above the limit on the wire (checked on the
+   *     prefix, before the body is buffered, as grpc-java's deframer does); {@code INTERNAL} for
+   *     bad flags; for a message that cannot be decompressed or decompresses beyond the limit, the
+   *     status grpc-java's call layer gives when the message fails to parse: on a server UNKNOWN
+   *     "Application error processing RPC", on a client CANCELLED "Failed to read message."
    */
   ByteBuffer next() {
     if (!hasMessage()) {
@@ -68,14 +82,28 @@ final class MessageDeframer {
     }
     long len = cumulation.getUnsignedInt(cumulation.readerIndex() + 1);
     if (len > maxMessageBytes) {
-      throw Status.RESOURCE_EXHAUSTED.withDescription(
-          "message of " + len + " bytes is larger than the limit of " + maxMessageBytes).asRuntimeException();
+      throw Status.RESOURCE_EXHAUSTED.withDescription(String.format(Locale.US,
+          "gRPC message exceeds maximum size %d: %d", maxMessageBytes, len)).asRuntimeException();
     }
+    byte flag = cumulation.getByte(cumulation.readerIndex());
     byte[] framed = new byte[MessageFraming.HEADER_BYTES + (int) len];
     cumulation.readBytes(framed);
-    // Checks the flags and decompresses with the encoding the peer named (gzip and identity).
-    return GrpcMessageFraming.decode(ByteBuffer.wrap(framed), encoding, DecompressorRegistry.getDefaultInstance(),
-        maxMessageBytes);
+    if (flag != GrpcMessageFraming.FLAG_COMPRESSED) {
+      // Checks the flag byte: 0 is a plain message, anything but 1 is malformed.
+      return GrpcMessageFraming.decode(ByteBuffer.wrap(framed), encoding, decompressors, maxMessageBytes);
+    }
+    if (GrpcMessageFraming.IDENTITY.equals(encoding) || decompressors.lookupDecompressor(encoding) == null) {
+      throw Status.INTERNAL.withDescription("Can't decode compressed gRPC message as compression not configured"
+          + " (grpc-encoding " + encoding + ")").asRuntimeException();
+    }
+    try {
+      return GrpcMessageFraming.decode(ByteBuffer.wrap(framed), encoding, decompressors, maxMessageBytes);
+    } catch (StatusRuntimeException e) {
+      Status unreadable = server
+          ? Status.UNKNOWN.withDescription("Application error processing RPC")
+          : Status.CANCELLED.withDescription("Failed to read message.");
+      throw unreadable.withCause(e).asRuntimeException();
+    }
   }
 
   /** Frees the buffered bytes. Idempotent. */

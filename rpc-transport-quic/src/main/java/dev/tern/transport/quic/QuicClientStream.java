@@ -38,6 +38,9 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
   private Status trailerStatus;
   private Metadata trailers;
   private ChannelFuture lastWrite;
+  /** The request messages' compressor (null: identity), looked up at the first write. */
+  private io.grpc.Compressor compressor;
+  private boolean compressorLookedUp;
   private volatile boolean ready;
 
   QuicClientStream(QuicClientTransport transport, EventLoop loop, RequestHeaders headers,
@@ -78,14 +81,18 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
             return;
           }
           channel = ch;
-          deframer = new MessageDeframer(ch.alloc(), maxInboundMessageBytes);
+          deframer = new MessageDeframer(ch.alloc(), maxInboundMessageBytes, false,
+              transport.options().get(dev.tern.rpc.spi.TransportOptions.DECOMPRESSOR_REGISTRY));
           if (!dev.tern.rpc.Priority.DEFAULT.equals(headers.priority())) {
             ch.updatePriority(new QuicStreamPriority(headers.priority().urgency(), headers.priority().incremental()));
           }
           Http3Headers h = GrpcHttp3Headers.request(headers, authority);
           ch.write(new DefaultHttp3HeadersFrame(h));
-          while (!pendingWrites.isEmpty()) {
+          while (!pendingWrites.isEmpty() && !finished) {
             writeNow(pendingWrites.poll());
+          }
+          if (finished) {
+            return;
           }
           if (pendingHalfClose) {
             halfCloseNow();
@@ -111,8 +118,18 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
   }
 
   private void writeNow(ByteBuffer message) {
-    lastWrite = channel.write(new DefaultHttp3DataFrame(
-        MessageFraming.frame(message, headers.messageEncoding())));
+    if (!compressorLookedUp) {
+      compressorLookedUp = true;
+      try {
+        compressor = MessageFraming.compressor(
+            transport.options().get(dev.tern.rpc.spi.TransportOptions.COMPRESSOR_REGISTRY), headers.messageEncoding());
+      } catch (IllegalArgumentException e) {
+        fail(Status.INTERNAL.withDescription("unable to find a compressor named '" + headers.messageEncoding()
+            + "' in the channel's compressor registry"));
+        return;
+      }
+    }
+    lastWrite = channel.write(new DefaultHttp3DataFrame(MessageFraming.frame(message, compressor)));
     updateReady();
   }
 

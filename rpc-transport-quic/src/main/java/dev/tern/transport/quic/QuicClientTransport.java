@@ -47,6 +47,7 @@ final class QuicClientTransport implements ClientTransport {
   private final long ourVersions;
   private final Set<QuicClientStream> streams = new LinkedHashSet<>();
   private final SendErrors sendErrors = new SendErrors();
+  private final QuicStats stats = new QuicStats();
   private EventLoopGroup group;
   private EventLoop loop;
   private Listener listener;
@@ -56,6 +57,8 @@ final class QuicClientTransport implements ClientTransport {
   private boolean ready;
   private boolean shutdown;
   private boolean closing;
+  /** The server sent GOAWAY: no stream is opened on this connection any more. */
+  private boolean goAwayReceived;
   private Long serverVersions;
   private volatile int version;
   private boolean earlyDataReady;
@@ -174,6 +177,7 @@ final class QuicClientTransport implements ClientTransport {
           @Override
           protected void initChannel(QuicChannel ch) {
             quic = ch;
+            stats.attach(ch);
             ch.pipeline().addLast(new Http3ClientConnectionHandler(new ControlFrames(), null, null,
                 LocalSettings.frame(ourVersions, options), true, LocalSettings.VALIDATOR));
             ch.pipeline().addLast(new ConnectionEvents());
@@ -255,6 +259,16 @@ final class QuicClientTransport implements ClientTransport {
         + "the path is dead" + sendErrors.describe());
   }
 
+  /** The options this transport was made with. */
+  TransportOptions options() {
+    return options;
+  }
+
+  /** The connection's event loop, once started. */
+  EventLoop eventLoop() {
+    return loop;
+  }
+
   /** Datagrams of this connection the kernel refused to send (any thread). */
   long refusedSends() {
     return sendErrors.failed();
@@ -307,6 +321,7 @@ final class QuicClientTransport implements ClientTransport {
   private void becomeReady(int v) {
     version = v;
     ready = true;
+    stats.refresh();
     listener.transportReady(connectionInfo());
   }
 
@@ -316,9 +331,20 @@ final class QuicClientTransport implements ClientTransport {
   }
 
   private void onGoAway() {
+    goAwayReceived = true;
     if (!shutdown) {
       shutdown = true;
       listener.transportShutdown(Status.UNAVAILABLE.withDescription("server " + address + " sent GOAWAY"));
+    }
+    // RFC 9114 §5.2: a client that has received GOAWAY opens no more requests on the connection.
+    // Calls still queued here (waiting for the handshake or a stream slot) were never sent: they
+    // fail now with UNAVAILABLE, which says a retry on another connection is safe, instead of
+    // going out on the draining connection once a slot frees (where the server refuses them).
+    for (QuicClientStream s : new ArrayList<>(streams)) {
+      if (s.isPending()) {
+        s.fail(Status.UNAVAILABLE.withDescription("server " + address
+            + " sent GOAWAY before the call was sent; not processed, safe to retry on a new connection"));
+      }
     }
     maybeClose();
   }
@@ -326,7 +352,7 @@ final class QuicClientTransport implements ClientTransport {
   /** Opens queued streams the connection can take now: only early-data ones before the handshake. */
   private void openPending(boolean earlyOnly) {
     QuicChannel q = quic;
-    if (q == null || closing) {
+    if (q == null || closing || goAwayReceived) {
       return;
     }
     for (QuicClientStream s : new ArrayList<>(streams)) {
@@ -386,6 +412,7 @@ final class QuicClientTransport implements ClientTransport {
 
   /** A stream has ended; on the loop. */
   void streamClosed(QuicClientStream stream) {
+    stats.refresh();
     streams.remove(stream);
     maybeClose();
     if (!closing && (active || earlyDataReady)) {
@@ -407,7 +434,7 @@ final class QuicClientTransport implements ClientTransport {
 
   @Override
   public ConnectionInfo connectionInfo() {
-    return QuicStats.snapshot(quic, version, earlyDataSent);
+    return stats.snapshot(version, earlyDataSent);
   }
 
   @Override

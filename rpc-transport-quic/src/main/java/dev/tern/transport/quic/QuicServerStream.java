@@ -32,6 +32,8 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
   private RequestHeaders headers;
   private ServerStreamListener listener;
   private String encoding = "identity";
+  /** The response messages' compressor; null for identity. */
+  private io.grpc.Compressor compressor;
   private boolean headersSent;
   private boolean closeSent;
   private ChannelFuture lastWrite;
@@ -48,7 +50,8 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
     loop = channel.eventLoop();
     // RFC 9001 §4.6.1: created before the client's first 1-RTT packet, so carried by 0-RTT.
     earlyData = connection.inEarlyData();
-    deframer = new MessageDeframer(channel.alloc(), connection.maxInboundMessageBytes());
+    deframer = new MessageDeframer(channel.alloc(), connection.maxInboundMessageBytes(), true,
+        connection.options().get(dev.tern.rpc.spi.TransportOptions.DECOMPRESSOR_REGISTRY));
   }
 
   @Override
@@ -171,16 +174,31 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
 
   @Override
   void onFailure(Status status) {
-    if (finished) {
-      return;
+    if (!finished) {
+      closeWithStatus(status);
     }
+  }
+
+  /**
+   * Ends the call with {@code status} in trailers, as TCP (grpc-java) does for a server's cancel:
+   * the client sees exactly this status, not a reset. Trailers and FIN follow what was written
+   * before; the rest of the request is not needed, so STOP_SENDING asks the client to stop it
+   * (RFC 9114 §4.1: a server may abort reading once its response is complete, with H3_NO_ERROR).
+   * The listener hears {@code onCancel(status)}. Where trailers cannot go (the stream is no longer
+   * writable) the stream is reset instead. On the loop.
+   */
+  private void closeWithStatus(Status status) {
     if (!closeSent && channel.isActive() && listener != null) {
       closeSent = true;
-      channel.write(new DefaultHttp3HeadersFrame(GrpcHttp3Headers.trailers(status, new Metadata(), headersSent)));
-      channel.flush();
-      channel.shutdownOutput();
+      QuicStreamChannel ch = channel;
+      ch.writeAndFlush(new DefaultHttp3HeadersFrame(GrpcHttp3Headers.trailers(status, new Metadata(), headersSent)))
+          .addListener(f -> {
+            if (f.isSuccess() && ch.isActive()) {
+              ch.shutdownOutput();
+            }
+          });
       if (!inputDone()) {
-        channel.shutdownInput((int) H3_REQUEST_CANCELLED);
+        ch.shutdownInput((int) H3_NO_ERROR);
       }
     } else {
       resetStream(H3_INTERNAL_ERROR);
@@ -224,7 +242,7 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
       if (!headersSent) {
         writeHeadersNow(new Metadata());
       }
-      lastWrite = channel.write(new DefaultHttp3DataFrame(MessageFraming.frame(message, encoding)));
+      lastWrite = channel.write(new DefaultHttp3DataFrame(MessageFraming.frame(message, compressor)));
       lastWrite.addListener(f -> {
         if (!f.isSuccess()) {
           onWriteFailed(f.cause());
@@ -297,11 +315,9 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
   @Override
   public void cancel(Status status) {
     EventLoops.run(loop, () -> {
-      if (finished) {
-        return;
+      if (!finished) {
+        closeWithStatus(status);
       }
-      resetStream(H3_REQUEST_CANCELLED);
-      end(status);
     });
   }
 
@@ -312,14 +328,18 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
 
   @Override
   public void setMessageCompression(String encoding) {
-    if (!"identity".equals(encoding) && !"gzip".equals(encoding)) {
-      throw new IllegalArgumentException("encoding must be gzip or identity, was " + encoding);
+    if (encoding == null) {
+      throw new IllegalArgumentException("encoding must not be null");
     }
+    io.grpc.Compressor c = MessageFraming.compressor(
+        connection.options().get(dev.tern.rpc.spi.TransportOptions.COMPRESSOR_REGISTRY), encoding);
     RequestHeaders h = headers;
-    if (h != null && !"identity".equals(encoding) && !h.acceptedMessageEncodings().contains(encoding)) {
-      throw new IllegalArgumentException("the client does not accept encoding " + encoding);
+    if (h != null && c != null && !h.acceptedMessageEncodings().contains(encoding)) {
+      throw new IllegalArgumentException("encoding: the client does not accept '" + encoding + "' (it accepts "
+          + h.acceptedMessageEncodings() + ")");
     }
     this.encoding = encoding;
+    this.compressor = c;
   }
 
   long streamId() {
@@ -333,6 +353,6 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
 
   @Override
   public ConnectionInfo connectionInfo() {
-    return QuicStats.snapshot(channel.parent(), connection.version(), connection.earlyData());
+    return connection.stats().snapshot(connection.version(), connection.earlyData());
   }
 }

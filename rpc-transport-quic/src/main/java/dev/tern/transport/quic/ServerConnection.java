@@ -23,6 +23,7 @@ final class ServerConnection {
   private final QuicServerTransport transport;
   private final QuicChannel channel;
   private final Set<QuicServerStream> streams = new LinkedHashSet<>();
+  private final QuicStats stats = new QuicStats();
   /** How long a drained connection waits for the client to close it before the server does. */
   static final long CLOSE_GRACE_MILLIS = 5_000;
   private volatile int version;
@@ -33,7 +34,11 @@ final class ServerConnection {
   ServerConnection(QuicServerTransport transport, QuicChannel channel) {
     this.transport = transport;
     this.channel = channel;
+    stats.attach(channel);
   }
+
+  /** The connection's cached statistics. */
+  QuicStats stats() { return stats; }
 
   /** Installs HTTP/3 and this connection's handlers on the QUIC channel. */
   void install() {
@@ -75,6 +80,8 @@ final class ServerConnection {
 
   int maxInboundMessageBytes() { return transport.maxInboundMessageBytes(); }
 
+  dev.tern.rpc.spi.TransportOptions options() { return transport.options(); }
+
   long cancelProbeMillis() { return transport.options().get(QuicTransportOptions.CANCEL_PROBE_MILLIS); }
 
   ServerTransportListener transportListener() { return transport.listener(); }
@@ -90,6 +97,7 @@ final class ServerConnection {
   }
 
   void streamClosed(QuicServerStream s) {
+    stats.refresh();
     streams.remove(s);
     if (streams.isEmpty() && transport.isShutdown()) {
       drain();

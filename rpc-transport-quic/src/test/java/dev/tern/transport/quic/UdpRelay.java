@@ -10,7 +10,8 @@ import java.nio.channels.DatagramChannel;
 /**
  * A loopback UDP relay between one client and one server that can turn into a black hole: once
  * {@link #blackHole()} is called it drops every datagram both ways, as a path that died without a
- * word would. Forwards on a thread of its own until closed.
+ * word would. Counts the UDP payload bytes it forwards from the server to the client. Forwards on
+ * a thread of its own until closed.
  */
 final class UdpRelay implements AutoCloseable {
   private final DatagramChannel socket;
@@ -18,6 +19,8 @@ final class UdpRelay implements AutoCloseable {
   private final Thread thread;
   private volatile boolean dropping;
   private volatile long dropped;
+  private final Object counted = new Object();
+  private long toClientBytes;
 
   UdpRelay(InetSocketAddress server) throws IOException {
     this.server = server;
@@ -42,6 +45,32 @@ final class UdpRelay implements AutoCloseable {
     return dropped;
   }
 
+  /** UDP payload bytes forwarded from the server to the client so far. */
+  long toClientBytes() {
+    synchronized (counted) {
+      return toClientBytes;
+    }
+  }
+
+  /**
+   * Waits until at least {@code bytes} have been forwarded to the client.
+   *
+   * @return true if they were, false if {@code timeoutMillis} passed first
+   */
+  boolean awaitToClientBytes(long bytes, long timeoutMillis) throws InterruptedException {
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    synchronized (counted) {
+      while (toClientBytes < bytes) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(counted, left);
+      }
+      return true;
+    }
+  }
+
   private void run() {
     ByteBuffer buf = ByteBuffer.allocate(65536);
     SocketAddress client = null;
@@ -56,7 +85,12 @@ final class UdpRelay implements AutoCloseable {
         buf.flip();
         if (from.equals(server)) {
           if (client != null) {
+            int n = buf.remaining();
             socket.send(buf, client);
+            synchronized (counted) {
+              toClientBytes += n;
+              counted.notifyAll();
+            }
           }
         } else {
           client = from;

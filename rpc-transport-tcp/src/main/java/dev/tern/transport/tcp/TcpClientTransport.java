@@ -105,6 +105,8 @@ final class TcpClientTransport implements ClientTransport {
         .directExecutor()
         .disableRetry()
         .maxInboundMessageSize(options.get(TransportOptions.MAX_INBOUND_MESSAGE_SIZE))
+        .compressorRegistry(options.get(TransportOptions.COMPRESSOR_REGISTRY))
+        .decompressorRegistry(options.get(TransportOptions.DECOMPRESSOR_REGISTRY))
         .maxInboundMetadataSize(options.get(TransportOptions.MAX_INBOUND_METADATA_SIZE))
         .flowControlWindow(options.get(TransportOptions.FLOW_CONTROL_WINDOW))
         // grpc-java has no client handshake timeout; bound the TCP connect by it at least.

@@ -85,6 +85,8 @@ final class TcpServerTransport implements ServerTransport {
           .fallbackHandlerRegistry(new AcceptEverything())
           .directExecutor()
           .maxInboundMessageSize(options.get(TransportOptions.MAX_INBOUND_MESSAGE_SIZE))
+          .compressorRegistry(options.get(TransportOptions.COMPRESSOR_REGISTRY))
+          .decompressorRegistry(options.get(TransportOptions.DECOMPRESSOR_REGISTRY))
           .maxInboundMetadataSize(options.get(TransportOptions.MAX_INBOUND_METADATA_SIZE))
           .flowControlWindow(options.get(TransportOptions.FLOW_CONTROL_WINDOW))
           .maxConcurrentCallsPerConnection(options.get(TransportOptions.MAX_CONCURRENT_STREAMS))
