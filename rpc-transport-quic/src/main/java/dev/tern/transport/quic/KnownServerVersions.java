@@ -36,4 +36,11 @@ final class KnownServerVersions {
       VERSIONS.put(server, bits);
     }
   }
+
+  /** Forgets every server (tests: a port reused by another test's server must not be known). */
+  static void clear() {
+    synchronized (VERSIONS) {
+      VERSIONS.clear();
+    }
+  }
 }
