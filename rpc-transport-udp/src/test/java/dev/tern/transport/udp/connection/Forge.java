@@ -1,13 +1,8 @@
 package dev.tern.transport.udp.connection;
 
-import dev.tern.transport.udp.crypto.AeadAlgorithm;
 import dev.tern.transport.udp.crypto.CryptoProviders;
 import dev.tern.transport.udp.frame.CryptoFrame;
 import dev.tern.transport.udp.frame.SimpleFrames;
-import dev.tern.transport.udp.handshake.ClientHandshake;
-import dev.tern.transport.udp.handshake.ClientHandshakeConfig;
-import dev.tern.transport.udp.handshake.HandshakeContext;
-import dev.tern.transport.udp.handshake.HandshakeException;
 import dev.tern.transport.udp.packet.ConnectionId;
 import dev.tern.transport.udp.packet.PacketProtection;
 import dev.tern.transport.udp.packet.PacketWriter;
@@ -16,7 +11,6 @@ import dev.tern.transport.udp.packet.VarInt;
 import dev.tern.transport.udp.packet.Versions;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
-import java.util.List;
 import java.util.function.Consumer;
 
 /**
@@ -67,19 +61,8 @@ final class Forge {
 
   /** A Noise ClientHello (IK to the test server key) carrying {@code params}. */
   static byte[] clientHello(int version, ConnectionId dcid, ConnectionId scid, byte[] params) {
-    ClientHandshakeConfig config = new ClientHandshakeConfig(CryptoProviders.auto(),
-        AeadAlgorithm.AES_256_GCM, List.of(TestKeys.pinned()), null, new SecureRandom());
-    ClientHandshake h = new ClientHandshake(config, new HandshakeContext(version,
-        HandshakeCrypto.bytes(dcid), HandshakeCrypto.bytes(scid)), null);
-    ByteBuffer out = ByteBuffer.allocate(1200);
-    try {
-      h.writeClientHello(params, out);
-    } catch (HandshakeException e) {
-      throw new AssertionError(e);
-    }
-    byte[] bytes = new byte[out.position()];
-    out.flip().get(bytes);
-    return bytes;
+    return PeerKeys.clientHello(ConnectionConfig.defaults(), version, dcid, scid, params,
+        new SecureRandom().nextLong());
   }
 
   /** A 1,200-byte datagram holding one INITIAL whose frames {@code frames} writes, padded. */
