@@ -516,7 +516,7 @@ final class PacketBuilder {
     if (c.closeApplication) {
       ConnectionCloseFrame.encodeApplication(out, c.closeCode, c.closeReason);
     } else {
-      ConnectionCloseFrame.encodeTransport(out, c.closeError, c.closeFrameType, c.closeReason);
+      ConnectionCloseFrame.encodeTransport(out, c.closeCode, c.closeFrameType, c.closeReason);
     }
     padForSample(keys, out, payloadStart, pnLength);
     if (initial) {
