@@ -20,7 +20,7 @@ import java.util.EnumSet;
 import java.util.Random;
 
 /**
- * The Noise handshake of the encrypted version as one connection runs it (docs/protocol.md §10.3,
+ * The Noise handshake of the encrypted version as one connection runs it (docs/protocol.md §9.3,
  * docs/udp-crypto.md §5): the transport parameters travel as the encrypted payloads of Noise
  * messages 1 (the ClientHello, IK to the server's pinned static key) and 2 (the ServerHello), and
  * the finished handshake gives the 1-RTT secrets (forward secret through the ee DH). Also derives

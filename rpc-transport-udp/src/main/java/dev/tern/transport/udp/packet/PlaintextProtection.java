@@ -6,7 +6,7 @@ import java.util.zip.CRC32C;
 /**
  * Version 1's plaintext protection (docs/protocol.md §5): no encryption, no authentication and no
  * header protection, only a CRC-32C trailer over header and payload so that corrupted packets are
- * dropped. The encrypted version (docs/protocol.md §10) replaces it with AEAD packet keys; version
+ * dropped. The encrypted version (docs/protocol.md §9) replaces it with AEAD packet keys; version
  * 1 is no longer offered or accepted by default and stays for tests of version negotiation and of
  * the wire itself. Not thread-safe: one instance per connection.
  */

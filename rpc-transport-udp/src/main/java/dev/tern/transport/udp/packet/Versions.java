@@ -11,7 +11,7 @@ public final class Versions {
 
   /**
    * Version 2, {@code 0x544e0002}: version 1's packets and frames with AEAD packet and header
-   * protection (RFC 9001 §5) and the Noise handshake in CRYPTO frames (docs/protocol.md §10). The
+   * protection (RFC 9001 §5) and the Noise handshake in CRYPTO frames (docs/protocol.md §9). The
    * default.
    */
   public static final int V2 = 0x544e0002;
@@ -39,7 +39,7 @@ public final class Versions {
     return best;
   }
 
-  /** Whether packets of {@code version} are encrypted (docs/protocol.md §10). */
+  /** Whether packets of {@code version} are encrypted (docs/protocol.md §9). */
   public static boolean isEncrypted(int version) {
     return version == V2;
   }

@@ -22,7 +22,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The Noise handshake on the wire (docs/protocol.md §10.3): configuration errors, both crypto
+ * The Noise handshake on the wire (docs/protocol.md §9.3): configuration errors, both crypto
  * providers and both ciphers, server key rotation, and handshake messages an on-path attacker
  * rewrote, which never complete and close with the CRYPTO_ERROR code of RFC 9001 §4.8.
  */

@@ -68,7 +68,7 @@ class HeadOfLineTest {
 
   private static Simulation sim(ScriptedChannel.DropRule rule, List<Call> calls) {
     // The test reads frames off the wire: plaintext version 1, whose packets differ only in
-    // their protection (docs/protocol.md §10).
+    // their protection (docs/protocol.md §9).
     ConnectionConfig config = ConnectionConfig.builder().versions(Versions.V1).build();
     return new Simulation(7, new ScriptedChannel(DELAY_NS, RATE, null),
         new ScriptedChannel(DELAY_NS, RATE, rule), config, config, calls);

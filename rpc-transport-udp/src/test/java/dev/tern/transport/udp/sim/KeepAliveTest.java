@@ -22,7 +22,7 @@ class KeepAliveTest {
     WireLog up = new WireLog(new LinkChannel(new Link(p.clientToServer(), 1, 0)));
     LinkChannel down = new LinkChannel(new Link(p.serverToClient(), 2, 0));
     // Keep-alive 15 s, idle timeout 30 s. WireLog reads frames off the wire: plaintext version
-    // 1, whose packets differ only in their protection (docs/protocol.md §10).
+    // 1, whose packets differ only in their protection (docs/protocol.md §9).
     ConnectionConfig config = ConnectionConfig.builder().versions(Versions.V1).build();
     Simulation sim = new Simulation(1, up, down, config, config, List.of(new Call(0, 1024, 1024)));
     assertThat(sim.runUntil(sim::allCallsDone, 30 * S)).isTrue();

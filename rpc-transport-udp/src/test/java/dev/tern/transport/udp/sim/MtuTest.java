@@ -67,7 +67,7 @@ class MtuTest {
     WireLog up = new WireLog(new LinkChannel(new Link(p.clientToServer(), seed * 31 + 1, 0)));
     Channel down = new LinkChannel(new Link(p.serverToClient(), seed * 31 + 2, 0));
     // WireLog reads frames off the wire: plaintext version 1, whose packets differ only in
-    // their protection (docs/protocol.md §10).
+    // their protection (docs/protocol.md §9).
     ConnectionConfig config = ConnectionConfig.builder().versions(Versions.V1).build();
     Simulation sim = new Simulation(seed, up, down, config, config,
         List.of(new Call(0, 4096, 1 << 16)));
@@ -101,7 +101,7 @@ class MtuTest {
     WireLog up = new WireLog(new LinkChannel(new Link(p.clientToServer(), seed * 31 + 1, 0)));
     Channel down = new LinkChannel(new Link(p.serverToClient(), seed * 31 + 2, 0));
     // WireLog reads frames off the wire: plaintext version 1, whose packets differ only in
-    // their protection (docs/protocol.md §10).
+    // their protection (docs/protocol.md §9).
     ConnectionConfig config = ConnectionConfig.builder().versions(Versions.V1).build();
     Simulation sim = new Simulation(seed, up, down, config, config,
         Scenario.CONCURRENT.calls(new java.util.Random(seed)));

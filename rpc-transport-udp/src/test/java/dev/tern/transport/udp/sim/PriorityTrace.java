@@ -95,7 +95,7 @@ public final class PriorityTrace {
   }
 
   private static void trace(LinkProfile profile, long seed, long fromNs, long urgentNs) {
-    // The trace reads frames off the wire: plaintext version 1 (docs/protocol.md §10).
+    // The trace reads frames off the wire: plaintext version 1 (docs/protocol.md §9).
     ConnectionConfig config = ConnectionConfig.builder().priorityScheduling(true)
         .congestionControl(CongestionControl.BBR).versions(Versions.V1).build();
     List<Call> calls = new ArrayList<>();

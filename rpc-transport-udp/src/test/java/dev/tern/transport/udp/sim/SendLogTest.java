@@ -29,7 +29,7 @@ class SendLogTest {
       long untilNs) {
     LinkProfile profile = SimProfiles.get(profileName);
     // WireLog reads frames off the wire: plaintext version 1, whose packets differ only in
-    // their protection (docs/protocol.md §10).
+    // their protection (docs/protocol.md §9).
     ConnectionConfig config = ConnectionConfig.builder().congestionControl(cc)
         .versions(Versions.V1).build();
     Run r = new Run();

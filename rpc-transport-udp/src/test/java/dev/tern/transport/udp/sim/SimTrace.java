@@ -62,7 +62,7 @@ public final class SimTrace {
     Tracer down = new Tracer("DN",
         new LinkChannel(new Link(profile.serverToClient(), downSeed, 0)), untilNs);
     // The trace reads frames off the wire: plaintext version 1, whose packets differ only in
-    // their protection (docs/protocol.md §10).
+    // their protection (docs/protocol.md §9).
     ConnectionConfig config = ConnectionConfig.builder().versions(Versions.V1)
         .handshakeCopy(!Boolean.getBoolean("tern.trace.noHandshakeCopy")).build();
     Simulation sim = new Simulation(seed, up, down, config, config, calls);
