@@ -4,16 +4,14 @@ import dev.tern.transport.udp.congestion.CongestionController;
 import dev.tern.transport.udp.congestion.CongestionControllers;
 import dev.tern.transport.udp.congestion.Pacer;
 import dev.tern.transport.udp.crypto.EpochPacketKeys;
-import dev.tern.transport.udp.crypto.OneRttPacketKeys;
 import dev.tern.transport.udp.handshake.HandshakeException;
 import dev.tern.transport.udp.path.IdlePolicy;
 import dev.tern.transport.udp.path.MtuDiscovery;
 import dev.tern.transport.udp.frame.FrameReader;
+import dev.tern.transport.udp.frame.FrameType;
 import dev.tern.transport.udp.frame.TransportError;
 import dev.tern.transport.udp.packet.ConnectionId;
 import dev.tern.transport.udp.packet.PacketHeader;
-import dev.tern.transport.udp.packet.PlaintextProtection;
-import dev.tern.transport.udp.packet.Versions;
 import dev.tern.transport.udp.recovery.AckTracker;
 import dev.tern.transport.udp.recovery.Flight;
 import dev.tern.transport.udp.recovery.LossDetector;
@@ -54,10 +52,8 @@ public final class Connection {
   boolean peerCidLearned;
   boolean versionNegotiated;
 
-  /** The Noise handshake (encrypted version), or null (version 1's plaintext). */
-  HandshakeCrypto crypto;
-  /** The 1-RTT keys once the handshake has produced them (encrypted version), else null. */
-  OneRttPacketKeys oneRttKeys;
+  /** Which keys protect each space, and the handshake that makes them. */
+  final ConnectionKeys keys = new ConnectionKeys(this);
   final PacketHeader header = new PacketHeader();
   final FrameReader reader = new FrameReader();
   /** Checks an INITIAL packet's frame types before any frame of it is applied. */
@@ -195,7 +191,7 @@ public final class Connection {
     ConnectionId initialDcid = ConnectionId.random(random);
     Connection c = new Connection(true, config, listener, random, scheduler, local, initialDcid,
         initialDcid, config.versions[0]);
-    c.startClientHandshake();
+    c.keys.startClient();
     c.initialSpace.loss.setArmWithoutInFlight(true); // RFC 9002 §6.2.2.1
     c.addressValidated = true;
     return c;
@@ -234,83 +230,10 @@ public final class Connection {
     Connection c = new Connection(false, config, listener, random, scheduler, local, clientScid,
         clientDcid, version);
     c.peerCidLearned = true;
-    if (Versions.isEncrypted(version)) {
-      c.initialSpace.protection = initialKeys != null ? initialKeys
-          : HandshakeCrypto.initialKeys(config.cryptoProvider, clientDcid, false);
-      c.crypto = HandshakeCrypto.server(config, version, clientDcid, clientScid);
-    } else {
-      c.usePlaintext();
-    }
+    c.keys.startServer(initialKeys);
     return c;
   }
 
-  /**
-   * Sets up the handshake of {@link #version}: protection of the Initial space, the Noise state
-   * for the client's first INITIAL, and the ClientHello queued (again, after Version
-   * Negotiation).
-   */
-  void startClientHandshake() {
-    if (Versions.isEncrypted(version)) {
-      initialSpace.protection = HandshakeCrypto.initialKeys(config.cryptoProvider, originalDcid,
-          true);
-      appSpace.protection = null;
-      crypto = HandshakeCrypto.client(config, version, originalDcid, localCid);
-      try {
-        handshake.setLocalMessage(crypto.writeLocal(
-            Handshake.encode(localParameters(TransportParameters.CLIENT_HELLO))));
-      } catch (HandshakeException e) {
-        throw new IllegalStateException("the ClientHello cannot be written: " + e.getMessage(), e);
-      }
-    } else {
-      usePlaintext();
-      crypto = null;
-      handshake.setLocalMessage(
-          Handshake.encode(localParameters(TransportParameters.CLIENT_HELLO)));
-    }
-  }
-
-  /** Version 1: a checksum in every space, no keys (docs/protocol.md §5). */
-  private void usePlaintext() {
-    initialSpace.protection = new PlaintextProtection();
-    appSpace.protection = new PlaintextProtection();
-  }
-
-  /**
-   * Queues the server's handshake message answering the client's; in the encrypted version,
-   * writing the ServerHello finishes the Noise handshake and the server's 1-RTT keys come into
-   * use (RFC 9001 §4.1.4: a server may send 1-RTT data right after its last handshake message).
-   *
-   * @return false if the message could not be written (the connection is closing)
-   */
-  boolean answerHandshake() {
-    byte[] params = Handshake.encode(localParameters(TransportParameters.SERVER_HELLO));
-    if (crypto == null) {
-      handshake.setLocalMessage(params);
-      return true;
-    }
-    try {
-      handshake.setLocalMessage(crypto.writeLocal(params));
-    } catch (HandshakeException | IllegalArgumentException e) {
-      closeWithError(TransportError.INTERNAL_ERROR, 0, "the ServerHello cannot be written: "
-          + e.getMessage());
-      return false;
-    }
-    installOneRttKeys();
-    return true;
-  }
-
-  /** RFC 9001 §6.1: key updates may start once the handshake is confirmed. */
-  void onHandshakeConfirmed() {
-    if (oneRttKeys != null) {
-      oneRttKeys.onHandshakeConfirmed();
-    }
-  }
-
-  /** Moves the finished Noise handshake's 1-RTT keys into use (docs/udp-crypto.md §6). */
-  void installOneRttKeys() {
-    oneRttKeys = crypto.secrets().oneRttKeys(isClient);
-    appSpace.protection = oneRttKeys;
-  }
 
   TransportParameters localParameters(int type) {
     TransportParameters p = new TransportParameters();
@@ -557,7 +480,7 @@ public final class Connection {
    * §4.8: 0x0100 plus the nearest TLS alert).
    */
   void closeWithHandshakeError(HandshakeException e) {
-    startClosing(TransportError.CRYPTO_ERROR, e.error().wireCode(), dev.tern.transport.udp.frame.FrameType.CRYPTO,
+    startClosing(TransportError.CRYPTO_ERROR, e.error().wireCode(), FrameType.CRYPTO,
         e.getMessage(), false);
   }
 

@@ -70,9 +70,8 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
     }
     if (!c.spaces[c.rxSpace].loss.onAck(f, c.nowNs)) { // RFC 9000 §12.3: ACKs its own space
       fail(TransportError.PROTOCOL_VIOLATION, FrameType.ACK, "ACK of a packet never sent");
-    } else if (c.oneRttKeys != null && c.rxSpace == PacketSpace.APPLICATION) {
-      // RFC 9001 §6.1: a key update waits for an acknowledgement of the current keys' packets.
-      c.oneRttKeys.onPacketAcknowledged(c.loss.largestAckedPn());
+    } else if (c.rxSpace == PacketSpace.APPLICATION) {
+      c.keys.onOneRttAcknowledged(c.loss.largestAckedPn());
     }
   }
 
@@ -100,14 +99,14 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
     String e;
     try {
       e = c.handshake.onCrypto(f, c.isClient ? TransportParameters.SERVER_HELLO
-          : TransportParameters.CLIENT_HELLO, c.crypto);
+          : TransportParameters.CLIENT_HELLO, c.keys.crypto);
     } catch (HandshakeException x) {
       // RFC 9001 §4.8: a handshake failure closes the connection with a CRYPTO_ERROR code.
       handshakeFailure = x;
       return;
     }
-    if (e == null && first && c.isClient && c.crypto != null && c.crypto.isFinished()) {
-      c.installOneRttKeys(); // the ServerHello authenticated: the client has its 1-RTT keys
+    if (e == null && first && c.keys.clientHandshakeFinished()) {
+      c.keys.installOneRtt(); // the ServerHello authenticated: the client has its 1-RTT keys
     }
     if (e != null) {
       fail(TransportError.TRANSPORT_PARAMETER_ERROR, FrameType.CRYPTO, e);
@@ -148,7 +147,7 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
     if (c.isClient) {
       c.handshake.onPeerHasIt();
     } else {
-      if (!c.answerHandshake()) {
+      if (!c.keys.answerHandshake()) {
         return;
       }
       // docs/protocol.md §4: HANDSHAKE_DONE may go out right after the ServerHello, but the
@@ -252,7 +251,7 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
       return;
     }
     c.handshakeConfirmed = true;
-    c.onHandshakeConfirmed();
+    c.keys.onHandshakeConfirmed();
     c.loss.setPeerMaxAckDelay(Saturating.msToNs(p.maxAckDelayMs), true);
   }
 
@@ -264,7 +263,7 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
     }
     if (!c.handshakeConfirmed) {
       c.handshakeConfirmed = true;
-      c.onHandshakeConfirmed();
+      c.keys.onHandshakeConfirmed();
       c.loss.setArmWithoutInFlight(false);
       TransportParameters p = c.handshake.peer();
       c.loss.setPeerMaxAckDelay(p == null ? 25_000_000L : Saturating.msToNs(p.maxAckDelayMs),

@@ -13,6 +13,7 @@ import dev.tern.transport.udp.handshake.HandshakeException;
 import dev.tern.transport.udp.handshake.HandshakeSecrets;
 import dev.tern.transport.udp.handshake.ServerHandshake;
 import dev.tern.transport.udp.handshake.ServerHandshakeConfig;
+import dev.tern.transport.udp.handshake.TernHandshake;
 import dev.tern.transport.udp.packet.ConnectionId;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
@@ -107,8 +108,7 @@ final class HandshakeCrypto {
    * {@link #readPeer}) the ServerHello, after which the server has its 1-RTT secrets.
    */
   byte[] writeLocal(byte[] params) throws HandshakeException {
-    ByteBuffer out = ByteBuffer.allocate(dev.tern.transport.udp.handshake.TernHandshake
-        .MAX_MESSAGE_BYTES);
+    ByteBuffer out = ByteBuffer.allocate(TernHandshake.MAX_MESSAGE_BYTES);
     if (client != null) {
       client.writeClientHello(params, out);
     } else {

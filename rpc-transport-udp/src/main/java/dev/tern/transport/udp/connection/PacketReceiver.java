@@ -237,7 +237,7 @@ final class PacketReceiver {
     c.version = chosen;
     c.initialSpace.loss.discardAll();
     // The new version's Initial keys and a new ClientHello: the version is in the Noise prologue.
-    c.startClientHandshake();
+    c.keys.startClient();
   }
 
   private static String hex(int[] versions) {

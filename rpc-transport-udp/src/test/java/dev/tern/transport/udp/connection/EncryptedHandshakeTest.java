@@ -84,7 +84,7 @@ class EncryptedHandshakeTest {
     Connection server = pair[1];
     assertThat(client.state()).isEqualTo(ConnectionState.ESTABLISHED);
     assertThat(server.state()).isEqualTo(ConnectionState.ESTABLISHED);
-    assertThat(client.oneRttKeys).isNotNull();
+    assertThat(client.keys.oneRtt).isNotNull();
     byte[] secret = "the request nobody on the path may read".getBytes(StandardCharsets.UTF_8);
     Stream s = client.openStream();
     client.write(s, ByteBuffer.wrap(secret));
@@ -181,7 +181,7 @@ class EncryptedHandshakeTest {
     assertThat(client.state()).isEqualTo(ConnectionState.CLOSING);
     assertThat(client.closeError()).isEqualTo(TransportError.CRYPTO_ERROR);
     assertThat(client.closeCode()).isEqualTo(HandshakeError.AUTHENTICATION_FAILED.wireCode());
-    assertThat(client.oneRttKeys).as("no 1-RTT keys from a forged ServerHello").isNull();
+    assertThat(client.keys.oneRtt).as("no 1-RTT keys from a forged ServerHello").isNull();
     run(client, server);
     assertThat(server.state()).isNotEqualTo(ConnectionState.ESTABLISHED);
     assertThat(server.closeCode()).isEqualTo(HandshakeError.AUTHENTICATION_FAILED.wireCode());

@@ -203,7 +203,7 @@ class EncryptedVectorsTest {
         }
       }
     }
-    HandshakeSecrets s = client.crypto.secrets();
+    HandshakeSecrets s = client.keys.crypto.secrets();
     out.append("handshake_hash ").append(HEX.formatHex(s.handshakeHash())).append('\n')
         .append("c_ap ").append(HEX.formatHex(s.client1RttSecret())).append('\n')
         .append("s_ap ").append(HEX.formatHex(s.server1RttSecret())).append('\n');

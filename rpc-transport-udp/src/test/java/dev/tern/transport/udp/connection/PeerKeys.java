@@ -32,7 +32,7 @@ public final class PeerKeys {
    * Destination Connection ID, whatever ID later packets name), or null for version 1.
    */
   public static PacketProtection clientInitialKeys(Connection server) {
-    return server.crypto == null ? null
+    return server.keys.crypto == null ? null
         : HandshakeCrypto.initialKeys(server.config.cryptoProvider, server.originalDcid, true);
   }
 
@@ -48,10 +48,10 @@ public final class PeerKeys {
    * before the handshake has finished or for version 1.
    */
   public static PacketProtection clientOneRttKeys(Connection server) {
-    if (server.isClient || server.crypto == null || !server.crypto.isFinished()) {
+    if (server.isClient || server.keys.crypto == null || !server.keys.crypto.isFinished()) {
       return null;
     }
-    return server.crypto.secrets().oneRttKeys(true);
+    return server.keys.crypto.secrets().oneRttKeys(true);
   }
 
   /**

@@ -111,21 +111,33 @@ class SteadyStateAllocationTest {
         .isLessThanOrEqualTo(MAX_AEAD_BYTES_PER_PACKET);
   }
 
-  /** Bytes allocated while more than 20,000 packets flow, after warm-up, and the packets. */
+  /**
+   * Bytes allocated while more than 20,000 packets flow, after warm-up, and the packets: the
+   * least of three such windows. In a JVM that has run other tests first, the JIT may recompile
+   * a call site that has met other protection classes and, deoptimising, re-materialise a
+   * scalar-replaced object once (about a hundred bytes); an allocation per packet shows in every
+   * window, at 20,000 bytes or more.
+   */
   private long[] measure(CongestionControl cc, int version) {
     setUp(cc, version);
     run(200_000); // warm-up: windows, rings and buffers reach their size; the JIT compiles
     com.sun.management.ThreadMXBean mx =
         (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     long tid = Thread.currentThread().getId();
-    long packetsBefore = client.stats().packetsSent + server.stats().packetsSent;
-    long before = mx.getThreadAllocatedBytes(tid);
-    run(20_000);
-    long allocated = mx.getThreadAllocatedBytes(tid) - before;
-    long packets = client.stats().packetsSent + server.stats().packetsSent - packetsBefore;
-    System.out.printf("%s, version 0x%08x: %d packets, %d bytes allocated (%d per packet)%n",
-        cc, version, packets, allocated, allocated / packets);
-    assertThat(packets).isGreaterThan(20_000);
-    return new long[] {allocated, packets};
+    long[] least = null;
+    for (int window = 0; window < 3; window++) {
+      long packetsBefore = client.stats().packetsSent + server.stats().packetsSent;
+      long before = mx.getThreadAllocatedBytes(tid);
+      run(20_000);
+      long allocated = mx.getThreadAllocatedBytes(tid) - before;
+      long packets = client.stats().packetsSent + server.stats().packetsSent - packetsBefore;
+      System.out.printf("%s, version 0x%08x, window %d: %d packets, %d bytes allocated (%d per"
+          + " packet)%n", cc, version, window, packets, allocated, allocated / packets);
+      assertThat(packets).isGreaterThan(20_000);
+      if (least == null || allocated < least[0]) {
+        least = new long[] {allocated, packets};
+      }
+    }
+    return least;
   }
 }
