@@ -32,6 +32,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * with fixed keys (docs/udp-v2-transcript.txt). Both providers produce the same bytes. Run with
  * {@code -Dtern.writeVectors=true} to rewrite the transcript (then review and commit it).
  */
+@org.junit.jupiter.api.Timeout(60)
 class EncryptedVectorsTest {
   private static final HexFormat HEX = HexFormat.of();
   static final Path TRANSCRIPT = Path.of("..", "docs", "udp-v2-transcript.txt");
