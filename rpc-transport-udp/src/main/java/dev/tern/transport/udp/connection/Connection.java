@@ -3,15 +3,15 @@ package dev.tern.transport.udp.connection;
 import dev.tern.transport.udp.congestion.CongestionController;
 import dev.tern.transport.udp.congestion.CongestionControllers;
 import dev.tern.transport.udp.congestion.Pacer;
+import dev.tern.transport.udp.crypto.EpochPacketKeys;
+import dev.tern.transport.udp.handshake.HandshakeException;
 import dev.tern.transport.udp.path.IdlePolicy;
 import dev.tern.transport.udp.path.MtuDiscovery;
 import dev.tern.transport.udp.frame.FrameReader;
+import dev.tern.transport.udp.frame.FrameType;
 import dev.tern.transport.udp.frame.TransportError;
 import dev.tern.transport.udp.packet.ConnectionId;
 import dev.tern.transport.udp.packet.PacketHeader;
-import dev.tern.transport.udp.packet.PacketProtection;
-import dev.tern.transport.udp.packet.PacketType;
-import dev.tern.transport.udp.packet.PlaintextProtection;
 import dev.tern.transport.udp.recovery.AckTracker;
 import dev.tern.transport.udp.recovery.Flight;
 import dev.tern.transport.udp.recovery.LossDetector;
@@ -52,7 +52,8 @@ public final class Connection {
   boolean peerCidLearned;
   boolean versionNegotiated;
 
-  final PacketProtection protection = new PlaintextProtection();
+  /** Which keys protect each space, and the handshake that makes them. */
+  final ConnectionKeys keys = new ConnectionKeys(this);
   final PacketHeader header = new PacketHeader();
   final FrameReader reader = new FrameReader();
   /** Checks an INITIAL packet's frame types before any frame of it is applied. */
@@ -199,7 +200,7 @@ public final class Connection {
     return client(config, listener, scheduler(config));
   }
 
-  private static SendScheduler scheduler(ConnectionConfig config) {
+  static SendScheduler scheduler(ConnectionConfig config) {
     return config.priorityScheduling ? new PriorityScheduler() : new RoundRobinScheduler();
   }
 
@@ -211,7 +212,7 @@ public final class Connection {
     ConnectionId initialDcid = ConnectionId.random(random);
     Connection c = new Connection(true, config, listener, random, scheduler, local, initialDcid,
         initialDcid, config.versions[0]);
-    c.handshake.setLocalMessage(c.localParameters(TransportParameters.CLIENT_HELLO));
+    c.keys.startClient();
     c.initialSpace.loss.setArmWithoutInFlight(true); // RFC 9002 §6.2.2.1
     c.addressValidated = true;
     return c;
@@ -235,11 +236,25 @@ public final class Connection {
       ConnectionId clientDcid, ConnectionId clientScid, int version, SendScheduler scheduler) {
     Random random = config.random;
     ConnectionId local = ConnectionId.forServer(random, config.configRotation, config.serverId);
+    return server(config, listener, clientDcid, clientScid, version, scheduler, null);
+  }
+
+  /**
+   * A server connection; {@code initialKeys} are the Initial keys the endpoint derived to open
+   * the client's first INITIAL (RFC 9001 §5.2), or null to derive them here.
+   */
+  static Connection server(ConnectionConfig config, ConnectionListener listener,
+      ConnectionId clientDcid, ConnectionId clientScid, int version, SendScheduler scheduler,
+      EpochPacketKeys initialKeys) {
+    Random random = config.random;
+    ConnectionId local = ConnectionId.forServer(random, config.configRotation, config.serverId);
     Connection c = new Connection(false, config, listener, random, scheduler, local, clientScid,
         clientDcid, version);
     c.peerCidLearned = true;
+    c.keys.startServer(initialKeys);
     return c;
   }
+
 
   TransportParameters localParameters(int type) {
     TransportParameters p = new TransportParameters();
@@ -493,6 +508,15 @@ public final class Connection {
     startClosing(error, error.code(), frameType, reason, false);
   }
 
+  /**
+   * Closes after a failed handshake with the error's CRYPTO_ERROR code (RFC 9000 §20.1, RFC 9001
+   * §4.8: 0x0100 plus the nearest TLS alert).
+   */
+  void closeWithHandshakeError(HandshakeException e) {
+    startClosing(TransportError.CRYPTO_ERROR, e.error().wireCode(), FrameType.CRYPTO,
+        e.getMessage(), false);
+  }
+
   private void startClosing(TransportError error, long code, long frameType, String reason,
       boolean application) {
     if (state == ConnectionState.CLOSING || state == ConnectionState.DRAINING
@@ -589,6 +613,14 @@ public final class Connection {
   /** The congestion controller. */
   public CongestionController congestionController() {
     return cc;
+  }
+
+  /**
+   * The wire code of the close (the transport error's, a CRYPTO_ERROR's 0x0100 + alert, or the
+   * application's), once closing; 0 while open.
+   */
+  public long closeCode() {
+    return closeCode;
   }
 
   /** Why the connection closed (null while open). */

@@ -2,9 +2,15 @@ package dev.tern.transport.udp.connection;
 
 import dev.tern.transport.udp.congestion.CongestionControl;
 import dev.tern.transport.udp.congestion.CongestionControllers;
+import dev.tern.transport.udp.crypto.AeadAlgorithm;
+import dev.tern.transport.udp.crypto.CryptoProvider;
+import dev.tern.transport.udp.crypto.CryptoProviders;
+import dev.tern.transport.udp.handshake.PinnedServerKey;
+import dev.tern.transport.udp.handshake.ServerStaticKey;
 import dev.tern.transport.udp.packet.Versions;
 import dev.tern.transport.udp.stream.StreamLimits;
 import java.security.SecureRandom;
+import java.util.List;
 import java.util.Random;
 
 /**
@@ -39,9 +45,22 @@ public final class ConnectionConfig {
   final Random random;
   /** A deliberate defect for the simulator's self-check ({@link Mutant}); NONE otherwise. */
   final Mutant mutant;
+  /** The primitives of packet protection and the handshake (docs/udp-crypto.md §1). */
+  final CryptoProvider cryptoProvider;
+  /** The AEAD a client proposes for the handshake and the 1-RTT packets. */
+  final AeadAlgorithm handshakeCipher;
+  /** A client's trusted server static keys, most preferred first (docs/udp-crypto.md §5.2). */
+  final List<PinnedServerKey> pinnedServerKeys;
+  /** A server's static keys: its current key and, during a rotation, the next or previous one. */
+  final List<ServerStaticKey> serverStaticKeys;
 
   /** Shared by every configuration that names no source: SecureRandom is thread-safe. */
   private static final SecureRandom SECURE_RANDOM = new SecureRandom();
+
+  /** The provider of configurations that name none, chosen once. */
+  private static final class DefaultProvider {
+    static final CryptoProvider INSTANCE = CryptoProviders.auto();
+  }
 
   private ConnectionConfig(Builder b) {
     this.versions = b.versions.clone();
@@ -60,10 +79,15 @@ public final class ConnectionConfig {
     this.handshakeCopyDelayNs = b.handshakeCopy ? b.handshakeCopyDelayMs * 1_000_000L : -1;
     this.firstDataCopy = b.firstDataCopy;
     this.random = SECURE_RANDOM;
+    this.cryptoProvider = b.cryptoProvider != null ? b.cryptoProvider : DefaultProvider.INSTANCE;
+    this.handshakeCipher = b.handshakeCipher;
+    this.pinnedServerKeys = b.pinnedServerKeys;
+    this.serverStaticKeys = b.serverStaticKeys;
     this.mutant = Mutant.NONE;
   }
 
-  private ConnectionConfig(ConnectionConfig o, Random random, Mutant mutant) {
+  private ConnectionConfig(ConnectionConfig o, Random random, List<PinnedServerKey> pinned,
+      List<ServerStaticKey> staticKeys, Mutant mutant) {
     this.versions = o.versions;
     this.rpcVersions = o.rpcVersions;
     this.limits = o.limits;
@@ -80,6 +104,10 @@ public final class ConnectionConfig {
     this.handshakeCopyDelayNs = o.handshakeCopyDelayNs;
     this.firstDataCopy = o.firstDataCopy;
     this.random = random;
+    this.cryptoProvider = o.cryptoProvider;
+    this.handshakeCipher = o.handshakeCipher;
+    this.pinnedServerKeys = pinned;
+    this.serverStaticKeys = staticKeys;
     this.mutant = mutant;
   }
 
@@ -95,7 +123,7 @@ public final class ConnectionConfig {
     if (random == null) {
       throw new IllegalArgumentException("random must not be null");
     }
-    return new ConnectionConfig(this, random, mutant);
+    return new ConnectionConfig(this, random, pinnedServerKeys, serverStaticKeys, mutant);
   }
 
   /**
@@ -106,12 +134,80 @@ public final class ConnectionConfig {
     if (mutant == null) {
       throw new IllegalArgumentException("mutant must not be null");
     }
-    return new ConnectionConfig(this, random, mutant);
+    return new ConnectionConfig(this, random, pinnedServerKeys, serverStaticKeys, mutant);
   }
 
   /** The deliberate defect in force, {@link Mutant#NONE} normally. */
   public Mutant mutant() {
     return mutant;
+  }
+
+  /**
+   * This configuration with {@code keys} as the client's pinned server keys (see
+   * {@link Builder#pinnedServerKeys}).
+   */
+  public ConnectionConfig withPinnedServerKeys(PinnedServerKey... keys) {
+    return new ConnectionConfig(this, random, checkedPins(keys), serverStaticKeys, mutant);
+  }
+
+  /**
+   * This configuration with {@code keys} as the server's static keys (see
+   * {@link Builder#serverStaticKeys}).
+   */
+  public ConnectionConfig withServerStaticKeys(ServerStaticKey... keys) {
+    return new ConnectionConfig(this, random, pinnedServerKeys, checkedStaticKeys(keys), mutant);
+  }
+
+  /** The client's pinned server keys, most preferred first (empty on a server). */
+  public List<PinnedServerKey> pinnedServerKeys() {
+    return pinnedServerKeys;
+  }
+
+  /** The server's static keys (empty on a client). */
+  public List<ServerStaticKey> serverStaticKeys() {
+    return serverStaticKeys;
+  }
+
+  /** The crypto provider. */
+  public CryptoProvider cryptoProvider() {
+    return cryptoProvider;
+  }
+
+  /** The AEAD a client proposes (a server accepts ChaCha20-Poly1305 and AES-256-GCM). */
+  public AeadAlgorithm handshakeCipher() {
+    return handshakeCipher;
+  }
+
+  private static List<PinnedServerKey> checkedPins(PinnedServerKey[] keys) {
+    if (keys == null || keys.length == 0) {
+      throw new IllegalArgumentException("pinnedServerKeys must name at least one key, got "
+          + (keys == null ? "null" : "none"));
+    }
+    for (int i = 0; i < keys.length; i++) {
+      if (keys[i] == null) {
+        throw new IllegalArgumentException("pinnedServerKeys[" + i + "] is null");
+      }
+    }
+    return List.of(keys);
+  }
+
+  private static List<ServerStaticKey> checkedStaticKeys(ServerStaticKey[] keys) {
+    if (keys == null || keys.length == 0) {
+      throw new IllegalArgumentException("serverStaticKeys must hold at least one key, got "
+          + (keys == null ? "null" : "none"));
+    }
+    for (int i = 0; i < keys.length; i++) {
+      if (keys[i] == null) {
+        throw new IllegalArgumentException("serverStaticKeys[" + i + "] is null");
+      }
+      for (int j = 0; j < i; j++) {
+        if (keys[j].keyId() == keys[i].keyId()) {
+          throw new IllegalArgumentException("serverStaticKeys has key id " + keys[i].keyId()
+              + " twice");
+        }
+      }
+    }
+    return List.of(keys);
   }
 
   /** Whether this configuration draws from the cryptographic default source. */
@@ -159,7 +255,7 @@ public final class ConnectionConfig {
 
   /** Builds {@link ConnectionConfig}s; every setter checks its argument. */
   public static final class Builder {
-    private int[] versions = {Versions.V1};
+    private int[] versions = {Versions.V2};
     private long[] rpcVersions = {1};
     private StreamLimits limits = StreamLimits.defaults();
     private long idleTimeoutMs = 30_000;
@@ -175,8 +271,59 @@ public final class ConnectionConfig {
     private boolean handshakeCopy = true;
     private long handshakeCopyDelayMs = 5;
     private boolean firstDataCopy = true;
+    private CryptoProvider cryptoProvider;
+    private AeadAlgorithm handshakeCipher = AeadAlgorithm.AES_256_GCM;
+    private List<PinnedServerKey> pinnedServerKeys = List.of();
+    private List<ServerStaticKey> serverStaticKeys = List.of();
 
     private Builder() {}
+
+    /**
+     * A client's trusted server static keys, most preferred first (during a rotation: the new key
+     * and the old one). A client needs at least one: the handshake (Noise IK) encrypts its first
+     * message to the server's static key, which must be known in advance, never learned from a
+     * plaintext advertisement (docs/udp-crypto.md §5.1).
+     */
+    public Builder pinnedServerKeys(PinnedServerKey... keys) {
+      this.pinnedServerKeys = checkedPins(keys);
+      return this;
+    }
+
+    /**
+     * A server's static keys, each under its own id: its current key and, during a rotation, the
+     * next or previous one (docs/udp-crypto.md §5.2). A server needs at least one.
+     */
+    public Builder serverStaticKeys(ServerStaticKey... keys) {
+      this.serverStaticKeys = checkedStaticKeys(keys);
+      return this;
+    }
+
+    /**
+     * The crypto provider ({@code CryptoProviders.byName("jdk" | "bc" | "auto")}); default: the
+     * JDK's where it has every primitive, else BouncyCastle's.
+     */
+    public Builder cryptoProvider(CryptoProvider provider) {
+      if (provider == null || !provider.isAvailable()) {
+        throw new IllegalArgumentException("cryptoProvider must be an available provider, got "
+            + (provider == null ? "null" : provider.name() + " (" + provider.unavailableReason()
+                + ")"));
+      }
+      this.cryptoProvider = provider;
+      return this;
+    }
+
+    /**
+     * The AEAD a client proposes for the handshake and the 1-RTT packets: AES-256-GCM (default)
+     * or ChaCha20-Poly1305 (faster without AES instructions, as on older phones).
+     */
+    public Builder handshakeCipher(AeadAlgorithm cipher) {
+      if (cipher != AeadAlgorithm.AES_256_GCM && cipher != AeadAlgorithm.CHACHA20_POLY1305) {
+        throw new IllegalArgumentException("handshakeCipher must be AES_256_GCM or"
+            + " CHACHA20_POLY1305, got " + cipher);
+      }
+      this.handshakeCipher = cipher;
+      return this;
+    }
 
     /** Wire versions, most preferred first; at least one, none zero. */
     public Builder versions(int... v) {

@@ -18,8 +18,13 @@ public final class ConnectionStats {
   public long packetsRetransmitted;
   /** Packets dropped because their header or frames did not parse. */
   public long malformedDropped;
-  /** Packets dropped because protection failed (corruption; later: forgery). */
-  public long corruptDropped;
+  /**
+   * Packets dropped because they did not open (RFC 9001 §5.5): corrupted, forged, sealed with
+   * other keys, or too short for the header-protection sample.
+   */
+  public long packetsFailedToOpen;
+  /** Packets dropped because this side has no keys for their epoch yet (RFC 9001 §5.7). */
+  public long noKeysDropped;
   /** Copies of the first handshake datagram sent (docs/protocol.md §4.1). */
   public long handshakeCopiesSent;
   /** Copies of the first datagram carrying stream data sent (docs/protocol.md §4.1). */
@@ -46,7 +51,7 @@ public final class ConnectionStats {
   public String toString() {
     return "sent=" + packetsSent + "/" + bytesSent + "B recv=" + packetsReceived + "/"
         + bytesReceived + "B lost=" + packetsLost + " retx=" + packetsRetransmitted
-        + " malformed=" + malformedDropped + " corrupt=" + corruptDropped + " dup="
+        + " malformed=" + malformedDropped + " failedToOpen=" + packetsFailedToOpen + " dup="
         + duplicatesDropped + " pto=" + ptoCount;
   }
 }

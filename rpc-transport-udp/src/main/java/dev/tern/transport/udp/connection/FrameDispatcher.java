@@ -17,6 +17,7 @@ import dev.tern.transport.udp.frame.StopSendingFrame;
 import dev.tern.transport.udp.frame.StreamDataBlockedFrame;
 import dev.tern.transport.udp.frame.StreamFrame;
 import dev.tern.transport.udp.frame.TransportError;
+import dev.tern.transport.udp.handshake.HandshakeException;
 import dev.tern.transport.udp.packet.Versions;
 import dev.tern.transport.udp.path.MtuDiscovery;
 import dev.tern.transport.udp.recovery.SentFrameSink;
@@ -33,6 +34,8 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
   TransportError error;
   long errorFrameType;
   String errorReason;
+  /** The handshake failure of the packet being processed, or null. */
+  HandshakeException handshakeFailure;
 
   FrameDispatcher(Connection c) {
     this.c = c;
@@ -40,6 +43,7 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
 
   void begin() {
     error = null;
+    handshakeFailure = null;
   }
 
   private void fail(TransportError e, int frameType, String reason) {
@@ -52,7 +56,7 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
 
   @Override
   public boolean stopped() {
-    return error != null || c.state == ConnectionState.DRAINING
+    return error != null || handshakeFailure != null || c.state == ConnectionState.DRAINING
         || c.state == ConnectionState.CLOSED;
   }
 
@@ -66,6 +70,8 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
     }
     if (!c.spaces[c.rxSpace].loss.onAck(f, c.nowNs)) { // RFC 9000 §12.3: ACKs its own space
       fail(TransportError.PROTOCOL_VIOLATION, FrameType.ACK, "ACK of a packet never sent");
+    } else if (c.rxSpace == PacketSpace.APPLICATION) {
+      c.keys.onOneRttAcknowledged(c.loss.largestAckedPn());
     }
   }
 
@@ -90,8 +96,18 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
   @Override
   public void onCrypto(CryptoFrame f) {
     boolean first = c.handshake.peer() == null;
-    String e = c.handshake.onCrypto(f, c.isClient ? TransportParameters.SERVER_HELLO
-        : TransportParameters.CLIENT_HELLO);
+    String e;
+    try {
+      e = c.handshake.onCrypto(f, c.isClient ? TransportParameters.SERVER_HELLO
+          : TransportParameters.CLIENT_HELLO, c.keys.crypto);
+    } catch (HandshakeException x) {
+      // RFC 9001 §4.8: a handshake failure closes the connection with a CRYPTO_ERROR code.
+      handshakeFailure = x;
+      return;
+    }
+    if (e == null && first && c.keys.clientHandshakeFinished()) {
+      c.keys.installOneRtt(); // the ServerHello authenticated: the client has its 1-RTT keys
+    }
     if (e != null) {
       fail(TransportError.TRANSPORT_PARAMETER_ERROR, FrameType.CRYPTO, e);
     } else if (first) {
@@ -131,7 +147,9 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
     if (c.isClient) {
       c.handshake.onPeerHasIt();
     } else {
-      c.handshake.setLocalMessage(c.localParameters(TransportParameters.SERVER_HELLO));
+      if (!c.keys.answerHandshake()) {
+        return;
+      }
       // docs/protocol.md §4: HANDSHAKE_DONE may go out right after the ServerHello, but the
       // server's handshake is confirmed only on the client's first 1-RTT packet (RFC 9001
       // §4.1.2: when the handshake completes, i.e. once the client shows it has our message).
@@ -233,6 +251,7 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
       return;
     }
     c.handshakeConfirmed = true;
+    c.keys.onHandshakeConfirmed();
     c.loss.setPeerMaxAckDelay(Saturating.msToNs(p.maxAckDelayMs), true);
   }
 
@@ -244,6 +263,7 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
     }
     if (!c.handshakeConfirmed) {
       c.handshakeConfirmed = true;
+      c.keys.onHandshakeConfirmed();
       c.loss.setArmWithoutInFlight(false);
       TransportParameters p = c.handshake.peer();
       c.loss.setPeerMaxAckDelay(p == null ? 25_000_000L : Saturating.msToNs(p.maxAckDelayMs),

@@ -1,14 +1,17 @@
 package dev.tern.transport.udp.connection;
 
 import dev.tern.transport.udp.frame.CryptoFrame;
+import dev.tern.transport.udp.handshake.HandshakeException;
 import dev.tern.transport.udp.recovery.SentFrameType;
 import dev.tern.transport.udp.recovery.SentPacketLog;
 import java.nio.ByteBuffer;
 
 /**
- * The plaintext handshake of version 1 (docs/protocol.md §4, §7): one handshake message each way
- * in a single CRYPTO frame at offset 0, re-sent until the peer's answer (or acknowledgement)
- * shows it arrived. The authenticated handshake replaces this class, not its callers.
+ * The handshake's message exchange (docs/protocol.md §4, §7, §10.3): one handshake message each
+ * way in a single CRYPTO frame at offset 0 (RFC 9000 §19.6), re-sent until the peer's answer (or
+ * acknowledgement) shows it arrived. In version 1 a message is the encoded transport parameters;
+ * in the encrypted version it is a Noise message whose encrypted payload they are
+ * ({@link HandshakeCrypto}).
  */
 final class Handshake {
   private byte[] localMessage;
@@ -16,15 +19,20 @@ final class Handshake {
   private boolean acked;
   private TransportParameters peer;
 
-  /** Sets our message (encoded once) and queues it. */
-  void setLocalMessage(TransportParameters params) {
-    ByteBuffer b = ByteBuffer.allocate(TransportParameters.MAX_MESSAGE_BYTES);
-    params.encode(b);
-    b.flip();
-    localMessage = new byte[b.remaining()];
-    b.get(localMessage);
+  /** Sets our message (kept, not copied) and queues it. */
+  void setLocalMessage(byte[] message) {
+    localMessage = message;
     pending = true;
     acked = false;
+  }
+
+  /** {@code params} encoded as a version 1 handshake message, or as a Noise payload. */
+  static byte[] encode(TransportParameters params) {
+    ByteBuffer b = ByteBuffer.allocate(TransportParameters.MAX_MESSAGE_BYTES);
+    params.encode(b);
+    byte[] bytes = new byte[b.position()];
+    b.flip().get(bytes);
+    return bytes;
   }
 
   /** Whether our message waits to be (re)sent. */
@@ -71,9 +79,12 @@ final class Handshake {
   /**
    * Takes a CRYPTO frame.
    *
+   * @param crypto the Noise handshake whose message the frame carries, or null (version 1)
    * @return null if fine (including a duplicate), else the error text
+   * @throws HandshakeException if the Noise message does not authenticate or is malformed
    */
-  String onCrypto(CryptoFrame f, int expectedType) {
+  String onCrypto(CryptoFrame f, int expectedType, HandshakeCrypto crypto)
+      throws HandshakeException {
     if (peer != null) {
       return null; // a retransmission of what we already have
     }
@@ -82,6 +93,9 @@ final class Handshake {
     }
     ByteBuffer view = f.source.duplicate();
     view.limit(f.dataOffset + f.length).position(f.dataOffset);
+    if (crypto != null) {
+      view = ByteBuffer.wrap(crypto.readPeer(view));
+    }
     TransportParameters p = new TransportParameters();
     String err = p.decode(view);
     if (err != null) {

@@ -4,7 +4,9 @@ import dev.tern.transport.udp.frame.ConnectionCloseFrame;
 import dev.tern.transport.udp.frame.PathChallengeFrame;
 import dev.tern.transport.udp.frame.PathResponseFrame;
 import dev.tern.transport.udp.frame.SimpleFrames;
+import dev.tern.transport.udp.frame.TransportError;
 import dev.tern.transport.udp.packet.PacketNumber;
+import dev.tern.transport.udp.packet.PacketProtection;
 import dev.tern.transport.udp.packet.PacketWriter;
 import dev.tern.transport.udp.recovery.SentFrameType;
 import java.nio.ByteBuffer;
@@ -310,17 +312,20 @@ final class PacketBuilder {
   /** RFC 8899 §4.1: a probe is a PING padded to the size under test; it carries nothing else. */
   private int writeMtuProbe(ByteBuffer out, int start, int size) {
     markApplicationLimitedIfIdle();
+    PacketProtection keys = c.appSpace.protection;
     long pn = c.log.beginPacket();
     int pnLength = PacketNumber.encodedLength(pn, c.loss.largestAckedPn());
     PacketWriter.writeShortHeader(out, c.peerCid, pn, pnLength);
     int payloadStart = out.position();
     SimpleFrames.encodePing(out);
     c.log.addFrame(SentFrameType.PING, 0, 0, 0);
-    int pad = start + size - c.protection.overheadBytes() - out.position();
+    int pad = start + size - keys.overheadBytes() - out.position();
     if (pad > 0) {
       SimpleFrames.encodePadding(out, pad);
     }
-    c.protection.seal(out, start, payloadStart, pn);
+    if (!protect(keys, out, start, payloadStart, pnLength, pn)) {
+      return 0;
+    }
     int sent = out.position() - start;
     c.loss.onPacketSent(c.nowNs, sent, true, true);
     c.pacer.onPacketSent(c.nowNs, sent, true);
@@ -349,6 +354,7 @@ final class PacketBuilder {
   private int writePacket(ByteBuffer out, int datagramStart, int start, int max, boolean probe,
       boolean dataAllowed, PacketSpace space, int pad) {
     boolean initial = space.index == PacketSpace.INITIAL;
+    PacketProtection keys = space.protection;
     if (dataAllowed) {
       markApplicationLimitedIfIdle(); // before the packet's frames take what waits
     }
@@ -367,7 +373,7 @@ final class PacketBuilder {
       }
     }
     int payloadStart = out.position();
-    int limit = start + max - c.protection.overheadBytes();
+    int limit = start + max - keys.overheadBytes();
     if (space.acks.hasUnacked()) {
       long largest = space.acks.writeAck(out, c.nowNs, Math.min(limit - out.position(), 400),
           !initial && c.peerWantsTimestamps && c.state == ConnectionState.ESTABLISHED);
@@ -409,16 +415,19 @@ final class PacketBuilder {
     boolean padded = false;
     if (pad == PAD_ALWAYS || (pad == PAD_IF_INITIAL && initial && (c.isClient || eliciting))) {
       int datagramMin = Math.min(MIN_INITIAL_DATAGRAM, start - datagramStart + max);
-      int bytes = datagramMin - (out.position() - datagramStart) - c.protection.overheadBytes();
+      int bytes = datagramMin - (out.position() - datagramStart) - keys.overheadBytes();
       if (bytes > 0) {
         SimpleFrames.encodePadding(out, bytes);
         padded = true;
       }
     }
+    padForSample(keys, out, payloadStart, pnLength);
     if (initial) {
-      PacketWriter.patchLength(out, lengthOffset, out.position(), c.protection.overheadBytes());
+      PacketWriter.patchLength(out, lengthOffset, out.position(), keys.overheadBytes());
     }
-    c.protection.seal(out, start, payloadStart, pn);
+    if (!protect(keys, out, start, payloadStart, pnLength, pn)) {
+      return 0;
+    }
     int size = out.position() - start;
     if (initial && handshakeWaited && !c.handshake.pending()) {
       copyFirstFlight = true; // captured once the datagram is complete
@@ -489,6 +498,11 @@ final class PacketBuilder {
   private int writeClose(ByteBuffer out, int start, int max) {
     boolean initial = useInitial();
     PacketSpace space = initial ? c.initialSpace : c.appSpace;
+    PacketProtection keys = space.protection;
+    if (keys == null) {
+      c.closeToSend = false; // no keys to close with: the peer learns of it from its idle timer
+      return 0;
+    }
     long pn = space.log.beginPacket();
     int pnLength = PacketNumber.encodedLength(pn, space.loss.largestAckedPn());
     int lengthOffset = -1;
@@ -502,17 +516,52 @@ final class PacketBuilder {
     if (c.closeApplication) {
       ConnectionCloseFrame.encodeApplication(out, c.closeCode, c.closeReason);
     } else {
-      ConnectionCloseFrame.encodeTransport(out, c.closeError, c.closeFrameType, c.closeReason);
+      ConnectionCloseFrame.encodeTransport(out, c.closeCode, c.closeFrameType, c.closeReason);
     }
+    padForSample(keys, out, payloadStart, pnLength);
     if (initial) {
-      PacketWriter.patchLength(out, lengthOffset, out.position(), c.protection.overheadBytes());
+      PacketWriter.patchLength(out, lengthOffset, out.position(), keys.overheadBytes());
     }
-    c.protection.seal(out, start, payloadStart, pn);
+    if (!protect(keys, out, start, payloadStart, pnLength, pn)) {
+      c.closeToSend = false;
+      return 0;
+    }
     int size = out.position() - start;
     space.loss.onPacketSent(c.nowNs, size, false, false);
     c.closeToSend = false;
     c.stats.packetsSent++;
     c.stats.bytesSent += size;
     return size;
+  }
+
+  /**
+   * RFC 9001 §5.4.2: pads the payload so that the header-protection sample, 4 bytes past the
+   * packet number's start, lies inside the ciphertext.
+   */
+  private static void padForSample(PacketProtection keys, ByteBuffer out, int payloadStart,
+      int pnLength) {
+    int shortBytes = payloadStart + keys.minPayloadBytes(pnLength) - out.position();
+    if (shortBytes > 0) {
+      SimpleFrames.encodePadding(out, shortBytes);
+    }
+  }
+
+  /**
+   * Seals the packet {@code [start, out.position())} with the header as associated data (RFC
+   * 9001 §5.3), then masks its first byte and packet number (§5.4.1).
+   *
+   * @return false if the keys may seal no more packets (RFC 9001 §6.6): the packet is withdrawn
+   *     and the connection closes with AEAD_LIMIT_REACHED
+   */
+  private boolean protect(PacketProtection keys, ByteBuffer out, int start, int payloadStart,
+      int pnLength, long pn) {
+    if (!keys.seal(out, start, payloadStart, pn)) {
+      out.position(start);
+      c.closeWithError(TransportError.AEAD_LIMIT_REACHED, 0,
+          "the packet keys have sealed as many packets as their AEAD allows");
+      return false;
+    }
+    keys.applyHeaderProtection(out, start, payloadStart - pnLength);
+    return true;
   }
 }

@@ -5,6 +5,7 @@ import dev.tern.transport.udp.frame.TransportError;
 import dev.tern.transport.udp.packet.ConnectionId;
 import dev.tern.transport.udp.packet.PacketHeader;
 import dev.tern.transport.udp.packet.PacketNumber;
+import dev.tern.transport.udp.packet.PacketProtection;
 import dev.tern.transport.udp.packet.PacketType;
 import dev.tern.transport.udp.packet.Versions;
 import java.nio.ByteBuffer;
@@ -13,7 +14,8 @@ import java.util.Arrays;
 /**
  * The receive path of a {@link Connection}: splits a datagram into packets, routes, opens and
  * de-duplicates each, hands the frames to the {@link FrameDispatcher} and records the packet for
- * acknowledgement. Drops what does not parse, counting it; nothing here throws on bad input.
+ * acknowledgement. Drops what does not parse or open, counting it; nothing here throws on bad
+ * input. Opening decrypts in place: the datagram's bytes are changed.
  */
 final class PacketReceiver {
   private static final int MAX_VN_VERSIONS = 64;
@@ -46,11 +48,32 @@ final class PacketReceiver {
         c.stats.discardedSpaceDropped++; // RFC 9001 §4.9: its keys are gone
         continue;
       }
+      PacketProtection keys = space.protection;
+      if (keys == null) {
+        // RFC 9001 §5.7: no keys for it yet (a 1-RTT packet ahead of the ServerHello, which the
+        // server sends coalesced before it): dropped rather than buffered, and re-sent.
+        c.stats.noKeysDropped++;
+        continue;
+      }
+      // RFC 9001 §5.4.1: header protection comes off before the packet number is read.
+      int pnLength = keys.removeHeaderProtection(buf, h.packetStart, h.pnOffset, h.packetEnd);
+      if (pnLength < 0) {
+        c.stats.packetsFailedToOpen++; // RFC 9001 §5.4.2: too short to sample
+        continue;
+      }
+      h.readPacketNumber(buf, pnLength);
       // RFC 9000 §12.3: each space numbers its packets on its own.
       long pn = PacketNumber.decode(space.acks.largestReceived(), h.truncatedPn, 8 * h.pnLength);
-      int payloadEnd = c.protection.open(buf, h.packetStart, h.payloadOffset(), h.packetEnd, pn);
+      int payloadEnd = keys.open(buf, h.packetStart, h.payloadOffset(), h.packetEnd, pn);
       if (payloadEnd < 0) {
-        c.stats.corruptDropped++;
+        // RFC 9001 §5.5: a packet that does not authenticate is discarded, silently; counted
+        // towards the integrity limit (§6.6).
+        c.stats.packetsFailedToOpen++;
+        if (keys.integrityLimitReached()) {
+          c.closeWithError(TransportError.AEAD_LIMIT_REACHED, 0,
+              "more packets failed authentication than the AEAD's integrity limit allows");
+          break;
+        }
         continue;
       }
       if (space.acks.isDuplicate(pn)) {
@@ -141,6 +164,10 @@ final class PacketReceiver {
           "malformed frame of type 0x" + Integer.toHexString(result));
       return false;
     }
+    if (c.dispatcher.handshakeFailure != null) {
+      c.closeWithHandshakeError(c.dispatcher.handshakeFailure);
+      return false;
+    }
     if (c.dispatcher.error != null) {
       c.closeWithError(c.dispatcher.error, c.dispatcher.errorFrameType, c.dispatcher.errorReason);
       return false;
@@ -209,7 +236,8 @@ final class PacketReceiver {
     c.handshakeCopy.cancel(); // of the version the server refused
     c.version = chosen;
     c.initialSpace.loss.discardAll();
-    c.handshake.setLocalMessage(c.localParameters(TransportParameters.CLIENT_HELLO));
+    // The new version's Initial keys and a new ClientHello: the version is in the Noise prologue.
+    c.keys.startClient();
   }
 
   private static String hex(int[] versions) {

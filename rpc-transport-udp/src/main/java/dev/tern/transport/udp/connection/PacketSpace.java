@@ -1,6 +1,7 @@
 package dev.tern.transport.udp.connection;
 
 import dev.tern.transport.udp.congestion.CongestionController;
+import dev.tern.transport.udp.packet.PacketProtection;
 import dev.tern.transport.udp.recovery.AckTracker;
 import dev.tern.transport.udp.recovery.Flight;
 import dev.tern.transport.udp.recovery.LossDetector;
@@ -28,6 +29,11 @@ final class PacketSpace {
   final SentPacketLog log = new SentPacketLog();
   final AckTracker acks;
   final LossDetector loss;
+  /**
+   * The space's packet protection (RFC 9001 §4: one epoch's keys), or null while this side has
+   * no keys for it yet (the client's 1-RTT keys before the ServerHello).
+   */
+  PacketProtection protection;
   private boolean discarded;
 
   PacketSpace(int index, long maxAckDelayNs, RttEstimator rtt, CongestionController cc,
@@ -49,6 +55,7 @@ final class PacketSpace {
   void discard() {
     if (!discarded) {
       discarded = true;
+      protection = null; // RFC 9001 §4.9: the keys go with the space
       loss.setArmWithoutInFlight(false);
       loss.discardAll();
     }

@@ -1,9 +1,12 @@
 package dev.tern.transport.udp.connection;
 
+import dev.tern.transport.udp.crypto.EpochPacketKeys;
 import dev.tern.transport.udp.util.LongObjectMap;
 import dev.tern.transport.udp.util.SipHash;
 import dev.tern.transport.udp.packet.ConnectionId;
 import dev.tern.transport.udp.packet.PacketHeader;
+import dev.tern.transport.udp.packet.PacketNumber;
+import dev.tern.transport.udp.packet.PacketProtection;
 import dev.tern.transport.udp.packet.PacketType;
 import dev.tern.transport.udp.packet.PacketWriter;
 import dev.tern.transport.udp.packet.PlaintextProtection;
@@ -24,6 +27,10 @@ import java.util.function.Function;
  * per endpoint from the configuration's random source, so a client choosing its Destination
  * Connection IDs cannot make them collide in the table and turn lookups into long probe chains
  * (the table probes linearly). Lookups neither copy the ID nor allocate.
+ *
+ * <p>An INITIAL that would create a connection must open first (RFC 9001 §5.2: with the Initial
+ * keys of its Destination Connection ID), on a copy, so that a corrupt or forged one creates no
+ * state and the connection still receives the datagram as it came.
  */
 public final class ServerDemux {
   private final ConnectionConfig config;
@@ -33,9 +40,11 @@ public final class ServerDemux {
   private final SipHash cidHash;
   private final List<Connection> connections = new ArrayList<>();
   private final PacketHeader header = new PacketHeader();
-  private final PlaintextProtection initialProtection = new PlaintextProtection();
+  private final PacketHeader scratchHeader = new PacketHeader();
+  private ByteBuffer scratch = ByteBuffer.allocate(2048);
   private final int maxConnections;
   private long dropped;
+  private long packetsFailedToOpen;
   private long versionNegotiationsSent;
 
   /**
@@ -50,6 +59,11 @@ public final class ServerDemux {
       Function<Connection, ConnectionListener> listeners, int maxConnections) {
     if (maxConnections < 1) {
       throw new IllegalArgumentException("maxConnections must be >= 1: " + maxConnections);
+    }
+    for (int v : config.versions) {
+      if (Versions.isEncrypted(v)) {
+        HandshakeCrypto.checkServer(config);
+      }
     }
     this.config = config;
     this.random = config.random;
@@ -78,16 +92,24 @@ public final class ServerDemux {
     }
     Connection c = lookup(datagram, header.dcidOffset, header.dcidLength);
     if (c == null && header.type == PacketType.INITIAL && datagram.remaining() >= 1200) {
-      // No state for a packet that does not open (corrupt or forged).
-      if (connections.size() >= maxConnections || header.dcidLength < 8
-          || initialProtection.open(datagram, header.packetStart, header.payloadOffset(),
-              header.packetEnd, header.truncatedPn) < 0) {
+      if (connections.size() >= maxConnections || header.dcidLength < 8) {
         dropped++;
         return null;
       }
       ConnectionId dcid = ConnectionId.read(datagram, header.dcidOffset, header.dcidLength);
+      boolean encrypted = Versions.isEncrypted(header.version);
+      PacketProtection keys = encrypted
+          ? HandshakeCrypto.initialKeys(config.cryptoProvider, dcid, false)
+          : new PlaintextProtection();
+      // No state for a packet that does not open (corrupt or forged).
+      if (!opens(datagram, keys)) {
+        dropped++;
+        packetsFailedToOpen++;
+        return null;
+      }
       ConnectionId scid = ConnectionId.read(datagram, header.scidOffset, header.scidLength);
-      c = Connection.server(config, null, dcid, scid, header.version);
+      c = Connection.server(config, null, dcid, scid, header.version, Connection.scheduler(config),
+          encrypted ? (EpochPacketKeys) keys : null);
       c.setListener(listeners.apply(c));
       byCid.put(keyOf(dcid), c);
       byCid.put(keyOf(c.localConnectionId()), c);
@@ -99,6 +121,32 @@ public final class ServerDemux {
     }
     c.onDatagram(datagram, nowNs, pathId);
     return c;
+  }
+
+  /**
+   * Whether the first packet of {@code datagram} (just parsed into {@link #header}) opens with
+   * {@code keys}, tried on a copy: opening removes header protection and decrypts in place.
+   */
+  private boolean opens(ByteBuffer datagram, PacketProtection keys) {
+    int start = header.packetStart;
+    int length = header.packetEnd - start;
+    if (scratch.capacity() < length) {
+      scratch = ByteBuffer.allocate(length); // a datagram larger than any seen so far
+    }
+    scratch.clear();
+    scratch.put(0, datagram, start, length);
+    scratch.limit(length);
+    PacketHeader h = scratchHeader;
+    if (!h.parse(scratch, 0, ConnectionId.V1_LENGTH)) {
+      return false;
+    }
+    int pnLength = keys.removeHeaderProtection(scratch, 0, h.pnOffset, h.packetEnd);
+    if (pnLength < 0) {
+      return false;
+    }
+    h.readPacketNumber(scratch, pnLength);
+    long pn = PacketNumber.decode(-1, h.truncatedPn, 8 * pnLength);
+    return keys.open(scratch, 0, h.payloadOffset(), h.packetEnd, pn) >= 0;
   }
 
   /**
@@ -187,6 +235,14 @@ public final class ServerDemux {
   /** Datagrams dropped because they named no connection or could not be parsed. */
   public long dropped() {
     return dropped;
+  }
+
+  /**
+   * INITIALs that would have created a connection but did not open (RFC 9001 §5.5): corrupt,
+   * forged, or sealed with other keys. Also counted in {@link #dropped()}.
+   */
+  public long packetsFailedToOpen() {
+    return packetsFailedToOpen;
   }
 
   /** Version Negotiation packets sent. */

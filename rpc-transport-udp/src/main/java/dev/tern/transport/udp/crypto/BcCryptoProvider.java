@@ -17,21 +17,6 @@ public final class BcCryptoProvider implements CryptoProvider {
   /** The provider's name. */
   public static final String NAME = "bc";
 
-  /** Why BouncyCastle cannot be used here, or null. Loads no BouncyCastle class on failure. */
-  static String probe() {
-    String[] needed = {"org.bouncycastle.crypto.modes.GCMBlockCipher",
-        "org.bouncycastle.crypto.modes.ChaCha20Poly1305",
-        "org.bouncycastle.crypto.agreement.X25519Agreement", "org.bouncycastle.crypto.macs.HMac"};
-    for (String c : needed) {
-      try {
-        Class.forName(c, false, BcCryptoProvider.class.getClassLoader());
-      } catch (ClassNotFoundException | LinkageError e) {
-        return "BouncyCastle (bcprov-jdk18on) is not on the class path: " + c + " is missing";
-      }
-    }
-    return null;
-  }
-
   private final String unavailableReason;
 
   /** Use {@link CryptoProviders#byName}; direct construction skips the availability check. */

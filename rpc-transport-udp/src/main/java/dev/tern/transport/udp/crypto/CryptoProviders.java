@@ -38,12 +38,16 @@ public final class CryptoProviders {
   /** The JDK's provider if it can run here, else BouncyCastle's. */
   public static CryptoProvider auto() {
     List<String> reasons = new ArrayList<>();
-    for (CryptoProvider p : new CryptoProvider[] {new JdkCryptoProvider(), bc()}) {
-      if (p.isAvailable()) {
-        return p;
-      }
-      reasons.add(p.name() + ": " + p.unavailableReason());
+    CryptoProvider jdk = new JdkCryptoProvider();
+    if (jdk.isAvailable()) {
+      return jdk; // BouncyCastle is not even looked for: it may be absent from the class path
     }
+    reasons.add(jdk.name() + ": " + jdk.unavailableReason());
+    CryptoProvider bc = bc();
+    if (bc.isAvailable()) {
+      return bc;
+    }
+    reasons.add(bc.name() + ": " + bc.unavailableReason());
     throw new IllegalStateException("no crypto provider can run here: " + reasons);
   }
 
@@ -53,8 +57,28 @@ public final class CryptoProviders {
   }
 
   private static CryptoProvider bc() {
-    String reason = BcCryptoProvider.probe();
+    String reason = probeBouncyCastle();
     return reason == null ? new BcCryptoProvider(null) : new UnavailableProvider("bc", reason);
+  }
+
+  /**
+   * Why BouncyCastle cannot be used here, or null. Looked up by name from this class, which
+   * names no BouncyCastle type: loading {@link BcCryptoProvider} itself fails with a
+   * {@link NoClassDefFoundError} when the optional bcprov-jdk18on is not on the class path.
+   */
+  static String probeBouncyCastle() {
+    String[] needed = {"org.bouncycastle.crypto.modes.GCMBlockCipher",
+        "org.bouncycastle.crypto.modes.ChaCha20Poly1305",
+        "org.bouncycastle.crypto.agreement.X25519Agreement", "org.bouncycastle.crypto.macs.HMac",
+        "org.bouncycastle.crypto.Digest"};
+    for (String c : needed) {
+      try {
+        Class.forName(c, false, CryptoProviders.class.getClassLoader());
+      } catch (ClassNotFoundException | LinkageError e) {
+        return "BouncyCastle (bcprov-jdk18on) is not on the class path: " + c + " is missing";
+      }
+    }
+    return null;
   }
 
   private static CryptoProvider checked(CryptoProvider p) {

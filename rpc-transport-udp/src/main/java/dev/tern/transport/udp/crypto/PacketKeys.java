@@ -1,11 +1,12 @@
 package dev.tern.transport.udp.crypto;
 
+import dev.tern.transport.udp.packet.PacketProtection;
 import java.nio.ByteBuffer;
 
 /**
- * The keys of one packet-protection epoch (Initial, 0-RTT, Handshake or 1-RTT), both directions,
- * in the order RFC 9001 §5 needs them. It replaces {@code packet.PacketProtection}, which cannot
- * express that header protection must come off before the packet number is read.
+ * The AEAD keys of one packet-protection epoch (Initial, 0-RTT, Handshake or 1-RTT), both
+ * directions, as {@link PacketProtection} orders their use (RFC 9001 §5): header protection
+ * comes off before the packet number is read.
  *
  * <p>Receiving, the connection calls, for each packet:
  * <ol>
@@ -17,18 +18,25 @@ import java.nio.ByteBuffer;
  *   <li>{@link #open} with the full packet number, which decrypts the payload in place.
  * </ol>
  * Sending: it writes the header (with the unprotected first byte and packet number) and the
- * payload, pads the payload to {@link #minPayloadBytes}, then calls {@link #seal} and
+ * payload, pads the payload to {@link #minPayloadBytes(int)}, then calls {@link #seal} and
  * {@link #applyHeaderProtection}.
  *
  * <p>Buffers are borrowed for the call and must be heap buffers ({@code hasArray()}); offsets are
  * absolute. Implementations allocate nothing per packet beyond what the provider's ciphers do,
  * and are not thread-safe: one per connection and epoch.
  */
-public interface PacketKeys {
+public interface PacketKeys extends PacketProtection {
 
   /** Bytes {@link #seal} appends: the AEAD tag. */
+  @Override
   default int overheadBytes() {
     return AeadAlgorithm.TAG_BYTES;
+  }
+
+  /** {@link #sampleMinPayloadBytes}: what header protection needs. */
+  @Override
+  default int minPayloadBytes(int pnLength) {
+    return sampleMinPayloadBytes(pnLength);
   }
 
   /**
@@ -36,7 +44,7 @@ public interface PacketKeys {
    * protection sample (RFC 9001 §5.4.2): the sample is 16 bytes starting 4 bytes after the packet
    * number's first byte.
    */
-  static int minPayloadBytes(int packetNumberLength) {
+  static int sampleMinPayloadBytes(int packetNumberLength) {
     return Math.max(0, HeaderProtector.SAMPLE_OFFSET + HeaderMask.SAMPLE_BYTES
         - AeadAlgorithm.TAG_BYTES - packetNumberLength);
   }
@@ -49,6 +57,7 @@ public interface PacketKeys {
    * @return the packet number's length (1..4), or -1 if the packet is too short to carry a
    *     sample (the caller drops it)
    */
+  @Override
   int removeHeaderProtection(ByteBuffer packet, int packetStart, int pnOffset, int packetEnd);
 
   /**
@@ -59,6 +68,7 @@ public interface PacketKeys {
    * @return the absolute end of the plaintext payload, or -1 if the packet is not authentic (the
    *     caller drops and counts it; see {@link #integrityLimitReached()})
    */
+  @Override
   int open(ByteBuffer packet, int packetStart, int payloadOffset, int packetEnd,
       long packetNumber);
 
@@ -70,9 +80,11 @@ public interface PacketKeys {
    *     allows (RFC 9001 §6.6) and cannot be updated: the connection must then close with
    *     AEAD_LIMIT_REACHED (0x0f)
    */
+  @Override
   boolean seal(ByteBuffer out, int packetStart, int payloadOffset, long packetNumber);
 
   /** Applies header protection to a packet that {@link #seal} has just sealed. */
+  @Override
   void applyHeaderProtection(ByteBuffer packet, int packetStart, int pnOffset);
 
   /** Packets received on this connection's keys that failed authentication. */
@@ -82,6 +94,7 @@ public interface PacketKeys {
    * Whether {@link #failedOpens()} has passed the AEAD's integrity limit (RFC 9001 §6.6): the
    * connection must then close with AEAD_LIMIT_REACHED and process no more packets.
    */
+  @Override
   boolean integrityLimitReached();
 
   /** The heap array behind {@code buf}, or an error naming the parameter. */

@@ -29,8 +29,17 @@ public final class ConnectionCloseFrame {
   /** Writes a CONNECTION_CLOSE for a transport error. */
   public static void encodeTransport(ByteBuffer out, TransportError error, long frameType,
       byte[] reason) {
+    encodeTransport(out, error.code(), frameType, reason);
+  }
+
+  /**
+   * Writes a CONNECTION_CLOSE with a raw transport error code: a CRYPTO_ERROR carries 0x0100
+   * plus its TLS alert (RFC 9000 §20.1), which one {@link TransportError} constant stands for.
+   */
+  public static void encodeTransport(ByteBuffer out, long errorCode, long frameType,
+      byte[] reason) {
     out.put((byte) FrameType.CONNECTION_CLOSE);
-    VarInt.write(out, error.code());
+    VarInt.write(out, errorCode);
     VarInt.write(out, frameType);
     writeReason(out, reason);
   }

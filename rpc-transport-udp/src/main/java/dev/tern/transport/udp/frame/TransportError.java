@@ -24,12 +24,19 @@ public enum TransportError {
   PROTOCOL_VIOLATION(0xa),
   /** Handshake data beyond the buffer. */
   CRYPTO_BUFFER_EXCEEDED(0xd),
+  /** RFC 9001 §6.6: too many packets failed authentication, or a key sealed its limit. */
+  AEAD_LIMIT_REACHED(0xf),
+  /**
+   * The handshake failed (RFC 9000 §20.1: 0x0100-0x01ff, 0x0100 plus a TLS alert, RFC 9001 §4.8);
+   * the connection's close code carries the exact value.
+   */
+  CRYPTO_ERROR(0x100),
   /** No version in common. */
   VERSION_NEGOTIATION_ERROR(0x11),
   /** The application closed the connection (APPLICATION_CLOSE). */
   APPLICATION_ERROR(0xc),
-  /** Local only: the idle timeout expired; never sent. */
-  IDLE_TIMEOUT(0x100);
+  /** Local only: the idle timeout expired; never sent (its code is outside the wire's use). */
+  IDLE_TIMEOUT(-1);
 
   private final long code;
 
@@ -44,6 +51,9 @@ public enum TransportError {
 
   /** The enum constant for a wire code; unknown codes map to {@link #INTERNAL_ERROR}. */
   public static TransportError of(long code) {
+    if (code >= 0x100 && code <= 0x1ff) {
+      return CRYPTO_ERROR;
+    }
     for (TransportError e : values()) {
       if (e.code == code) {
         return e;

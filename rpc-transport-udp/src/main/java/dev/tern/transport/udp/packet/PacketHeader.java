@@ -125,6 +125,22 @@ public final class PacketHeader {
     }
   }
 
+  /**
+   * Reads the packet number again once header protection is off (RFC 9001 §5.4.1: the length
+   * bits of the first byte and the packet number bytes are masked until then); {@link #parse}
+   * read them as they were on the wire.
+   *
+   * @param length the packet number's length the protection layer unmasked, 1..4
+   */
+  public void readPacketNumber(ByteBuffer buf, int length) {
+    pnLength = length;
+    long v = 0;
+    for (int i = 0; i < length; i++) {
+      v = (v << 8) | (buf.get(pnOffset + i) & 0xff);
+    }
+    truncatedPn = v;
+  }
+
   private boolean readPn(ByteBuffer buf, int p, int limit) {
     if (p + pnLength > limit) {
       return false;

@@ -3,12 +3,19 @@ package dev.tern.transport.udp.packet;
 import java.nio.ByteBuffer;
 
 /**
- * The packet-protection layer (docs/protocol.md §5), between packetisation and framing. A sender
- * builds header and payload, then {@link #seal}s the packet (appending {@link #overheadBytes()}
- * and, with an AEAD, encrypting the payload in place); a receiver {@link #open}s it before
- * reading any frame. Recovery and streams never see protection.
+ * The packet-protection layer of one epoch (docs/protocol.md §5, §10), between packetisation and
+ * framing, in the order RFC 9001 §5 needs it: header protection comes off before the packet
+ * number is read, because the packet number is masked.
  *
- * <p>Implementations run on the connection's thread and must not allocate per packet.
+ * <p>Receiving: the caller parses the unprotected part of the header (which gives the packet
+ * number's offset and the packet's end), calls {@link #removeHeaderProtection}, reads and expands
+ * the packet number (RFC 9000 Appendix A.3), then {@link #open}s the payload. Sending: it writes
+ * the header with the unprotected first byte and packet number, the frames, pads the payload to
+ * {@link #minPayloadBytes}, then calls {@link #seal} and {@link #applyHeaderProtection}. Recovery
+ * and streams never see protection.
+ *
+ * <p>Buffers are borrowed for the call; offsets are absolute. Implementations run on the
+ * connection's thread.
  */
 public interface PacketProtection {
 
@@ -16,20 +23,53 @@ public interface PacketProtection {
   int overheadBytes();
 
   /**
-   * Protects the packet occupying {@code [packetStart, out.position())} in place and appends the
-   * trailer, advancing the position by {@link #overheadBytes()}.
-   *
-   * @param payloadOffset absolute offset of the first payload byte (end of the header)
-   * @param packetNumber the full packet number (an AEAD nonce input)
+   * The smallest payload (frames, before the trailer) a packet with a packet number of
+   * {@code pnLength} bytes must carry (RFC 9001 §5.4.2: enough ciphertext for the header
+   * protection sample); 0 without header protection.
    */
-  void seal(ByteBuffer out, int packetStart, int payloadOffset, long packetNumber);
+  default int minPayloadBytes(int pnLength) {
+    return 0;
+  }
+
+  /**
+   * Removes header protection in place (RFC 9001 §5.4) and returns the packet number's length.
+   *
+   * @param pnOffset absolute offset of the packet number's first byte
+   * @param packetEnd absolute end of this packet (for a long header, as its Length says)
+   * @return the packet number's length (1..4), or -1 if the packet is too short (the caller drops
+   *     and counts it)
+   */
+  int removeHeaderProtection(ByteBuffer buf, int packetStart, int pnOffset, int packetEnd);
 
   /**
    * Checks (and with an AEAD, decrypts in place) the packet occupying
-   * {@code [packetStart, packetEnd)}.
+   * {@code [packetStart, packetEnd)}, after {@link #removeHeaderProtection}.
    *
+   * @param payloadOffset absolute offset of the first payload byte (after the packet number)
+   * @param packetNumber the full packet number (an AEAD nonce input)
    * @return the absolute end of the plaintext payload, or -1 if the packet is not authentic (the
    *     caller drops and counts it)
    */
   int open(ByteBuffer buf, int packetStart, int payloadOffset, int packetEnd, long packetNumber);
+
+  /**
+   * Protects the payload {@code [payloadOffset, out.position())} in place, with the header as
+   * associated data, and appends the trailer, advancing the position by {@link #overheadBytes()}.
+   *
+   * @param packetNumber the full packet number (an AEAD nonce input)
+   * @return false, with nothing written, if the keys may seal no more packets (RFC 9001 §6.6):
+   *     the connection must close with AEAD_LIMIT_REACHED
+   */
+  boolean seal(ByteBuffer out, int packetStart, int payloadOffset, long packetNumber);
+
+  /** Applies header protection (RFC 9001 §5.4.1) to a packet {@link #seal} has just sealed. */
+  void applyHeaderProtection(ByteBuffer buf, int packetStart, int pnOffset);
+
+  /**
+   * Whether so many packets failed to open with these keys that the connection must close with
+   * AEAD_LIMIT_REACHED (RFC 9001 §6.6); never for a checksum.
+   */
+  default boolean integrityLimitReached() {
+    return false;
+  }
 }

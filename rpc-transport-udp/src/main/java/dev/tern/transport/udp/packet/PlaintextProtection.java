@@ -4,9 +4,11 @@ import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
 
 /**
- * Version 1's plaintext protection (docs/protocol.md §5): no encryption and no authentication,
- * only a CRC-32C trailer over header and payload so that corrupted packets are dropped. It stands
- * in the slot an AEAD takes later. Not thread-safe: one instance per connection.
+ * Version 1's plaintext protection (docs/protocol.md §5): no encryption, no authentication and no
+ * header protection, only a CRC-32C trailer over header and payload so that corrupted packets are
+ * dropped. The encrypted version (docs/protocol.md §9) replaces it with AEAD packet keys; version
+ * 1 is no longer offered or accepted by default and stays for tests of version negotiation and of
+ * the wire itself. Not thread-safe: one instance per connection.
  */
 public final class PlaintextProtection implements PacketProtection {
   /** The trailer length. */
@@ -20,9 +22,22 @@ public final class PlaintextProtection implements PacketProtection {
   }
 
   @Override
-  public void seal(ByteBuffer out, int packetStart, int payloadOffset, long packetNumber) {
+  public int removeHeaderProtection(ByteBuffer buf, int packetStart, int pnOffset,
+      int packetEnd) {
+    int pnLength = (buf.get(packetStart) & 0x03) + 1; // nothing is masked in version 1
+    return pnOffset + pnLength <= packetEnd ? pnLength : -1;
+  }
+
+  @Override
+  public boolean seal(ByteBuffer out, int packetStart, int payloadOffset, long packetNumber) {
     int end = out.position();
     out.putInt((int) checksum(out, packetStart, end));
+    return true;
+  }
+
+  @Override
+  public void applyHeaderProtection(ByteBuffer buf, int packetStart, int pnOffset) {
+    // Version 1 has no header protection.
   }
 
   @Override

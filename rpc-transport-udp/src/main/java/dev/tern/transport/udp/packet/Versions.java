@@ -2,8 +2,19 @@ package dev.tern.transport.udp.packet;
 
 /** Wire versions of the protocol (docs/protocol.md §1). */
 public final class Versions {
-  /** Version 1, {@code 0x544e0001}. */
+  /**
+   * Version 1, {@code 0x544e0001}: plaintext (a CRC-32C trailer, no encryption, a plaintext
+   * handshake). Neither offered nor accepted by default; it stays for tests that build it
+   * explicitly (version negotiation, wire inspection).
+   */
   public static final int V1 = 0x544e0001;
+
+  /**
+   * Version 2, {@code 0x544e0002}: version 1's packets and frames with AEAD packet and header
+   * protection (RFC 9001 §5) and the Noise handshake in CRYPTO frames (docs/protocol.md §9). The
+   * default.
+   */
+  public static final int V2 = 0x544e0002;
 
   /** Reserved for Version Negotiation packets. */
   public static final int NEGOTIATION = 0;
@@ -26,6 +37,11 @@ public final class Versions {
       }
     }
     return best;
+  }
+
+  /** Whether packets of {@code version} are encrypted (docs/protocol.md §9). */
+  public static boolean isEncrypted(int version) {
+    return version == V2;
   }
 
   /** Whether {@code version} is in {@code list}. */

@@ -71,7 +71,7 @@ public final class RunResult {
   public long linkDrops;
   /** Probe timeouts, both ends. */
   public long ptos;
-  /** Corrupt packets the receivers dropped. */
+  /** Packets the receivers dropped because they did not open (corrupted in transit). */
   public long corruptDropped;
 
   /** Whether the run delivered everything correctly (the time bound is separate). */

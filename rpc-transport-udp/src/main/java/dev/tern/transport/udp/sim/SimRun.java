@@ -86,14 +86,14 @@ public final class SimRun {
     res.lostPackets = cs.packetsLost;
     res.lateLossDeclarations = cs.lossesDeclaredLate;
     res.ptos = cs.ptoCount;
-    res.corruptDropped = cs.corruptDropped;
+    res.corruptDropped = cs.packetsFailedToOpen;
     if (sim.server() != null) {
       ConnectionStats ss = sim.server().stats();
       res.retransmittedPackets += ss.packetsRetransmitted;
       res.lostPackets += ss.packetsLost;
       res.lateLossDeclarations += ss.lossesDeclaredLate;
       res.ptos += ss.ptoCount;
-      res.corruptDropped += ss.corruptDropped;
+      res.corruptDropped += ss.packetsFailedToOpen;
     }
     res.linkDrops = up.link().droppedPackets() + down.link().droppedPackets();
     long handshakeEnd = sim.clientApp.handshakeDoneNs < 0 ? Long.MAX_VALUE

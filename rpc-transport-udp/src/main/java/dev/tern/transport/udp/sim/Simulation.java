@@ -5,6 +5,8 @@ import dev.tern.transport.udp.connection.Connection;
 import dev.tern.transport.udp.connection.ConnectionConfig;
 import dev.tern.transport.udp.connection.ConnectionState;
 import dev.tern.transport.udp.connection.ServerDemux;
+import dev.tern.transport.udp.handshake.PinnedServerKey;
+import dev.tern.transport.udp.handshake.ServerStaticKey;
 import dev.tern.transport.udp.recovery.RttEstimator;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -22,6 +24,8 @@ import java.util.Random;
  */
 public final class Simulation {
   private static final long NO_REBIND = Long.MAX_VALUE;
+  /** Mixed into the seed for the server's static key. */
+  private static final long SERVER_KEY_SEED = 0x7e57_5e4e_4b3e_11L;
 
   private final long seed;
   private final Channel up;
@@ -88,7 +92,16 @@ public final class Simulation {
     this.down = down;
     this.corruptRandom = new Random(seed ^ 0x5DEECE66DL);
     this.clientApp = new ClientApp(seed, calls);
-    // Seeded sources, injected through the configurations, keep every run reproducible.
+    if (clientConfig.pinnedServerKeys().isEmpty() && serverConfig.serverStaticKeys().isEmpty()) {
+      // The server's static key from the seed too, pinned by the client: runs replay exactly.
+      byte[] key = new byte[32];
+      new Random(seed ^ SERVER_KEY_SEED).nextBytes(key);
+      clientConfig = clientConfig.withPinnedServerKeys(new PinnedServerKey(1,
+          clientConfig.cryptoProvider().x25519().publicKey(key)));
+      serverConfig = serverConfig.withServerStaticKeys(new ServerStaticKey(1, key));
+    }
+    // Seeded sources, injected through the configurations, keep every run reproducible (the
+    // handshake's ephemeral keys included).
     this.client = Connection.client(clientConfig.withDeterministicRandom(new Random(seed)),
         clientApp);
     clientApp.attach(client);

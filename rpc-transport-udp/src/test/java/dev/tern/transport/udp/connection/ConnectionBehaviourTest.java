@@ -20,7 +20,6 @@ import org.junit.jupiter.api.Timeout;
 /** Whole-connection behaviour, in the simulator over a clean 10 Mbit/s, 50 ms path. */
 @Timeout(60)
 class ConnectionBehaviourTest {
-  private static final int V2 = 0x544e0002;
   private static final long DELAY = 25_000_000L;
 
   private static Simulation sim(ConnectionConfig client, ConnectionConfig server,
@@ -31,7 +30,7 @@ class ConnectionBehaviourTest {
 
   @Test
   void clientRetriesWithTheHighestCommonVersionAfterVersionNegotiation() {
-    ConnectionConfig client = ConnectionConfig.builder().versions(V2, Versions.V1).build();
+    ConnectionConfig client = ConnectionConfig.builder().versions(Versions.V2, Versions.V1).build();
     ConnectionConfig server = ConnectionConfig.builder().versions(Versions.V1).build();
     List<Call> calls = List.of(new Call(0, 100, 100));
     Simulation s = sim(client, server, calls);
@@ -47,7 +46,7 @@ class ConnectionBehaviourTest {
 
   @Test
   void clientWithNoCommonVersionFailsNamingBothLists() {
-    ConnectionConfig client = ConnectionConfig.builder().versions(V2).build();
+    ConnectionConfig client = ConnectionConfig.builder().versions(Versions.V2).build();
     ConnectionConfig server = ConnectionConfig.builder().versions(Versions.V1).build();
     Simulation s = sim(client, server, List.of(new Call(0, 100, 100)));
     s.runUntil(s::allCallsDone, 5_000_000_000L);
@@ -147,7 +146,7 @@ class ConnectionBehaviourTest {
       s.client().onDatagram(ByteBuffer.wrap(junk, 0, n), s.nowNs());
     }
     ConnectionStats st = s.client().stats();
-    assertThat(st.malformedDropped + st.corruptDropped + st.unroutableDropped
+    assertThat(st.malformedDropped + st.packetsFailedToOpen + st.unroutableDropped
         + st.duplicatesDropped).isEqualTo(10_000);
     assertThat(s.runUntil(s::allCallsDone, 10_000_000_000L)).as(String.valueOf(s.fatal()))
         .isTrue();

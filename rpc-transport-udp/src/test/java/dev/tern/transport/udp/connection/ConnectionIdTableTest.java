@@ -21,25 +21,25 @@ class ConnectionIdTableTest {
 
   @Test
   void destinationIdsSharingAPrefixOpenSeparateConnections() {
-    ServerDemux demux = new ServerDemux(ConnectionConfig.defaults(),
+    ServerDemux demux = new ServerDemux(TestKeys.withKeys(ConnectionConfig.defaults()),
         c -> new ConnectionListener() {}, 8);
     // Two 20-byte Destination IDs with the same first 8 bytes, from two clients.
     ConnectionId d1 = cid("0102030405060708" + "aaaaaaaaaaaaaaaaaaaaaaaa");
     ConnectionId d2 = cid("0102030405060708" + "bbbbbbbbbbbbbbbbbbbbbbbb");
     ConnectionId s1 = cid("1111111111111111");
     ConnectionId s2 = cid("2222222222222222");
-    Connection c1 = demux.onDatagram(Forge.initial(Versions.V1, d1, s1, 0,
-        Forge.clientHello(s1, Versions.V1)), 0, 0, ByteBuffer.allocate(2048));
-    Connection c2 = demux.onDatagram(Forge.initial(Versions.V1, d2, s2, 0,
-        Forge.clientHello(s2, Versions.V1)), 0, 1, ByteBuffer.allocate(2048));
+    Connection c1 = demux.onDatagram(Forge.initial(Versions.V2, d1, s1, 0,
+        Forge.clientHello(s1, Versions.V2)), 0, 0, ByteBuffer.allocate(2048));
+    Connection c2 = demux.onDatagram(Forge.initial(Versions.V2, d2, s2, 0,
+        Forge.clientHello(s2, Versions.V2)), 0, 1, ByteBuffer.allocate(2048));
     assertThat(c1).isNotNull();
     assertThat(c2).isNotNull().isNotSameAs(c1);
     assertThat(demux.connections()).hasSize(2);
     // A repeat of each INITIAL reaches its own connection.
-    assertThat(demux.onDatagram(Forge.initial(Versions.V1, d2, s2, 1,
-        Forge.clientHello(s2, Versions.V1)), 0, 1, ByteBuffer.allocate(2048))).isSameAs(c2);
-    assertThat(demux.onDatagram(Forge.initial(Versions.V1, d1, s1, 1,
-        Forge.clientHello(s1, Versions.V1)), 0, 0, ByteBuffer.allocate(2048))).isSameAs(c1);
+    assertThat(demux.onDatagram(Forge.initial(Versions.V2, d2, s2, 1,
+        Forge.clientHello(s2, Versions.V2)), 0, 1, ByteBuffer.allocate(2048))).isSameAs(c2);
+    assertThat(demux.onDatagram(Forge.initial(Versions.V2, d1, s1, 1,
+        Forge.clientHello(s1, Versions.V2)), 0, 0, ByteBuffer.allocate(2048))).isSameAs(c1);
   }
 
   @Test
@@ -53,8 +53,8 @@ class ConnectionIdTableTest {
         .isEqualTo(Connection.client(Forge.seeded(ConnectionConfig.defaults(), 7),
             new ConnectionListener() {}).localConnectionId());
     // The default does not: two connections never share an ID (2^-64 odds of a false failure).
-    assertThat(Connection.client(ConnectionConfig.defaults(), new ConnectionListener() {})
-        .localConnectionId()).isNotEqualTo(Connection.client(ConnectionConfig.defaults(),
-            new ConnectionListener() {}).localConnectionId());
+    ConnectionConfig secure = TestKeys.withKeys(ConnectionConfig.defaults());
+    assertThat(Connection.client(secure, new ConnectionListener() {}).localConnectionId())
+        .isNotEqualTo(Connection.client(secure, new ConnectionListener() {}).localConnectionId());
   }
 }

@@ -2,6 +2,7 @@ package dev.tern.transport.udp.connection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tern.transport.udp.packet.Versions;
 import dev.tern.transport.udp.frame.ProtocolVectors;
 import dev.tern.transport.udp.packet.ConnectionId;
 import dev.tern.transport.udp.packet.PacketWriter;
@@ -70,7 +71,7 @@ class EndpointInputTest {
     assertThat(reply.getInt(1)).isZero();
     assertThat(s.matches(reply, 6, 8)).isTrue(); // destination = the client's source
     assertThat(d.matches(reply, 15, 8)).isTrue();
-    assertThat(reply.getInt(23)).isEqualTo(0x544e0001);
+    assertThat(reply.getInt(23)).isEqualTo(Versions.V2);
   }
 
   @Test

@@ -32,9 +32,9 @@ class HandshakeRulesTest {
     ServerDemux demux = new ServerDemux(Forge.seeded(ConnectionConfig.defaults(), 1),
         c -> new ConnectionListener() {}, 4);
     ConnectionId headerScid = cid("1112131415161718");
-    TransportParameters hello = Forge.clientHello(cid("2122232425262728"), Versions.V1);
+    TransportParameters hello = Forge.clientHello(cid("2122232425262728"), Versions.V2);
     Connection server = demux.onDatagram(
-        Forge.initial(Versions.V1, cid("0102030405060708"), headerScid, 0, hello), now, 0,
+        Forge.initial(Versions.V2, cid("0102030405060708"), headerScid, 0, hello), now, 0,
         ByteBuffer.allocate(2048));
     assertThat(server).isNotNull();
     assertThat(server.state()).isEqualTo(ConnectionState.CLOSING);

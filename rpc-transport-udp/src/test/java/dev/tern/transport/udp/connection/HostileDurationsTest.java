@@ -34,10 +34,10 @@ class HostileDurationsTest {
     ServerDemux demux = new ServerDemux(Forge.seeded(ConnectionConfig.defaults(), 1),
         c -> new ConnectionListener() {}, 4);
     ConnectionId scid = cid("1112131415161718");
-    TransportParameters hello = Forge.clientHello(scid, Versions.V1);
+    TransportParameters hello = Forge.clientHello(scid, Versions.V2);
     hello.maxIdleTimeoutMs = 9_300_000_000_000L; // x 1e6 is past Long.MAX_VALUE ns
     Connection server = demux.onDatagram(
-        Forge.initial(Versions.V1, cid("0102030405060708"), scid, 0, hello), now, 0,
+        Forge.initial(Versions.V2, cid("0102030405060708"), scid, 0, hello), now, 0,
         ByteBuffer.allocate(2048));
     assertThat(server).isNotNull();
     assertThat(server.state()).isEqualTo(ConnectionState.ESTABLISHED);
@@ -77,7 +77,7 @@ class HostileDurationsTest {
       assertThat(server.pollDatagram(wire, now)).isPositive(); // never delivered
       long largest = server.log.nextPacketNumber() - 1;
       now += 10 * MS;
-      server.onDatagram(Forge.oneRtt(server.localConnectionId(), pn++,
+      server.onDatagram(Forge.oneRtt(client, server.localConnectionId(), pn++,
           b -> Forge.ack(b, largest, 0, WRAPPING_ACK_DELAY)), now, 0);
       assertThat(server.state()).isEqualTo(ConnectionState.ESTABLISHED);
       assertThat(server.rtt().smoothedRttNs()).isBetween(1L, 1_000 * MS);
@@ -123,7 +123,7 @@ class HostileDurationsTest {
       now += MS;
       exchange(client, server);
     }
-    server.onDatagram(Forge.oneRtt(server.localConnectionId(), 1000, b -> {
+    server.onDatagram(Forge.oneRtt(client, server.localConnectionId(), 1000, b -> {
       b.put((byte) 0x12);
       dev.tern.transport.udp.packet.VarInt.write(b, (1L << 60) + 1);
     }), now, 0);

@@ -49,7 +49,7 @@ class PacketSpacesTest {
         new ConnectionListener() {});
     Connection server = handshake(client);
     long received = server.stats().packetsReceived;
-    server.onDatagram(Forge.initial(Versions.V1, server.localConnectionId(),
+    server.onDatagram(Forge.initial(Versions.V2, server.localConnectionId(),
         client.localConnectionId(), 5, b -> b.put((byte) 0x01)), now, 0);
     assertThat(server.stats().discardedSpaceDropped).isEqualTo(1);
     assertThat(server.stats().packetsReceived).isEqualTo(received);
@@ -61,15 +61,15 @@ class PacketSpacesTest {
     ServerDemux demux = new ServerDemux(Forge.seeded(ConnectionConfig.defaults(), 2),
         c -> new ConnectionListener() {}, 4);
     ConnectionId scid = cid("1112131415161718");
-    TransportParameters hello = Forge.clientHello(scid, Versions.V1);
+    TransportParameters hello = Forge.clientHello(scid, Versions.V2);
     Connection server = demux.onDatagram(
-        Forge.initial(Versions.V1, cid("0102030405060708"), scid, 0, hello), now, 0,
+        Forge.initial(Versions.V2, cid("0102030405060708"), scid, 0, hello), now, 0,
         ByteBuffer.allocate(2048));
     assertThat(server.state()).isEqualTo(ConnectionState.ESTABLISHED);
     long received = server.stats().packetsReceived;
     // A PING (allowed) followed by MAX_DATA (not allowed in an INITIAL): the whole packet goes,
     // the PING included, and nothing is acknowledged for it.
-    server.onDatagram(Forge.initial(Versions.V1, cid("0102030405060708"), scid, 1, b -> {
+    server.onDatagram(Forge.initial(Versions.V2, cid("0102030405060708"), scid, 1, b -> {
       b.put((byte) 0x01);
       MaxDataFrame.encode(b, 1 << 30);
     }), now, 0);
@@ -78,7 +78,7 @@ class PacketSpacesTest {
     assertThat(server.initialSpace.acks.largestReceived()).isZero();
     assertThat(server.state()).isEqualTo(ConnectionState.ESTABLISHED);
     // The same packet number with allowed frames only is then accepted (it was never received).
-    server.onDatagram(Forge.initial(Versions.V1, cid("0102030405060708"), scid, 1,
+    server.onDatagram(Forge.initial(Versions.V2, cid("0102030405060708"), scid, 1,
         b -> b.put((byte) 0x01)), now, 0);
     assertThat(server.stats().packetsReceived).isEqualTo(received + 1);
     assertThat(server.initialSpace.acks.largestReceived()).isEqualTo(1);
@@ -96,12 +96,13 @@ class PacketSpacesTest {
     Connection server = demux.onDatagram(wire, now, 0, ByteBuffer.allocate(2048));
     wire.clear();
     assertThat(server.pollDatagram(wire, now)).isGreaterThanOrEqualTo(1200);
+    client.onDatagram(wire.flip(), now); // the client has its 1-RTT keys; it is not polled
     // The first flight: the ServerHello (Initial packet 0) and HANDSHAKE_DONE (1-RTT packet 0).
     assertThat(server.initialSpace.loss.ackElicitingInFlight()).isEqualTo(1);
     assertThat(server.appSpace.loss.ackElicitingInFlight()).isEqualTo(1);
     // A 1-RTT ACK of packet 0 acknowledges HANDSHAKE_DONE, not the ServerHello.
     now += 10 * MS;
-    server.onDatagram(Forge.oneRtt(server.localConnectionId(), 0,
+    server.onDatagram(Forge.oneRtt(client, server.localConnectionId(), 0,
         b -> Forge.ack(b, 0, 0, 0)), now, 0);
     assertThat(server.appSpace.loss.ackElicitingInFlight()).isZero();
     // The 1-RTT packet also showed that the client has the ServerHello: the Initial space is

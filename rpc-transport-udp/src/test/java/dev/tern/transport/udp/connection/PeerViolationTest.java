@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tern.transport.udp.frame.StreamFrame;
 import dev.tern.transport.udp.frame.TransportError;
-import dev.tern.transport.udp.packet.PacketWriter;
-import dev.tern.transport.udp.packet.PlaintextProtection;
 import dev.tern.transport.udp.stream.StreamLimits;
 import java.nio.ByteBuffer;
 import java.util.Random;
@@ -46,13 +44,8 @@ class PeerViolationTest {
 
   /** Sends the server a well-formed 1-RTT packet whose payload {@code frames} writes. */
   private void inject(long packetNumber, Consumer<ByteBuffer> frames) {
-    ByteBuffer b = ByteBuffer.allocate(1500);
-    PacketWriter.writeShortHeader(b, server.localConnectionId(), packetNumber, 4);
-    int payload = b.position();
-    frames.accept(b);
-    new PlaintextProtection().seal(b, 0, payload, packetNumber);
-    b.flip();
-    server.onDatagram(b, now, 0);
+    server.onDatagram(Forge.oneRtt(client, server.localConnectionId(), packetNumber, frames), now,
+        0);
   }
 
   private static void streamFrame(ByteBuffer b, long id, long offset, int length) {

@@ -2,6 +2,7 @@ package dev.tern.transport.udp.connection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tern.transport.udp.packet.Versions;
 import java.nio.ByteBuffer;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -54,7 +55,7 @@ class VersionInvariantsTest {
     assertThat(reply.get(6) & 0xff).isEqualTo(0x80);
     assertThat(reply.get(14)).isEqualTo((byte) 8);
     assertThat(reply.get(15) & 0xff).isEqualTo(0x10);
-    assertThat(reply.getInt(23)).isEqualTo(0x544e0001);
+    assertThat(reply.getInt(23)).isEqualTo(Versions.V2);
     assertThat(reply.remaining()).isEqualTo(27);
   }
 

@@ -50,7 +50,7 @@ class PacketKeysTest {
     for (boolean longHeader : new boolean[] {true, false}) {
       for (int pnLen = 1; pnLen <= 4; pnLen++) {
         long pn = 0x3a5b7c9dL & ((1L << (8 * pnLen)) - 1);
-        byte[] payload = new byte[PacketKeys.minPayloadBytes(pnLen) + random.nextInt(40)];
+        byte[] payload = new byte[PacketKeys.sampleMinPayloadBytes(pnLen) + random.nextInt(40)];
         random.nextBytes(payload);
         ByteBuffer out = ByteBuffer.allocate(200);
         out.position(3); // the packet need not start at 0 (coalesced packets)

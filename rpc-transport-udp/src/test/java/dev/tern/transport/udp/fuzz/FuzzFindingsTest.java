@@ -42,19 +42,25 @@ class FuzzFindingsTest {
       datagrams.add(d);
     }
     ServerHarness server = new ServerHarness();
+    dev.tern.transport.udp.packet.PacketHeader header =
+        new dev.tern.transport.udp.packet.PacketHeader();
     int last = datagrams.size() - 1;
     for (int i = 0; i <= last; i++) {
       if (steps.get(i) > 0) {
         server.advance((1L << steps.get(i)) * 1000);
       }
       if (i < last) {
-        server.receive(ByteBuffer.wrap(datagrams.get(i)), 0);
+        ByteBuffer d = ByteBuffer.wrap(datagrams.get(i));
+        Wire.reseal(d, header, server); // the seed is in open form
+        server.receive(d, 0);
       }
     }
     Connection c = server.demux().connections().get(0);
     long received = c.stats().packetsReceived;
     // The last datagram is the ACK with the huge delay; feed it to the connection directly.
-    c.onDatagram(ByteBuffer.wrap(datagrams.get(last)), server.nowNs());
+    ByteBuffer ack = ByteBuffer.wrap(datagrams.get(last));
+    Wire.reseal(ack, header, server);
+    c.onDatagram(ack, server.nowNs());
     assertThat(c.stats().packetsReceived).as("the ACK was accepted").isEqualTo(received + 1);
     // RFC 9002 §5.3: the ACK delay only ever makes an RTT sample smaller, and no sample is longer
     // than the connection has existed.
@@ -64,8 +70,9 @@ class FuzzFindingsTest {
   @Test
   void aHugeIdleTimeoutLeavesATimerInTheFuture() {
     ServerHarness server = new ServerHarness();
-    Connection c = server.demux().onDatagram(ByteBuffer.wrap(Wire.initialWithHandshake(
-        Wire.encode(Seeds.hugeIdleTimeoutHello()))), 0, 0, ByteBuffer.allocate(2048));
+    Connection c = server.demux().onDatagram(ByteBuffer.wrap(Wire.sealed(
+        Wire.initialWithHandshake(Wire.encode(Seeds.hugeIdleTimeoutHello())))), 0, 0,
+        ByteBuffer.allocate(2048));
     assertThat(c).as("the INITIAL opens a connection").isNotNull();
     // RFC 9000 §10.1: the idle timeout is the minimum of both sides' values: ours, 30 s.
     assertThat(c.nextTimeoutNs()).isBetween(0L, 30_000_000_000L);
@@ -80,17 +87,12 @@ class FuzzFindingsTest {
 
   @Test
   void aServerBlockedByTheAmplificationLimitKeepsNoTimerInThePast() throws Exception {
-    // The fuzzer's input, kept as found: datagrams that never validate the client's address.
-    byte[] input;
-    try (java.io.InputStream s = getClass().getResourceAsStream(
-        "ServerReceiveFuzzTestInputs/datagrams/amplification-limited-pto")) {
-      input = s.readAllBytes();
-    }
+    // The fuzzer's input, kept as found but for its first datagram, now an encrypted version's
+    // client INITIAL: datagrams that never validate the client's address.
+    byte[] input = Seeds.amplificationLimitedPto();
     ServerHarness server = new ServerHarness();
     ByteBuffer in = ByteBuffer.wrap(input);
     dev.tern.transport.udp.packet.PacketHeader header = new dev.tern.transport.udp.packet.PacketHeader();
-    dev.tern.transport.udp.packet.PlaintextProtection seal =
-        new dev.tern.transport.udp.packet.PlaintextProtection();
     while (in.remaining() >= 3) {
       int control = in.get() & 0xff;
       int length = Math.min(Math.min(in.getShort() & 0xffff, 1500), in.remaining());
@@ -102,7 +104,7 @@ class FuzzFindingsTest {
       }
       ByteBuffer datagram = ByteBuffer.wrap(d);
       if ((control & ServerReceiveFuzzTest.RESEAL) != 0) {
-        Wire.reseal(datagram, header, seal);
+        Wire.reseal(datagram, header, server);
       }
       server.receive(datagram, (control & ServerReceiveFuzzTest.OTHER_PATH) != 0 ? 1 : 0);
     }

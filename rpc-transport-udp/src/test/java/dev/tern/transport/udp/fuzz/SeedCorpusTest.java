@@ -36,6 +36,8 @@ class SeedCorpusTest {
     java.util.List<Long> sizes = new java.util.ArrayList<>();
     byte[] seed = Seeds.all().get("ServerReceiveFuzzTestInputs/datagrams/conversation");
     java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(seed);
+    dev.tern.transport.udp.packet.PacketHeader header =
+        new dev.tern.transport.udp.packet.PacketHeader();
     while (in.hasRemaining()) {
       int control = in.get() & 0xff;
       byte[] d = new byte[in.getShort() & 0xffff];
@@ -43,10 +45,13 @@ class SeedCorpusTest {
       if (control >>> 3 > 0) {
         server.advance((1L << (control >>> 3)) * 1000);
       }
-      server.receive(java.nio.ByteBuffer.wrap(d), 0);
+      java.nio.ByteBuffer datagram = java.nio.ByteBuffer.wrap(d);
+      Wire.reseal(datagram, header, server); // the seed is in open form
+      server.receive(datagram, 0);
       sizes.add((long) d.length);
     }
-    assertThat(server.demux().connections()).as("datagrams %s", sizes).hasSize(1);
+    assertThat(server.demux().connections()).as("datagrams %s, dropped %d, failed to open %d",
+        sizes, server.demux().dropped(), server.demux().packetsFailedToOpen()).hasSize(1);
     dev.tern.transport.udp.connection.Connection c = server.demux().connections().get(0);
     assertThat(c.state()).isEqualTo(dev.tern.transport.udp.connection.ConnectionState.ESTABLISHED);
     assertThat(c.stream(0)).as("the client's stream 0, datagrams %s", sizes).isNotNull();

@@ -95,7 +95,30 @@ final class Seeds {
             Wire.initialWithHandshake(hugeIdle)),
         ServerReceiveFuzzTest.record(advanceMicros(20), new byte[0])));
     m.put("ServerReceiveFuzzTestInputs/datagrams/ack-delay-near-varint-max", conversation(true));
+    m.put("ServerReceiveFuzzTestInputs/datagrams/amplification-limited-pto-v2",
+        amplificationLimitedPto());
     return m;
+  }
+
+  /**
+   * The fuzzer's find {@code amplification-limited-pto} (checked in as found, in version 1's
+   * plaintext) with its first datagram, a version-1 client INITIAL, replaced by the encrypted
+   * version's (in open form, with the re-seal bit): the rest are datagrams that never validate the
+   * client's address, kept byte for byte.
+   */
+  static byte[] amplificationLimitedPto() {
+    byte[] found;
+    try (java.io.InputStream in = Seeds.class.getResourceAsStream(
+        "ServerReceiveFuzzTestInputs/datagrams/amplification-limited-pto")) {
+      found = in.readAllBytes();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    int control = found[0] & 0xff;
+    int first = 3 + (((found[1] & 0xff) << 8) | (found[2] & 0xff));
+    return concat(ServerReceiveFuzzTest.record(control | ServerReceiveFuzzTest.RESEAL,
+        Wire.initialWithHandshake(Wire.encode(Wire.clientHello()))),
+        Arrays.copyOfRange(found, first, found.length));
   }
 
   /** A ClientHello valid in every field but max_idle_timeout. */
@@ -116,7 +139,7 @@ final class Seeds {
     p.encode(b);
     VarInt.write(b, 0x11); // version_information (docs/protocol.md §7)
     VarInt.write(b, 8);
-    b.putInt(0).putInt(Versions.V1);
+    b.putInt(0).putInt(Versions.V2);
     return Arrays.copyOf(b.array(), b.position());
   }
 
@@ -126,8 +149,8 @@ final class Seeds {
   }
 
   private static byte[] firstClientDatagram() {
-    Connection client = Connection.client(
-        ConnectionConfig.defaults().withDeterministicRandom(new Random(11)), new ConnectionListener() {});
+    Connection client = Connection.client(new ServerHarness().config()
+        .withDeterministicRandom(new Random(11)), new ConnectionListener() {});
     ByteBuffer out = ByteBuffer.allocate(2048);
     client.pollDatagram(out, 0);
     return Arrays.copyOf(out.array(), out.position());
@@ -150,7 +173,7 @@ final class Seeds {
     int dcidLength = initial[5];
     int scidOffset = 6 + dcidLength + 1;
     PacketWriter.writeVersionNegotiation(out, 0x2a, in, 6, dcidLength, scidOffset,
-        initial[6 + dcidLength], new int[] {Versions.V1, 0x1a2a3a4a});
+        initial[6 + dcidLength], new int[] {Versions.V2, 0x1a2a3a4a});
     return Arrays.copyOf(out.array(), out.position());
   }
 
@@ -210,13 +233,7 @@ final class Seeds {
     Queue<byte[]> toClient = new ArrayDeque<>();
     long[] serverLargestPn = {-1};
     PacketHeader header = new PacketHeader();
-    server.onSend(d -> {
-      toClient.add(Arrays.copyOfRange(d.array(), d.position(), d.limit()));
-      for (int at = d.position(); at < d.limit() && header.parse(d, at, ConnectionId.V1_LENGTH);
-          at = header.packetEnd) {
-        serverLargestPn[0] = Math.max(serverLargestPn[0], header.truncatedPn);
-      }
-    });
+    server.onSend(d -> toClient.add(Arrays.copyOfRange(d.array(), d.position(), d.limit())));
     Connection client = Connection.client(
         server.config().withDeterministicRandom(new Random(11)), new ConnectionListener() {});
     ByteArrayOutputStream record = new ByteArrayOutputStream();
@@ -239,17 +256,17 @@ final class Seeds {
       int control = ServerReceiveFuzzTest.RESEAL | advanceMicros(10);
       while (client.pollDatagram(out.clear(), server.nowNs()) > 0) {
         byte[] d = Arrays.copyOf(out.array(), out.position());
+        server.receive(ByteBuffer.wrap(d), 0);
+        // Recorded as the server left it: opened in place, so in the open form Wire.reseal
+        // protects again (to the same bytes, on replay).
         record.writeBytes(ServerReceiveFuzzTest.record(control, d));
         control = ServerReceiveFuzzTest.RESEAL;
-        server.receive(ByteBuffer.wrap(d), 0);
       }
       if (control != ServerReceiveFuzzTest.RESEAL) {
         record.writeBytes(ServerReceiveFuzzTest.record(control, new byte[0]));
         server.receive(ByteBuffer.allocate(0), 0);
       }
-      while (!toClient.isEmpty()) {
-        client.onDatagram(ByteBuffer.wrap(toClient.poll()), server.nowNs());
-      }
+      deliver(toClient, client, server.nowNs(), serverLargestPn);
     }
     if (hugeAckDelay) {
       ConnectionId serverCid = server.demux().connections().get(0).localConnectionId();
@@ -259,7 +276,10 @@ final class Seeds {
       record.writeBytes(ServerReceiveFuzzTest.record(ServerReceiveFuzzTest.RESEAL
           | advanceMicros(10), d));
       server.advance(1024_000);
-      server.receive(ByteBuffer.wrap(d), 0);
+      ByteBuffer sealed = ByteBuffer.wrap(d.clone());
+      Wire.reseal(sealed, header, server);
+      server.receive(sealed, 0);
+      deliver(toClient, client, server.nowNs(), serverLargestPn); // the PATH_RESPONSE
       d = oneRtt(serverCid, 1001, Wire.ackWithRawDelay(serverLargestPn[0], HUGE_ACK_DELAY_SERVER, 0));
       record.writeBytes(ServerReceiveFuzzTest.record(ServerReceiveFuzzTest.RESEAL
           | advanceMicros(10), d));
@@ -267,13 +287,32 @@ final class Seeds {
     return record.toByteArray();
   }
 
-  /** A client 1-RTT packet to {@code dcid} carrying {@code frames}, sealed. */
+  /**
+   * Hands the server's datagrams to the client, which opens them in place, and notes the largest
+   * 1-RTT packet number among them (readable once opened).
+   */
+  private static void deliver(Queue<byte[]> toClient, Connection client, long nowNs,
+      long[] largestPn) {
+    PacketHeader header = new PacketHeader();
+    while (!toClient.isEmpty()) {
+      byte[] d = toClient.poll();
+      client.onDatagram(ByteBuffer.wrap(d), nowNs);
+      ByteBuffer opened = ByteBuffer.wrap(d);
+      for (int at = 0; at < d.length && header.parse(opened, at, ConnectionId.V1_LENGTH);
+          at = header.packetEnd) {
+        if (header.type == dev.tern.transport.udp.packet.PacketType.ONE_RTT) {
+          largestPn[0] = Math.max(largestPn[0], header.truncatedPn);
+        }
+      }
+    }
+  }
+
+  /** A client 1-RTT packet to {@code dcid} carrying {@code frames}, in open form. */
   private static byte[] oneRtt(ConnectionId dcid, long pn, byte[] frames) {
     ByteBuffer out = ByteBuffer.allocate(frames.length + 64);
     PacketWriter.writeShortHeader(out, dcid, pn, 2);
-    int payload = out.position();
     out.put(frames);
-    new PlaintextProtection().seal(out, 0, payload, pn);
+    out.position(out.position() + Wire.TAG_BYTES);
     return Arrays.copyOf(out.array(), out.position());
   }
 

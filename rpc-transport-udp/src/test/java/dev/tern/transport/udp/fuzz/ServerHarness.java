@@ -3,7 +3,11 @@ package dev.tern.transport.udp.fuzz;
 import dev.tern.transport.udp.connection.Connection;
 import dev.tern.transport.udp.connection.ConnectionConfig;
 import dev.tern.transport.udp.connection.ConnectionListener;
+import dev.tern.transport.udp.connection.PeerKeys;
 import dev.tern.transport.udp.connection.ServerDemux;
+import dev.tern.transport.udp.connection.TestKeys;
+import dev.tern.transport.udp.packet.PacketHeader;
+import dev.tern.transport.udp.packet.PacketProtection;
 import dev.tern.transport.udp.stream.Stream;
 import dev.tern.transport.udp.stream.StreamLimits;
 import java.nio.ByteBuffer;
@@ -45,10 +49,15 @@ final class ServerHarness {
   /** The largest datagram PMTU discovery may probe with (RFC 8899), bytes of UDP payload. */
   static final int MAX_PROBED_DATAGRAM = 1472;
 
-  private final ConnectionConfig config = ConnectionConfig.builder().limits(LIMITS)
-      .maxProbedDatagramBytes(MAX_PROBED_DATAGRAM).build()
-      // Seeded, so every input replays the same server (connection IDs included).
+  private final ConnectionConfig config = TestKeys.withKeys(ConnectionConfig.builder()
+      .limits(LIMITS).maxProbedDatagramBytes(MAX_PROBED_DATAGRAM).build())
+      // Seeded, so every input replays the same server (connection IDs and keys included).
       .withDeterministicRandom(new Random(7));
+  /** The keys a client holds, to protect forged packets (Wire.reseal). */
+  private final PacketProtection wireInitialKeys =
+      PeerKeys.clientInitialKeys(config, Wire.CLIENT_DCID);
+  private final Map<Connection, PacketProtection> clientInitialKeys = new IdentityHashMap<>();
+  private final Map<Connection, PacketProtection> clientOneRttKeys = new IdentityHashMap<>();
   private final ServerDemux demux;
   private final ByteBuffer out = ByteBuffer.allocate(2048);
   private final ByteBuffer reply = ByteBuffer.allocate(2048);
@@ -86,6 +95,54 @@ final class ServerHarness {
   /** The server endpoint's configuration. */
   ConnectionConfig config() {
     return config;
+  }
+
+  /**
+   * The client's Initial keys for the INITIAL {@code header} describes: those of the connection
+   * whose ID it names (derived from that connection's original Destination Connection ID), else
+   * those of the ID it names (a connection's first INITIAL).
+   */
+  PacketProtection clientInitialKeys(ByteBuffer datagram, PacketHeader header) {
+    Connection c = connectionNamed(datagram, header);
+    if (c != null) {
+      return clientInitialKeys.computeIfAbsent(c, PeerKeys::clientInitialKeys);
+    }
+    if (Wire.CLIENT_DCID.matches(datagram, header.dcidOffset, header.dcidLength)) {
+      return wireInitialKeys;
+    }
+    return PeerKeys.clientInitialKeys(config,
+        dev.tern.transport.udp.packet.ConnectionId.read(datagram, header.dcidOffset,
+            header.dcidLength));
+  }
+
+  private Connection connectionNamed(ByteBuffer datagram, PacketHeader header) {
+    for (Connection c : demux.connections()) {
+      if (c.localConnectionId().matches(datagram, header.dcidOffset, header.dcidLength)
+          || PeerKeys.originalDcidMatches(c, datagram, header.dcidOffset, header.dcidLength)) {
+        return c;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The client's 1-RTT keys of the connection whose ID the short header {@code header} names, or
+   * null if there is none or its handshake has not finished.
+   */
+  PacketProtection clientOneRttKeys(ByteBuffer datagram, PacketHeader header) {
+    for (Connection c : demux.connections()) {
+      if (c.localConnectionId().matches(datagram, header.dcidOffset, header.dcidLength)) {
+        PacketProtection k = clientOneRttKeys.get(c);
+        if (k == null) {
+          k = PeerKeys.clientOneRttKeys(c);
+          if (k != null) {
+            clientOneRttKeys.put(c, k);
+          }
+        }
+        return k;
+      }
+    }
+    return null;
   }
 
   /** The virtual time, ns. */
@@ -206,6 +263,8 @@ final class ServerHarness {
           + LIMITS.connectionWindowBytes);
     }
     openStreams.keySet().retainAll(all);
+    clientOneRttKeys.keySet().retainAll(all);
+    clientInitialKeys.keySet().retainAll(all);
   }
 
   /** An invariant: an {@link AssertionError} naming what broke (Jazzer reports it as a finding). */

@@ -2,7 +2,6 @@ package dev.tern.transport.udp.fuzz;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.tern.transport.udp.packet.PacketHeader;
-import dev.tern.transport.udp.packet.PlaintextProtection;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 
@@ -15,7 +14,8 @@ import java.util.Arrays;
  * <p>Input layout, repeated until the input ends ({@link #record} writes it):
  *
  * <pre>
- *   control (1 byte)  bit 0: re-seal every packet's checksum (so mutations reach the frames)
+ *   control (1 byte)  bit 0: protect every packet as the client would (Wire.reseal: the input
+ *                            is then in open form, so mutations reach the frames)
  *                     bit 1: pad the datagram with zeros to 1200 bytes (RFC 9000 §14.1)
  *                     bit 2: the datagram comes from a second path (address)
  *                     bits 3-7: n; first advance the clock by 2^n microseconds (n = 0: not at all)
@@ -34,7 +34,6 @@ class ServerReceiveFuzzTest {
   void datagrams(byte[] input) {
     ServerHarness server = new ServerHarness();
     PacketHeader header = new PacketHeader();
-    PlaintextProtection protection = new PlaintextProtection();
     ByteBuffer in = ByteBuffer.wrap(input);
     while (in.remaining() >= 3) {
       int control = in.get() & 0xff;
@@ -49,7 +48,7 @@ class ServerReceiveFuzzTest {
       }
       ByteBuffer datagram = ByteBuffer.wrap(bytes);
       if ((control & RESEAL) != 0) {
-        Wire.reseal(datagram, header, protection);
+        Wire.reseal(datagram, header, server);
       }
       server.receive(datagram, (control & OTHER_PATH) != 0 ? 1 : 0);
     }

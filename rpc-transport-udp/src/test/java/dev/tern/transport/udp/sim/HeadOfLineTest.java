@@ -3,6 +3,7 @@ package dev.tern.transport.udp.sim;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tern.transport.udp.connection.ConnectionConfig;
+import dev.tern.transport.udp.packet.Versions;
 import dev.tern.transport.udp.stream.RangeSet;
 import java.nio.ByteBuffer;
 import java.util.HashSet;
@@ -66,7 +67,9 @@ class HeadOfLineTest {
   }
 
   private static Simulation sim(ScriptedChannel.DropRule rule, List<Call> calls) {
-    ConnectionConfig config = ConnectionConfig.defaults();
+    // The test reads frames off the wire: plaintext version 1, whose packets differ only in
+    // their protection (docs/protocol.md §9).
+    ConnectionConfig config = ConnectionConfig.builder().versions(Versions.V1).build();
     return new Simulation(7, new ScriptedChannel(DELAY_NS, RATE, null),
         new ScriptedChannel(DELAY_NS, RATE, rule), config, config, calls);
   }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tern.netlab.link.Link;
 import dev.tern.netlab.link.LinkProfile;
 import dev.tern.transport.udp.connection.ConnectionConfig;
+import dev.tern.transport.udp.packet.Versions;
 import dev.tern.transport.udp.connection.ConnectionState;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -20,7 +21,9 @@ class KeepAliveTest {
     LinkProfile p = SimProfiles.get("mobile");
     WireLog up = new WireLog(new LinkChannel(new Link(p.clientToServer(), 1, 0)));
     LinkChannel down = new LinkChannel(new Link(p.serverToClient(), 2, 0));
-    ConnectionConfig config = ConnectionConfig.defaults(); // keep-alive 15 s, idle timeout 30 s
+    // Keep-alive 15 s, idle timeout 30 s. WireLog reads frames off the wire: plaintext version
+    // 1, whose packets differ only in their protection (docs/protocol.md §9).
+    ConnectionConfig config = ConnectionConfig.builder().versions(Versions.V1).build();
     Simulation sim = new Simulation(1, up, down, config, config, List.of(new Call(0, 1024, 1024)));
     assertThat(sim.runUntil(sim::allCallsDone, 30 * S)).isTrue();
     long callDoneNs = sim.nowNs();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tern.netlab.link.Link;
 import dev.tern.netlab.link.LinkProfile;
 import dev.tern.transport.udp.connection.ConnectionConfig;
+import dev.tern.transport.udp.packet.Versions;
 import dev.tern.transport.udp.path.MtuDiscovery;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -65,7 +66,9 @@ class MtuTest {
     LinkProfile p = SimProfiles.get(profile);
     WireLog up = new WireLog(new LinkChannel(new Link(p.clientToServer(), seed * 31 + 1, 0)));
     Channel down = new LinkChannel(new Link(p.serverToClient(), seed * 31 + 2, 0));
-    ConnectionConfig config = ConnectionConfig.defaults();
+    // WireLog reads frames off the wire: plaintext version 1, whose packets differ only in
+    // their protection (docs/protocol.md §9).
+    ConnectionConfig config = ConnectionConfig.builder().versions(Versions.V1).build();
     Simulation sim = new Simulation(seed, up, down, config, config,
         List.of(new Call(0, 4096, 1 << 16)));
     sim.runUntil(() -> sim.allCallsDone() || sim.fatal() != null, 120_000 * MS);
@@ -97,7 +100,9 @@ class MtuTest {
     LinkProfile p = SimProfiles.get("mobile");
     WireLog up = new WireLog(new LinkChannel(new Link(p.clientToServer(), seed * 31 + 1, 0)));
     Channel down = new LinkChannel(new Link(p.serverToClient(), seed * 31 + 2, 0));
-    ConnectionConfig config = ConnectionConfig.defaults();
+    // WireLog reads frames off the wire: plaintext version 1, whose packets differ only in
+    // their protection (docs/protocol.md §9).
+    ConnectionConfig config = ConnectionConfig.builder().versions(Versions.V1).build();
     Simulation sim = new Simulation(seed, up, down, config, config,
         Scenario.CONCURRENT.calls(new java.util.Random(seed)));
     sim.runUntil(() -> sim.allCallsDone() || sim.fatal() != null, 120_000 * MS);

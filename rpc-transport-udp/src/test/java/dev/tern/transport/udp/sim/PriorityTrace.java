@@ -5,6 +5,7 @@ import dev.tern.netlab.link.LinkProfile;
 import dev.tern.transport.udp.congestion.Bbr;
 import dev.tern.transport.udp.congestion.CongestionControl;
 import dev.tern.transport.udp.connection.ConnectionConfig;
+import dev.tern.transport.udp.packet.Versions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -94,8 +95,9 @@ public final class PriorityTrace {
   }
 
   private static void trace(LinkProfile profile, long seed, long fromNs, long urgentNs) {
+    // The trace reads frames off the wire: plaintext version 1 (docs/protocol.md §9).
     ConnectionConfig config = ConnectionConfig.builder().priorityScheduling(true)
-        .congestionControl(CongestionControl.BBR).build();
+        .congestionControl(CongestionControl.BBR).versions(Versions.V1).build();
     List<Call> calls = new ArrayList<>();
     for (int i = 0; i < CcExperiments.BULK_CALLS; i++) {
       calls.add(new Call(0, 512, CcExperiments.BULK_RESPONSE_BYTES, 5));

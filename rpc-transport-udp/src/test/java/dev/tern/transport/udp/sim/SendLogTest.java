@@ -8,6 +8,7 @@ import dev.tern.transport.udp.congestion.CongestionControl;
 import dev.tern.transport.udp.congestion.Pacer;
 import dev.tern.transport.udp.connection.Connection;
 import dev.tern.transport.udp.connection.ConnectionConfig;
+import dev.tern.transport.udp.packet.Versions;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -27,7 +28,10 @@ class SendLogTest {
   private static Run run(String profileName, CongestionControl cc, List<Call> calls, long seed,
       long untilNs) {
     LinkProfile profile = SimProfiles.get(profileName);
-    ConnectionConfig config = ConnectionConfig.builder().congestionControl(cc).build();
+    // WireLog reads frames off the wire: plaintext version 1, whose packets differ only in
+    // their protection (docs/protocol.md §9).
+    ConnectionConfig config = ConnectionConfig.builder().congestionControl(cc)
+        .versions(Versions.V1).build();
     Run r = new Run();
     r.calls = calls;
     LinkChannel up = new LinkChannel(new Link(profile.clientToServer(), seed * 31 + 1, 0));

@@ -4,6 +4,7 @@ import dev.tern.netlab.link.Link;
 import dev.tern.netlab.link.LinkProfile;
 import dev.tern.transport.udp.connection.Connection;
 import dev.tern.transport.udp.connection.ConnectionConfig;
+import dev.tern.transport.udp.packet.Versions;
 import dev.tern.transport.udp.frame.AckFrame;
 import dev.tern.transport.udp.frame.ConnectionCloseFrame;
 import dev.tern.transport.udp.frame.CryptoFrame;
@@ -60,7 +61,9 @@ public final class SimTrace {
         untilNs);
     Tracer down = new Tracer("DN",
         new LinkChannel(new Link(profile.serverToClient(), downSeed, 0)), untilNs);
-    ConnectionConfig config = ConnectionConfig.builder()
+    // The trace reads frames off the wire: plaintext version 1, whose packets differ only in
+    // their protection (docs/protocol.md §9).
+    ConnectionConfig config = ConnectionConfig.builder().versions(Versions.V1)
         .handshakeCopy(!Boolean.getBoolean("tern.trace.noHandshakeCopy")).build();
     Simulation sim = new Simulation(seed, up, down, config, config, calls);
     up.sender = sim::client;
