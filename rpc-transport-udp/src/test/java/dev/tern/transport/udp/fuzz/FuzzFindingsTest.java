@@ -132,8 +132,8 @@ class FuzzFindingsTest {
     frames.put(new byte[4]);
     ServerHarness server = new ServerHarness();
     server.advance(late);
-    Connection c = server.receive(ByteBuffer.wrap(Wire.initial(0,
-        java.util.Arrays.copyOf(frames.array(), frames.position()))), 0);
+    Connection c = server.receive(ByteBuffer.wrap(Wire.sealed(Wire.initial(0,
+        java.util.Arrays.copyOf(frames.array(), frames.position())))), 0);
     assertThat(c).as("the INITIAL opens a connection").isNotNull();
     assertThat(c.stats().forbiddenFramesDropped).isEqualTo(1);
     assertThat(server.demux().connections()).as("not timed out at once").contains(c);
