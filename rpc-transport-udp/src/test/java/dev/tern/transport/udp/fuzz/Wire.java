@@ -134,6 +134,10 @@ final class Wire {
    * in open form is taken as the full number (the seeds' numbers are small). Packets too short
    * for a tag and the header-protection sample are left as they are, and parsing stops there.
    */
+  /** The packet number each key set last sealed (by identity; the harness's keys only). */
+  private static final java.util.Map<PacketProtection, Long> LAST_SEALED_PN =
+      java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+
   static void reseal(ByteBuffer datagram, PacketHeader header, ServerHarness harness) {
     int offset = datagram.position();
     int limit = datagram.limit();
@@ -151,6 +155,16 @@ final class Wire {
       if (keys != null) {
         if (tag < header.payloadOffset() + keys.minPayloadBytes(header.pnLength)) {
           break;
+        }
+        Long last = LAST_SEALED_PN.put(keys, header.truncatedPn);
+        if (last != null && last == header.truncatedPn) {
+          // The fuzzer may repeat a packet number (a duplicate is a legitimate attack input), but
+          // the JDK's GCM, like BouncyCastle's, refuses to seal twice in a row with one nonce.
+          // Sealing a scratch copy under another number first moves the cipher on.
+          ByteBuffer scratch = ByteBuffer.wrap(Arrays.copyOfRange(datagram.array(),
+              datagram.arrayOffset(), datagram.arrayOffset() + limit));
+          scratch.position(tag);
+          keys.seal(scratch, header.packetStart, header.payloadOffset(), header.truncatedPn + 1);
         }
         datagram.position(tag);
         keys.seal(datagram, header.packetStart, header.payloadOffset(), header.truncatedPn);
