@@ -129,20 +129,20 @@ class GrpcCompatibilityTest {
     ClientCalls.blockingUnaryCall(channel(), TestMethods.UNARY, CallOptions.DEFAULT.withDeadlineAfter(100, TimeUnit.MINUTES), "x");
     String value = seen.get(5, TimeUnit.SECONDS).get(TIMEOUT_TEXT);
     assertThat(value).as("grpc-timeout as a server interceptor reads it").isNotNull();
-    long minutes = TimeUnit.NANOSECONDS.toMinutes(GrpcTimeoutHeader.decode(value));
+    long minutes = TimeUnit.NANOSECONDS.toMinutes(dev.tern.rpc.spi.GrpcTimeout.decode(value));
     assertThat(minutes).isBetween(99L, 100L);
   }
 
   @Test
   void grpcTimeoutIsEncodedAsTheSpecSays() {
     // gRPC over HTTP/2: at most 8 digits, then the unit; the smallest unit that fits, rounded up.
-    assertThat(GrpcTimeoutHeader.encode(99_999_999L)).isEqualTo("99999999n");
-    assertThat(GrpcTimeoutHeader.encode(100_000_000L)).isEqualTo("100000u");
-    assertThat(GrpcTimeoutHeader.encode(TimeUnit.MINUTES.toNanos(100))).isEqualTo("6000000m");
-    assertThat(GrpcTimeoutHeader.encode(TimeUnit.DAYS.toNanos(4000))).isEqualTo("5760000M");
-    assertThat(GrpcTimeoutHeader.encode(TimeUnit.DAYS.toNanos(100_000))).isEqualTo("2400000H");
-    assertThat(GrpcTimeoutHeader.decode("6000000m")).isEqualTo(TimeUnit.MINUTES.toNanos(100));
-    assertThatThrownBy(() -> GrpcTimeoutHeader.decode("12x")).hasMessageContaining("'12x'");
+    assertThat(dev.tern.rpc.spi.GrpcTimeout.encode(99_999_999L)).isEqualTo("99999999n");
+    assertThat(dev.tern.rpc.spi.GrpcTimeout.encode(100_000_000L)).isEqualTo("100000u");
+    assertThat(dev.tern.rpc.spi.GrpcTimeout.encode(TimeUnit.MINUTES.toNanos(100))).isEqualTo("6000000m");
+    assertThat(dev.tern.rpc.spi.GrpcTimeout.encode(TimeUnit.DAYS.toNanos(4000))).isEqualTo("5760000M");
+    assertThat(dev.tern.rpc.spi.GrpcTimeout.encode(TimeUnit.DAYS.toNanos(100_000))).isEqualTo("2400000H");
+    assertThat(dev.tern.rpc.spi.GrpcTimeout.decode("6000000m")).isEqualTo(TimeUnit.MINUTES.toNanos(100));
+    assertThatThrownBy(() -> dev.tern.rpc.spi.GrpcTimeout.decode("12x")).hasMessageContaining("'12x'");
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.tern.transport.quic;
 
+import dev.tern.rpc.spi.GrpcTimeout;
 import dev.tern.rpc.Priority;
 import dev.tern.rpc.spi.RequestHeaders;
 import io.grpc.Deadline;

@@ -1,5 +1,6 @@
 package dev.tern.transport.quic;
 
+import dev.tern.rpc.spi.GrpcTimeout;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
