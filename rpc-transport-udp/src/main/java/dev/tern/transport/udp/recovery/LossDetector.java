@@ -305,17 +305,16 @@ public final class LossDetector {
    * (counted for the simulator's check that loss detection works, {@link #lossesDeclaredLate}).
    */
   private void noteLateness(long pn, long sentNs, long nowNs) {
-    long reveal = -1;
-    for (int j = 1; j <= Math.min(reveals, REVEALS); j++) {
-      int k = (reveals - j) % REVEALS;
-      if (revealPn[k] <= pn) {
-        break;
-      }
-      reveal = j == Math.min(reveals, REVEALS) && reveals > REVEALS ? -1 : revealNs[k];
+    // Newest advance first: the earliest one past pn revealed it.
+    int remembered = Math.min(reveals, REVEALS);
+    int j = 0;
+    while (j < remembered && revealPn[(reveals - 1 - j) % REVEALS] > pn) {
+      j++;
     }
-    if (reveal < 0) {
-      return; // revealed before the oldest advance remembered: not judged
+    if (j == 0 || (j == remembered && reveals > REVEALS)) {
+      return; // not revealed, or revealed before the oldest advance remembered: not judged
     }
+    long reveal = revealNs[(reveals - j) % REVEALS];
     long due = Math.max(reveal, Saturating.add(sentNs, lossDelayNs()));
     if (nowNs > Saturating.add(due, RttEstimator.GRANULARITY_NS)) {
       lossesDeclaredLate++;
