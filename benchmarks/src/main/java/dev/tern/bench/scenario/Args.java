@@ -45,4 +45,13 @@ final class Args {
       throw new IllegalArgumentException("--" + key + " must be an integer, was '" + v + "'", e);
     }
   }
+
+  double getDouble(String key, double dflt) {
+    String v = values.get(key);
+    try {
+      return v == null ? dflt : Double.parseDouble(v);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("--" + key + " must be a number, was '" + v + "'", e);
+    }
+  }
 }

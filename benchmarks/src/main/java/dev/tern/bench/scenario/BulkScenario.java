@@ -29,7 +29,7 @@ final class BulkScenario {
     try {
       Calls.unary(ch, CallOptions.DEFAULT, 1024, 1024);
       long total = ctx.config().bulkBytes();
-      Receiver r = new Receiver(total);
+      Receiver r = new Receiver(total, ctx.config().linkDownBitsPerSecond());
       ctx.coordinator().openDownloadWindow(rep);
       long t0 = System.nanoTime();
       ClientCalls.asyncServerStreamingCall(ch.newCall(BenchService.DOWNLOAD, CallOptions.DEFAULT),
@@ -57,7 +57,7 @@ final class BulkScenario {
       ctx.recorder().metric(rep, s, "bytes", bytes);
       ctx.recorder().metric(rep, s, "capped", capped ? 1 : 0);
       if (bytes > 0 && last > first) {
-        double goodput = (bytes - r.firstChunkBytes) * 8e9 / (last - first);
+        double goodput = (bytes - r.firstDeliveryBytes) * 8e9 / (last - first);
         ctx.recorder().metric(rep, s, "goodput_mbps", goodput / 1e6);
         ctx.recorder().metric(rep, s, "goodput_window_ms", (last - first) / 1e6);
         ctx.recorder().metric(rep, s, "completion_ms", (last - t0) / 1e6);
@@ -70,20 +70,31 @@ final class BulkScenario {
     }
   }
 
-  /** Counts a download's bytes and times. */
-  private static final class Receiver implements ClientResponseObserver<byte[], byte[]> {
+  /**
+   * Counts a download's bytes and times. The goodput window opens at the end of the first delivery:
+   * the first message and every message handed over with it. Over TCP a loss among the first
+   * segments holds back the messages behind it (head-of-line blocking), and the retransmission
+   * releases them all at once: their bytes crossed the link before the window opened, and counting
+   * them would report more than the link can carry. A message belongs to the first delivery while
+   * it follows the one before it sooner than half the time the link needs to carry it; on an
+   * unshaped link only the first message does.
+   */
+  static final class Receiver implements ClientResponseObserver<byte[], byte[]> {
     final long total;
+    final double linkBitsPerSecond;
     final CountDownLatch done = new CountDownLatch(1);
     final Ipdv ipdv = new Ipdv();
     volatile ClientCallStreamObserver<byte[]> call;
     volatile Throwable error;
     long bytes;
     long firstNs;
-    long firstChunkBytes;
+    long firstDeliveryBytes;
+    boolean inFirstDelivery;
     long lastNs;
 
-    Receiver(long total) {
+    Receiver(long total, double linkBitsPerSecond) {
       this.total = total;
+      this.linkBitsPerSecond = linkBitsPerSecond;
     }
 
     @Override
@@ -94,14 +105,26 @@ final class BulkScenario {
     @Override
     public synchronized void onNext(byte[] chunk) {
       long now = System.nanoTime();
+      receive(chunk.length, now);
+      ipdv.add(now - BenchMessages.chunkSendNs(chunk));
+    }
+
+    synchronized void receive(int length, long now) {
       if (bytes == 0) {
         firstNs = now;
-        // Bytes of the first message arrived before the first receipt time: leave them out of the rate.
-        firstChunkBytes = chunk.length;
+        firstDeliveryBytes = length;
+        inFirstDelivery = linkBitsPerSecond > 0;
+      } else if (inFirstDelivery) {
+        double carryNs = length * 8e9 / linkBitsPerSecond;
+        if (now - lastNs < carryNs / 2) {
+          firstNs = now;
+          firstDeliveryBytes += length;
+        } else {
+          inFirstDelivery = false;
+        }
       }
-      bytes += chunk.length;
+      bytes += length;
       lastNs = now;
-      ipdv.add(now - BenchMessages.chunkSendNs(chunk));
     }
 
     @Override

@@ -373,13 +373,14 @@ public final class ScenarioMain implements Callable<Integer> {
       return new ClientConfig(unaryCalls != null ? unaryCalls : 5, 32, 1, bulk,
           capSeconds != null ? capSeconds : 20, 1, seed, scaleIdle != null ? scaleIdle : 20,
           Math.min(scaleActive, 4), scaleSeconds != null ? scaleSeconds : 3,
-          migrationBytes != null ? migrationBytes : bulk, stall, fallback);
+          migrationBytes != null ? migrationBytes : bulk, stall, fallback, link.downBitsPerSecond());
     }
     long bulk = bulkBytes != null ? bulkBytes : Budget.bulkBytes(link);
     return new ClientConfig(unaryCalls != null ? unaryCalls : Budget.UNARY_CALLS, Budget.CONCURRENT_CALLS, 1, bulk,
         capSeconds != null ? capSeconds : Budget.capSeconds(link, bulk), 1, seed,
         scaleIdle != null ? scaleIdle : 500, scaleActive, scaleSeconds != null ? scaleSeconds : 20,
-        migrationBytes != null ? migrationBytes : Budget.migrationBytes(bulk), stall, fallback);
+        migrationBytes != null ? migrationBytes : Budget.migrationBytes(bulk), stall, fallback,
+        link.downBitsPerSecond());
   }
 
   /**
