@@ -282,20 +282,50 @@ final class TransportRace {
 
     void start() {
       startNanos = System.nanoTime();
-      try {
-        transport = provider.newClientTransport(address, cfg.authority, cfg.options);
-      } catch (RuntimeException e) {
-        failed(Status.UNAVAILABLE.withDescription("cannot create a transport: " + e.getMessage()).withCause(e));
+      RuntimeException cannotCreate = null;
+      // Created and registered with the channel under the race's lock: a shutdownNow() abandons
+      // the race under that lock before it sweeps the channel's live transports, so a transport
+      // either exists in time to be swept or is never created.
+      synchronized (TransportRace.this) {
+        if (abandoned) {
+          return;
+        }
+        try {
+          transport = provider.newClientTransport(address, cfg.authority, cfg.options);
+          outcome.created(transport);
+        } catch (RuntimeException e) {
+          cannotCreate = e;
+        }
+      }
+      if (cannotCreate != null) {
+        failed(Status.UNAVAILABLE.withDescription("cannot create a transport: " + cannotCreate.getMessage())
+            .withCause(cannotCreate));
         return;
       }
-      outcome.created(transport);
-      timeout = scheduler.schedule(this::timedOut, cfg.handshakeTimeoutNanos, TimeUnit.NANOSECONDS);
+      try {
+        timeout = scheduler.schedule(this::timedOut, cfg.handshakeTimeoutNanos, TimeUnit.NANOSECONDS);
+      } catch (RejectedExecutionException e) {
+        // The channel's timer is gone: the channel shut down after this transport was created.
+        transport.shutdownNow(Status.UNAVAILABLE.withDescription("channel shut down while connecting"));
+        return;
+      }
       try {
         transport.start(this);
       } catch (RuntimeException e) {
         log.log(Level.WARNING, "transport start threw", e);
         transport.shutdownNow(Status.UNAVAILABLE.withCause(e));
         failed(Status.UNAVAILABLE.withDescription("transport failed to start: " + e).withCause(e));
+        return;
+      }
+      // The channel may have abandoned the race (shutdownNow) between startNext's check and here:
+      // its sweep of live transports ran before this one existed, so close it now rather than at
+      // the handshake timeout.
+      boolean unwanted;
+      synchronized (TransportRace.this) {
+        unwanted = abandoned;
+      }
+      if (unwanted) {
+        transport.shutdownNow(Status.UNAVAILABLE.withDescription("channel shut down while connecting"));
         return;
       }
       if (index == 0) {
@@ -333,7 +363,9 @@ final class TransportRace {
           return;
         }
         ready = true;
-        timeout.cancel(false);
+        if (timeout != null) {
+          timeout.cancel(false);
+        }
         win = winner == null && !abandoned;
         if (win) {
           winner = this;

@@ -23,11 +23,7 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(30)
 class ResolutionThreadTest {
-  @Test
-  @org.junit.jupiter.api.Disabled("Finds an open defect: when shutdownNow() races the lookup's"
-      + " completion, the channel terminates only after about 20 s (a transport started for the"
-      + " resolved address outlives the shutdown until a timeout), so awaitTermination(5 s) fails"
-      + " in about one run in three. The resolution-thread behaviour it checks passed every run.")
+  @org.junit.jupiter.api.RepeatedTest(10) // the race between shutdownNow() and the lookup
   void aBlockedLookupBlocksNeitherTheCallerNorTheDeadlineTimer() throws Exception {
     CountDownLatch dnsAnswers = new CountDownLatch(1);
     CompletableFuture<Thread> resolvedOn = new CompletableFuture<>();
