@@ -578,8 +578,10 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   }
 
   /**
-   * Keep-alive ping interval while calls are open, on transports that ping: {@code tcp} sends
-   * HTTP/2 PING frames; {@code quic} ignores it (QUIC keeps its own idle timeout). Off by default.
+   * Keep-alive ping interval while calls are open (and without calls if {@link
+   * #keepAliveWithoutCalls}), on transports that ping: {@code tcp} sends HTTP/2 PING frames, off by
+   * default as grpc-java; {@code quic} ignores it (QUIC keeps its own idle timeout). A server
+   * accepts pings no more often than its {@code permitKeepAliveTime} (5 minutes by default).
    *
    * @param value the interval, more than 0 (rounded up to at least 1 ms)
    * @param unit the unit of {@code value}
@@ -728,33 +730,34 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   }
 
   /**
-   * Not supported yet: {@link #keepAliveTime} sets the ping interval, and a connection whose
-   * pings go unanswered fails on the transport's own timeout.
+   * How long a keep-alive ping may go unanswered before the connection is declared dead and its
+   * calls fail UNAVAILABLE (20 s, as grpc-java).
    *
-   * @param keepAliveTimeout ignored
-   * @param timeUnit ignored
-   * @return never returns
-   * @throws UnsupportedOperationException always, naming the alternative
+   * @param keepAliveTimeout the timeout, more than 0
+   * @param timeUnit the unit of {@code keepAliveTimeout}
+   * @return this builder
+   * @throws IllegalArgumentException if {@code keepAliveTimeout} is 0 or less
    */
   @Override
   public TernChannelBuilder keepAliveTimeout(long keepAliveTimeout, TimeUnit timeUnit) {
-    throw unsupported("keepAliveTimeout(long, TimeUnit)", "keepAliveTime(...) sets the ping interval;"
-        + " a connection whose pings go unanswered fails on the transport's own timeout");
+    if (keepAliveTimeout <= 0) {
+      throw new IllegalArgumentException("keepAliveTimeout must be > 0, was " + keepAliveTimeout);
+    }
+    options = options.with(TransportOptions.KEEP_ALIVE_TIMEOUT_MILLIS, Math.max(1, timeUnit.toMillis(keepAliveTimeout)));
+    return this;
   }
 
   /**
-   * Only {@code false} (the default) is supported: keep-alive pings are sent only while calls
-   * are open.
+   * Whether keep-alive pings are sent while no call is open (false, as grpc-java). A server
+   * polices such pings: grpc-java's and Tern's servers refuse them unless {@code
+   * permitKeepAliveWithoutCalls(true)}.
    *
-   * @param enable ignored
-   * @return never returns
-   * @throws UnsupportedOperationException for {@code true}
+   * @param enable true to ping without calls
+   * @return this builder
    */
   @Override
   public TernChannelBuilder keepAliveWithoutCalls(boolean enable) {
-    if (enable) {
-      throw unsupported("keepAliveWithoutCalls(true)", "keep-alive pings are sent only while calls are open");
-    }
+    options = options.with(TransportOptions.KEEP_ALIVE_WITHOUT_CALLS, enable);
     return this;
   }
 

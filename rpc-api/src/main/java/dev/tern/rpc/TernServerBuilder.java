@@ -442,96 +442,127 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
   }
 
   /**
-   * Not supported yet: the server sends no keep-alive pings; clients ping with {@code
-   * TernChannelBuilder.keepAliveTime(...)}.
+   * Interval of the server's keep-alive pings to each connection (grpc-java's default, 2 hours,
+   * when unset). {@code tcp} sends HTTP/2 PINGs as grpc-java; transports without a ping of their
+   * own ignore it (see docs/builder-methods.md).
    *
-   * @param keepAliveTime ignored
-   * @param timeUnit ignored
-   * @return never returns
-   * @throws UnsupportedOperationException always, naming the alternative
+   * @param keepAliveTime the interval, more than 0
+   * @param timeUnit the unit of {@code keepAliveTime}
+   * @return this builder
+   * @throws IllegalArgumentException if {@code keepAliveTime} is 0 or less
    */
   @Override
   public TernServerBuilder keepAliveTime(long keepAliveTime, TimeUnit timeUnit) {
-    throw unsupported("keepAliveTime(long, TimeUnit)", "clients ping with TernChannelBuilder.keepAliveTime(...)");
+    options = options.with(TransportOptions.KEEP_ALIVE_MILLIS, positiveMillis("keepAliveTime", keepAliveTime, timeUnit));
+    return this;
   }
 
   /**
-   * Not supported yet: the server sends no keep-alive pings.
+   * How long a keep-alive ping may go unanswered before the connection is closed (20 s, as
+   * grpc-java).
    *
-   * @param keepAliveTimeout ignored
-   * @param timeUnit ignored
-   * @return never returns
-   * @throws UnsupportedOperationException always, naming the alternative
+   * @param keepAliveTimeout the timeout, more than 0
+   * @param timeUnit the unit of {@code keepAliveTimeout}
+   * @return this builder
+   * @throws IllegalArgumentException if {@code keepAliveTimeout} is 0 or less
    */
   @Override
   public TernServerBuilder keepAliveTimeout(long keepAliveTimeout, TimeUnit timeUnit) {
-    throw unsupported("keepAliveTimeout(long, TimeUnit)", null);
+    options = options.with(TransportOptions.KEEP_ALIVE_TIMEOUT_MILLIS,
+        positiveMillis("keepAliveTimeout", keepAliveTimeout, timeUnit));
+    return this;
   }
 
   /**
-   * Not supported yet: QUIC closes idle connections after {@code
-   * QuicTransportOptions.MAX_IDLE_TIMEOUT_MILLIS} (set with {@link #transportOption}).
+   * Closes (with GOAWAY) a connection that has had no call open for this long; off by default, as
+   * grpc-java. On {@code quic} the transport's own idle timeout ({@code
+   * QuicTransportOptions.MAX_IDLE_TIMEOUT_MILLIS}) also closes connections that exchange no packets.
    *
-   * @param maxConnectionIdle ignored
-   * @param timeUnit ignored
-   * @return never returns
-   * @throws UnsupportedOperationException always, naming the alternative
+   * @param maxConnectionIdle the idle time, more than 0
+   * @param timeUnit the unit of {@code maxConnectionIdle}
+   * @return this builder
+   * @throws IllegalArgumentException if {@code maxConnectionIdle} is 0 or less
    */
   @Override
   public TernServerBuilder maxConnectionIdle(long maxConnectionIdle, TimeUnit timeUnit) {
-    throw unsupported("maxConnectionIdle(long, TimeUnit)",
-        "QUIC closes idle connections after QuicTransportOptions.MAX_IDLE_TIMEOUT_MILLIS (transportOption(...))");
+    options = options.with(TransportOptions.IDLE_TIMEOUT_MILLIS,
+        positiveMillis("maxConnectionIdle", maxConnectionIdle, timeUnit));
+    return this;
   }
 
   /**
-   * Not supported yet: connections live until the client or server closes them.
+   * Sends GOAWAY to a connection once it is this old (with up to ±10% jitter, as grpc-java), so
+   * that clients reconnect and spread over servers behind a load balancer; off by default.
    *
-   * @param maxConnectionAge ignored
-   * @param timeUnit ignored
-   * @return never returns
-   * @throws UnsupportedOperationException always, naming the alternative
+   * @param maxConnectionAge the age, more than 0
+   * @param timeUnit the unit of {@code maxConnectionAge}
+   * @return this builder
+   * @throws IllegalArgumentException if {@code maxConnectionAge} is 0 or less
    */
   @Override
   public TernServerBuilder maxConnectionAge(long maxConnectionAge, TimeUnit timeUnit) {
-    throw unsupported("maxConnectionAge(long, TimeUnit)", null);
+    options = options.with(TransportOptions.MAX_CONNECTION_AGE_MILLIS,
+        positiveMillis("maxConnectionAge", maxConnectionAge, timeUnit));
+    return this;
   }
 
   /**
-   * Not supported yet (see {@link #maxConnectionAge}).
+   * How long calls still open on a connection past its {@link #maxConnectionAge} may run before
+   * the connection is closed; unbounded by default, as grpc-java.
    *
-   * @param maxConnectionAgeGrace ignored
-   * @param timeUnit ignored
-   * @return never returns
-   * @throws UnsupportedOperationException always, naming the alternative
+   * @param maxConnectionAgeGrace the grace time, 0 or more
+   * @param timeUnit the unit of {@code maxConnectionAgeGrace}
+   * @return this builder
+   * @throws IllegalArgumentException if {@code maxConnectionAgeGrace} is negative
    */
   @Override
   public TernServerBuilder maxConnectionAgeGrace(long maxConnectionAgeGrace, TimeUnit timeUnit) {
-    throw unsupported("maxConnectionAgeGrace(long, TimeUnit)", null);
+    if (maxConnectionAgeGrace < 0) {
+      throw new IllegalArgumentException("maxConnectionAgeGrace must be >= 0, was " + maxConnectionAgeGrace);
+    }
+    // 0 would read as "unbounded": the shortest bounded grace is 1 ms.
+    options = options.with(TransportOptions.MAX_CONNECTION_AGE_GRACE_MILLIS,
+        Math.max(1, timeUnit.toMillis(maxConnectionAgeGrace)));
+    return this;
   }
 
   /**
-   * Not supported yet: the server does not police the clients' ping rate.
+   * The shortest interval between a client's keep-alive pings that the server accepts (5 minutes,
+   * as grpc-java). A client that pings more often is sent GOAWAY {@code too_many_pings}; a Tern
+   * or grpc-java client then doubles its interval. Set it at or below the clients' {@code
+   * keepAliveTime} when they ping more often.
    *
-   * @param keepAliveTime ignored
-   * @param timeUnit ignored
-   * @return never returns
-   * @throws UnsupportedOperationException always, naming the alternative
+   * @param keepAliveTime the shortest accepted interval, 0 or more
+   * @param timeUnit the unit of {@code keepAliveTime}
+   * @return this builder
+   * @throws IllegalArgumentException if {@code keepAliveTime} is negative
    */
   @Override
   public TernServerBuilder permitKeepAliveTime(long keepAliveTime, TimeUnit timeUnit) {
-    throw unsupported("permitKeepAliveTime(long, TimeUnit)", null);
+    if (keepAliveTime < 0) {
+      throw new IllegalArgumentException("permitKeepAliveTime must be >= 0, was " + keepAliveTime);
+    }
+    options = options.with(TransportOptions.PERMIT_KEEP_ALIVE_MILLIS, timeUnit.toMillis(keepAliveTime));
+    return this;
   }
 
   /**
-   * Not supported yet: the server does not police the clients' pings.
+   * Whether clients may send keep-alive pings while they have no call open (false, as grpc-java).
    *
-   * @param permit ignored
-   * @return never returns
-   * @throws UnsupportedOperationException always, naming the alternative
+   * @param permit true to accept such pings
+   * @return this builder
    */
   @Override
   public TernServerBuilder permitKeepAliveWithoutCalls(boolean permit) {
-    throw unsupported("permitKeepAliveWithoutCalls(boolean)", null);
+    options = options.with(TransportOptions.PERMIT_KEEP_ALIVE_WITHOUT_CALLS, permit);
+    return this;
+  }
+
+  private static long positiveMillis(String what, long value, TimeUnit unit) {
+    if (value <= 0) {
+      throw new IllegalArgumentException(what + " must be > 0, was " + value);
+    }
+    return Math.max(1, unit.toMillis(value));
   }
 
   /**

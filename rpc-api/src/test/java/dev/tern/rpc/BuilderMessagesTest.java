@@ -28,14 +28,16 @@ class BuilderMessagesTest {
     // The methods Tern does not implement; a bare UnsupportedOperationException fails in callEveryMethod.
     assertThat(unsupported).doesNotContain("enableRetry", "disableRetry");
     assertThat(unsupported).contains("maxRetryAttempts", "defaultServiceConfig", "setBinaryLog",
-        "proxyDetector", "nameResolverFactory", "keepAliveTimeout", "defaultLoadBalancingPolicy");
+        "proxyDetector", "nameResolverFactory", "defaultLoadBalancingPolicy");
+    assertThat(unsupported).doesNotContain("keepAliveTime", "keepAliveTimeout", "keepAliveWithoutCalls");
   }
 
   @Test
   void everyUnsupportedServerBuilderMethodSaysTernTheMethodAndWhatElse() throws Exception {
     List<String> unsupported = callEveryMethod(ServerBuilder.class, () -> TernServerBuilder.forPort(0));
-    assertThat(unsupported).contains("callExecutor", "addTransportFilter", "maxConnectionAge", "setBinaryLog",
-        "permitKeepAliveTime", "keepAliveTime");
+    assertThat(unsupported).contains("callExecutor", "addTransportFilter", "setBinaryLog");
+    assertThat(unsupported).doesNotContain("keepAliveTime", "keepAliveTimeout", "permitKeepAliveTime",
+        "permitKeepAliveWithoutCalls", "maxConnectionIdle", "maxConnectionAge", "maxConnectionAgeGrace");
   }
 
   /**

@@ -72,8 +72,38 @@ public final class TransportOptions {
   public static final Key<Long> HANDSHAKE_TIMEOUT_MILLIS = new Key<>("handshakeTimeoutMillis", 20_000L);
   /** Idle time after which a connection with no open stream is closed, in milliseconds; 0 never. */
   public static final Key<Long> IDLE_TIMEOUT_MILLIS = new Key<>("idleTimeoutMillis", 0L);
-  /** Keep-alive ping interval while calls are open, in milliseconds; 0 for none. */
+  /**
+   * Keep-alive ping interval, in milliseconds; 0: the transport's default (none on {@code tcp}, as
+   * grpc-java). On a client, pings are sent while calls are open (and without calls if {@link
+   * #KEEP_ALIVE_WITHOUT_CALLS}); on a server, to every connection.
+   */
   public static final Key<Long> KEEP_ALIVE_MILLIS = new Key<>("keepAliveMillis", 0L);
+  /**
+   * How long a keep-alive ping may go unanswered before the connection is declared dead, in
+   * milliseconds (20 s, as grpc-java).
+   */
+  public static final Key<Long> KEEP_ALIVE_TIMEOUT_MILLIS = new Key<>("keepAliveTimeoutMillis", 20_000L);
+  /** Client: whether keep-alive pings are sent while no call is open (false, as grpc-java). */
+  public static final Key<Boolean> KEEP_ALIVE_WITHOUT_CALLS = new Key<>("keepAliveWithoutCalls", false);
+  /**
+   * Server: the shortest interval between a client's pings that the server accepts, in
+   * milliseconds (5 minutes, as grpc-java); a client pinging more often is sent GOAWAY
+   * {@code too_many_pings}.
+   */
+  public static final Key<Long> PERMIT_KEEP_ALIVE_MILLIS = new Key<>("permitKeepAliveMillis", 300_000L);
+  /** Server: whether clients may ping while they have no call open (false, as grpc-java). */
+  public static final Key<Boolean> PERMIT_KEEP_ALIVE_WITHOUT_CALLS = new Key<>("permitKeepAliveWithoutCalls", false);
+  /**
+   * Server: age after which a connection is sent GOAWAY, in milliseconds; 0 never (as grpc-java).
+   * Transports add a jitter of up to ±10%, as grpc-java does, so that connections opened together
+   * do not all leave together.
+   */
+  public static final Key<Long> MAX_CONNECTION_AGE_MILLIS = new Key<>("maxConnectionAgeMillis", 0L);
+  /**
+   * Server: how long calls still running on a connection past its {@link #MAX_CONNECTION_AGE_MILLIS}
+   * may take before the connection is closed, in milliseconds; 0 unbounded (as grpc-java).
+   */
+  public static final Key<Long> MAX_CONNECTION_AGE_GRACE_MILLIS = new Key<>("maxConnectionAgeGraceMillis", 0L);
 
   /**
    * The client's user agent, for transports that send one ({@code user-agent}); null: the

@@ -136,6 +136,8 @@ final class TcpClientTransport implements ClientTransport {
     if (keepAliveMillis > 0) {
       builder.keepAliveTime(keepAliveMillis, TimeUnit.MILLISECONDS);
     }
+    builder.keepAliveTimeout(options.get(TransportOptions.KEEP_ALIVE_TIMEOUT_MILLIS), TimeUnit.MILLISECONDS)
+        .keepAliveWithoutCalls(options.get(TransportOptions.KEEP_ALIVE_WITHOUT_CALLS));
     String nameOverride = null;
     if (sslContext != null) {
       builder.sslContext(sslContext);

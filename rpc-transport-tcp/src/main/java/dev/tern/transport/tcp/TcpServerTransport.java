@@ -103,6 +103,17 @@ final class TcpServerTransport implements ServerTransport {
       if (keepAliveMillis > 0) {
         builder.keepAliveTime(keepAliveMillis, TimeUnit.MILLISECONDS);
       }
+      builder.keepAliveTimeout(options.get(TransportOptions.KEEP_ALIVE_TIMEOUT_MILLIS), TimeUnit.MILLISECONDS)
+          .permitKeepAliveTime(options.get(TransportOptions.PERMIT_KEEP_ALIVE_MILLIS), TimeUnit.MILLISECONDS)
+          .permitKeepAliveWithoutCalls(options.get(TransportOptions.PERMIT_KEEP_ALIVE_WITHOUT_CALLS));
+      long ageMillis = options.get(TransportOptions.MAX_CONNECTION_AGE_MILLIS);
+      if (ageMillis > 0) {
+        builder.maxConnectionAge(ageMillis, TimeUnit.MILLISECONDS);
+      }
+      long graceMillis = options.get(TransportOptions.MAX_CONNECTION_AGE_GRACE_MILLIS);
+      if (graceMillis > 0) {
+        builder.maxConnectionAgeGrace(graceMillis, TimeUnit.MILLISECONDS);
+      }
       if (sslContext != null) {
         builder.sslContext(sslContext);
       }

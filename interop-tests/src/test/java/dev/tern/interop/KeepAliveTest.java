@@ -1,0 +1,124 @@
+package dev.tern.interop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tern.rpc.TernChannelBuilder;
+import dev.tern.rpc.TernServerBuilder;
+import io.grpc.CallOptions;
+import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import io.grpc.Server;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.Status;
+import io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.ServerCalls;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Keep-alive on TCP as grpc-java does it: a call that stays quiet for 60 s while its client pings
+ * every 10 s (grpc-java's shortest interval) survives on a server that permits pings that often,
+ * a Tern server and a stock grpc-java one alike; a Tern server left at grpc-java's default (pings
+ * no more often than every 5 minutes) polices the same pings with GOAWAY {@code too_many_pings},
+ * which shows they are really sent. The three run side by side, so the test takes one minute.
+ */
+class KeepAliveTest {
+  private static final long QUIET_MILLIS = 60_000;
+  private static final MethodDescriptor.Marshaller<String> UTF8 = new MethodDescriptor.Marshaller<>() {
+    @Override
+    public InputStream stream(String value) {
+      return new ByteArrayInputStream(value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public String parse(InputStream stream) {
+      try {
+        return new String(stream.readAllBytes(), StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  };
+  /** Answers after the number of milliseconds the request names, sending nothing before. */
+  private static final MethodDescriptor<String, String> QUIET = MethodDescriptor.<String, String>newBuilder()
+      .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("tern.test.KeepAlive/Quiet")
+      .setRequestMarshaller(UTF8).setResponseMarshaller(UTF8).build();
+
+  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+  private final List<Server> servers = new ArrayList<>();
+  private final List<ManagedChannel> channels = new ArrayList<>();
+
+  private ServerServiceDefinition service() {
+    return ServerServiceDefinition.builder("tern.test.KeepAlive")
+        .addMethod(QUIET, ServerCalls.asyncUnaryCall((request, response) ->
+            timer.schedule(() -> {
+              response.onNext("answered after " + request + " ms");
+              response.onCompleted();
+            }, Long.parseLong(request), TimeUnit.MILLISECONDS)))
+        .build();
+  }
+
+  private int started(Server server) throws IOException {
+    servers.add(server.start());
+    return ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
+  }
+
+  private CompletableFuture<String> quietCall(int port) {
+    ManagedChannel channel = TernChannelBuilder.forAddress("127.0.0.1", port).transports("tcp").usePlaintext()
+        .keepAliveTime(10, TimeUnit.SECONDS).keepAliveTimeout(5, TimeUnit.SECONDS).build();
+    channels.add(channel);
+    return CompletableFuture.supplyAsync(() -> ClientCalls.blockingUnaryCall(channel, QUIET,
+        CallOptions.DEFAULT.withDeadlineAfter(QUIET_MILLIS + 30_000, TimeUnit.MILLISECONDS),
+        Long.toString(QUIET_MILLIS)));
+  }
+
+  @Test
+  @Timeout(120)
+  void aQuietCallSurvivesWherePingsArePermittedAndIsPolicedWhereNot() throws Exception {
+    int permissiveTern = started(TernServerBuilder.create().listen("tcp", 0).addService(service())
+        .permitKeepAliveTime(5, TimeUnit.SECONDS).build());
+    int permissiveStock = started(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+        .addService(service()).permitKeepAliveTime(5, TimeUnit.SECONDS).build());
+    int defaultTern = started(TernServerBuilder.create().listen("tcp", 0).addService(service()).build());
+
+    CompletableFuture<String> onTern = quietCall(permissiveTern);
+    CompletableFuture<String> onStock = quietCall(permissiveStock);
+    CompletableFuture<String> policed = quietCall(defaultTern);
+
+    assertThat(onTern.get(100, TimeUnit.SECONDS)).isEqualTo("answered after 60000 ms");
+    assertThat(onStock.get(100, TimeUnit.SECONDS)).isEqualTo("answered after 60000 ms");
+    Throwable failure = policed.handle((ok, e) -> e).get(100, TimeUnit.SECONDS);
+    assertThat(failure).as("the call on the server that permits pings every 5 minutes").isNotNull();
+    Status status = Status.fromThrowable(failure);
+    // grpc-java's client turns GOAWAY ENHANCE_YOUR_CALM into RESOURCE_EXHAUSTED, its debug data kept.
+    assertThat(status.getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+    assertThat(status.getDescription()).contains("ENHANCE_YOUR_CALM").contains("too_many_pings");
+  }
+
+  @AfterEach
+  void stop() throws InterruptedException {
+    for (ManagedChannel c : channels) {
+      c.shutdownNow();
+      assertThat(c.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    }
+    for (Server s : servers) {
+      s.shutdownNow();
+      assertThat(s.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    }
+    timer.shutdownNow();
+  }
+}
