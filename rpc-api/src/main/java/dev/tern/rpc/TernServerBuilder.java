@@ -475,8 +475,9 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
 
   /**
    * Closes (with GOAWAY) a connection that has had no call open for this long; off by default, as
-   * grpc-java. On {@code quic} the transport's own idle timeout ({@code
-   * QuicTransportOptions.MAX_IDLE_TIMEOUT_MILLIS}) also closes connections that exchange no packets.
+   * grpc-java. Carried out on {@code tcp}; {@code quic} does not apply it yet and closes only
+   * connections that exchange no packets, after its own idle timeout ({@code
+   * QuicTransportOptions.MAX_IDLE_TIMEOUT_MILLIS}).
    *
    * @param maxConnectionIdle the idle time, more than 0
    * @param timeUnit the unit of {@code maxConnectionIdle}
@@ -493,6 +494,7 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
   /**
    * Sends GOAWAY to a connection once it is this old (with up to ±10% jitter, as grpc-java), so
    * that clients reconnect and spread over servers behind a load balancer; off by default.
+   * Carried out on {@code tcp}; {@code quic} does not apply it yet.
    *
    * @param maxConnectionAge the age, more than 0
    * @param timeUnit the unit of {@code maxConnectionAge}
@@ -527,8 +529,8 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
   }
 
   /**
-   * The shortest interval between a client's keep-alive pings that the server accepts (5 minutes,
-   * as grpc-java). A client that pings more often is sent GOAWAY {@code too_many_pings}; a Tern
+   * The shortest interval between a client's HTTP/2 keep-alive pings that the server accepts (5
+   * minutes, as grpc-java; {@code tcp}). A client that pings more often is sent GOAWAY {@code too_many_pings}; a Tern
    * or grpc-java client then doubles its interval. Set it at or below the clients' {@code
    * keepAliveTime} when they ping more often.
    *
