@@ -32,13 +32,15 @@ final class ChannelConfig {
   final TransportMemory memory;
   /** Where blocking work (resolving the address) runs: the builder's offload executor, else a shared pool. */
   final Executor offloadExecutor;
+  /** How long the channel stays connected with no call before it goes idle; 0 never. */
+  final long idleTimeoutNanos;
 
   ChannelConfig(Supplier<SocketAddress> address, String authority, TransportSelector selector,
       TransportOptions options, Executor executor, List<ClientInterceptor> interceptors,
       CompressorRegistry compressors, DecompressorRegistry decompressors, int maxInboundMessageSize,
       int[] protocolVersions, SecurityLevel securityLevel, long handshakeTimeoutNanos,
       long initialBackoffNanos, long maxBackoffNanos, Consumer<ConnectionInfo> connectionListener,
-      long raceHeadStartNanos, TransportMemory memory, Executor offloadExecutor) {
+      long raceHeadStartNanos, TransportMemory memory, Executor offloadExecutor, long idleTimeoutNanos) {
     this.address = address;
     this.authority = authority;
     this.selector = selector;
@@ -57,6 +59,7 @@ final class ChannelConfig {
     this.raceHeadStartNanos = raceHeadStartNanos;
     this.memory = memory;
     this.offloadExecutor = offloadExecutor != null ? offloadExecutor : SharedResolver.POOL;
+    this.idleTimeoutNanos = idleTimeoutNanos;
   }
 
   /** The pool channels without an offload executor resolve on; its idle threads exit. */

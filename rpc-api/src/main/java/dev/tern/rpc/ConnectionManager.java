@@ -7,6 +7,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.net.SocketAddress;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -53,6 +54,10 @@ final class ConnectionManager {
   }
 
   private final Map<Waiter, Mode> waiters = new LinkedHashMap<>();
+  /** Calls that asked for a connection and have not ended: while there is one, the channel is not idle. */
+  private final Set<Waiter> inUse = new HashSet<>();
+  /** Fires {@link #idleTimeout} once no call has been open for the idle timeout; null while disarmed. */
+  private ScheduledFuture<?> idleTimer;
   private final Set<ClientTransport> live = ConcurrentHashMap.newKeySet();
   /** Transports that carried calls and then shut down (a GOAWAY): their calls still run. */
   private final Set<ClientTransport> draining = ConcurrentHashMap.newKeySet();
@@ -89,6 +94,10 @@ final class ConnectionManager {
     Status fail = null;
     TransportRace start = null;
     synchronized (this) {
+      if (!shutdown) {
+        inUse.add(waiter);
+        disarmIdleTimer();
+      }
       if (shutdown) {
         fail = Status.UNAVAILABLE.withDescription("channel is shut down");
       } else if (ready != null) {
@@ -114,9 +123,49 @@ final class ConnectionManager {
     }
   }
 
-  /** Forgets a waiter whose call ended before a transport was ready. */
+  /**
+   * A call ended (whether or not a transport was ready for it): forgets it, and once no call is
+   * left, arms the idle timer.
+   */
   synchronized void cancelWait(Waiter waiter) {
     waiters.remove(waiter);
+    if (inUse.remove(waiter) && inUse.isEmpty()) {
+      armIdleTimer();
+    }
+  }
+
+  private void armIdleTimer() {
+    if (cfg.idleTimeoutNanos > 0 && !shutdown && idleTimer == null && ready != null) {
+      idleTimer = scheduler.schedule(this::idleTimeout, cfg.idleTimeoutNanos, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  private void disarmIdleTimer() {
+    if (idleTimer != null) {
+      idleTimer.cancel(false);
+      idleTimer = null;
+    }
+  }
+
+  /**
+   * No call for the idle timeout: the channel goes IDLE as grpc-java's does. Its connection is
+   * closed gracefully (no call runs on it) and the next call connects again.
+   */
+  private void idleTimeout() {
+    ClientTransport close;
+    synchronized (this) {
+      idleTimer = null;
+      if (shutdown || !inUse.isEmpty() || ready == null) {
+        return;
+      }
+      close = ready.transport;
+      draining.add(close);
+      ready = null;
+      backoff.reset();
+      setState(ConnectivityState.IDLE);
+    }
+    log.log(Level.FINE, "channel to {0} idle: closing its connection", cfg.authority);
+    close.shutdown();
   }
 
   synchronized ConnectivityState state(boolean requestConnection) {
@@ -189,6 +238,7 @@ final class ConnectionManager {
         return;
       }
       shutdown = true;
+      disarmIdleTimer();
       setState(ConnectivityState.SHUTDOWN);
       if (reconnect != null) {
         reconnect.cancel(false);
@@ -290,6 +340,9 @@ final class ConnectionManager {
           serve = new ArrayList<>(waiters.keySet());
           waiters.clear();
           closeAfter = shutdown;
+          if (inUse.isEmpty()) {
+            armIdleTimer(); // connected on request (getState(true)) with no call
+          }
         }
       }
       for (Waiter w : serve) {

@@ -73,6 +73,8 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   private long handshakeTimeoutNanos =
       TimeUnit.MILLISECONDS.toNanos(TransportOptions.HANDSHAKE_TIMEOUT_MILLIS.defaultValue());
   private long initialBackoffNanos = TimeUnit.SECONDS.toNanos(1);
+  /** grpc-java's default idle timeout: 30 minutes. */
+  private long idleTimeoutNanos = TimeUnit.MINUTES.toNanos(30);
   private long maxBackoffNanos = TimeUnit.SECONDS.toNanos(120);
   private Consumer<ConnectionInfo> connectionListener;
   private long raceHeadStartNanos = DEFAULT_RACE_HEAD_START_NANOS;
@@ -453,8 +455,10 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   }
 
   /**
-   * Accepted for compatibility and otherwise ignored: Tern channels do not enter idle mode yet,
-   * so a connection stays open until the channel shuts down or the transport closes it.
+   * How long the channel stays connected with no call open before it goes idle, as grpc-java (30
+   * minutes by default): its connection is closed gracefully, the state becomes {@code IDLE}, and
+   * the next call connects again (the transport race runs anew). Values under one second are
+   * raised to one second; 30 days or more disable idle mode, as in grpc-java.
    *
    * @param value the idle time, more than 0
    * @param unit the unit of {@code value}
@@ -466,6 +470,8 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     if (value <= 0) {
       throw new IllegalArgumentException("idle timeout must be > 0, was " + value);
     }
+    long nanos = unit.toNanos(value);
+    idleTimeoutNanos = nanos >= TimeUnit.DAYS.toNanos(30) ? 0 : Math.max(nanos, TimeUnit.SECONDS.toNanos(1));
     return this;
   }
 
@@ -937,7 +943,8 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
         selector, o, executor, allInterceptors, compressors,
         decompressors, maxInboundMessageSize, protocolVersions.clone(),
         tls == null ? SecurityLevel.NONE : SecurityLevel.PRIVACY_AND_INTEGRITY, handshakeTimeoutNanos,
-        initialBackoffNanos, maxBackoffNanos, connectionListener, raceHeadStartNanos, memory, offloadExecutor);
+        initialBackoffNanos, maxBackoffNanos, connectionListener, raceHeadStartNanos, memory, offloadExecutor,
+        idleTimeoutNanos);
     return new TernManagedChannel(cfg);
   }
 }
