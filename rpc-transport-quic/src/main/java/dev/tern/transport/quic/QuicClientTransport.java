@@ -48,6 +48,8 @@ final class QuicClientTransport implements ClientTransport {
   private final Set<QuicClientStream> streams = new LinkedHashSet<>();
   private final SendErrors sendErrors = new SendErrors();
   private final QuicStats stats = new QuicStats();
+  /** Keep-alive probes once ready (event loop); null before. */
+  private volatile QuicKeepAlive keepAlive;
   private EventLoopGroup group;
   private EventLoop loop;
   private Listener listener;
@@ -269,6 +271,12 @@ final class QuicClientTransport implements ClientTransport {
     return loop;
   }
 
+  /** Keep-alive probes this connection sent (any thread); for tests. */
+  long keepAliveProbesSent() {
+    QuicKeepAlive k = keepAlive;
+    return k == null ? 0 : k.probesSent();
+  }
+
   /** Datagrams of this connection the kernel refused to send (any thread). */
   long refusedSends() {
     return sendErrors.failed();
@@ -321,6 +329,13 @@ final class QuicClientTransport implements ClientTransport {
   private void becomeReady(int v) {
     version = v;
     ready = true;
+    QuicChannel q = quic;
+    if (keepAlive == null && q != null) {
+      keepAlive = new QuicKeepAlive(q, options.get(TransportOptions.KEEP_ALIVE_MILLIS),
+          options.get(TransportOptions.KEEP_ALIVE_TIMEOUT_MILLIS), options.get(TransportOptions.KEEP_ALIVE_WITHOUT_CALLS),
+          () -> !streams.isEmpty(), this::fail);
+      keepAlive.start();
+    }
     stats.refresh();
     listener.transportReady(connectionInfo());
   }
@@ -455,6 +470,9 @@ final class QuicClientTransport implements ClientTransport {
 
   /** Fails every stream with {@code status} and closes; on the loop. Idempotent. */
   private void fail(Status status) {
+    if (keepAlive != null) {
+      keepAlive.stop();
+    }
     if (!shutdown) {
       shutdown = true;
       Status reported = ready ? status : withCertificateReason(status);
