@@ -34,6 +34,8 @@ final class ChannelConfig {
   final Executor offloadExecutor;
   /** How long the channel stays connected with no call before it goes idle; 0 never. */
   final long idleTimeoutNanos;
+  /** Request bytes the channel's uncommitted calls keep for a replay (see {@link DelayedClientStream}). */
+  final java.util.concurrent.atomic.AtomicLong retryBuffered = new java.util.concurrent.atomic.AtomicLong();
 
   ChannelConfig(Supplier<SocketAddress> address, String authority, TransportSelector selector,
       TransportOptions options, Executor executor, List<ClientInterceptor> interceptors,

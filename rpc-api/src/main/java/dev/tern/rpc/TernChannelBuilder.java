@@ -631,14 +631,16 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   }
 
   /**
-   * Accepted and recorded: Tern does not retry or hedge calls yet, so with retry off or on a call
-   * is sent once; a channel with retry enabled will retry by its service config once Tern does.
+   * Turns off transparent retry (as in grpc-java): a call whose stream a connection refused
+   * unprocessed, for instance one still queued when the server sent GOAWAY, fails UNAVAILABLE
+   * instead of being sent again on a new connection. Tern has no retry or hedging policies yet.
    *
    * @return this builder
    */
   @Override
   public TernChannelBuilder disableRetry() {
     retryEnabled = false;
+    options = options.with(TransportOptions.TRANSPARENT_RETRY, false);
     return this;
   }
 
@@ -669,15 +671,17 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   }
 
   /**
-   * Accepted and recorded, as grpc-java's builders accept it (retry is on by default there): Tern
-   * does not retry or hedge calls yet, so for now a call is still sent once; retry in the
-   * application or a {@link ClientInterceptor} meanwhile.
+   * Retry on, the default as in grpc-java: a call whose stream a connection refused unprocessed
+   * (one still queued when the server sent GOAWAY, say) is sent again, once, on a new connection
+   * (transparent retry). Tern has no retry or hedging policies yet, so a call that reached the
+   * server is not sent again; retry in the application or a {@link ClientInterceptor} meanwhile.
    *
    * @return this builder
    */
   @Override
   public TernChannelBuilder enableRetry() {
     retryEnabled = true;
+    options = options.with(TransportOptions.TRANSPARENT_RETRY, true);
     return this;
   }
 
@@ -711,28 +715,37 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   }
 
   /**
-   * Not supported: with no retries there is no retry buffer (see {@link #enableRetry()}).
+   * Most request bytes the channel's calls keep together for transparent retries (16 MiB by
+   * default, as grpc-java); past it, a call that sends more can no longer be replayed.
    *
-   * @param bytes ignored
-   * @return never returns
-   * @throws UnsupportedOperationException always, naming the alternative
+   * @param bytes the limit, more than 0
+   * @return this builder
+   * @throws IllegalArgumentException if {@code bytes} is 0 or less
    */
   @Override
   public TernChannelBuilder retryBufferSize(long bytes) {
-    throw unsupported("retryBufferSize(long)", NO_RETRY);
+    if (bytes <= 0) {
+      throw new IllegalArgumentException("retryBufferSize must be > 0, was " + bytes);
+    }
+    options = options.with(TransportOptions.RETRY_BUFFER_SIZE, bytes);
+    return this;
   }
 
   /**
-   * Not supported: with no retries there is no per-call retry buffer (see {@link
-   * #enableRetry()}).
+   * Most request bytes one call keeps for a transparent retry (1 MiB by default, as grpc-java); a
+   * call that sends more can no longer be replayed on another connection.
    *
-   * @param bytes ignored
-   * @return never returns
-   * @throws UnsupportedOperationException always, naming the alternative
+   * @param bytes the limit, more than 0
+   * @return this builder
+   * @throws IllegalArgumentException if {@code bytes} is 0 or less
    */
   @Override
   public TernChannelBuilder perRpcBufferLimit(long bytes) {
-    throw unsupported("perRpcBufferLimit(long)", NO_RETRY);
+    if (bytes <= 0) {
+      throw new IllegalArgumentException("perRpcBufferLimit must be > 0, was " + bytes);
+    }
+    options = options.with(TransportOptions.PER_RPC_BUFFER_LIMIT, bytes);
+    return this;
   }
 
   /**

@@ -26,7 +26,7 @@ class BuilderMessagesTest {
     List<String> unsupported = callEveryMethod(ManagedChannelBuilder.class,
         () -> TernChannelBuilder.forTarget("localhost:1"));
     // The methods Tern does not implement; a bare UnsupportedOperationException fails in callEveryMethod.
-    assertThat(unsupported).doesNotContain("enableRetry", "disableRetry");
+    assertThat(unsupported).doesNotContain("enableRetry", "disableRetry", "retryBufferSize", "perRpcBufferLimit");
     assertThat(unsupported).contains("maxRetryAttempts", "defaultServiceConfig", "setBinaryLog",
         "proxyDetector", "nameResolverFactory", "defaultLoadBalancingPolicy");
     assertThat(unsupported).doesNotContain("keepAliveTime", "keepAliveTimeout", "keepAliveWithoutCalls");

@@ -64,6 +64,24 @@ public final class TransportOptions {
   public static final Key<Integer> MAX_INBOUND_MESSAGE_SIZE = new Key<>("maxInboundMessageSize", 4 * 1024 * 1024);
   /** Longest inbound header block (metadata), in bytes. */
   public static final Key<Integer> MAX_INBOUND_METADATA_SIZE = new Key<>("maxInboundMetadataSize", 8192);
+  /**
+   * Client: whether a call the server never processed (the transport refused its stream
+   * unprocessed) is sent again, once, on a new stream: grpc-java's transparent retry, on by default
+   * and off after the channel builder's {@code disableRetry()}, as in grpc-java. Transports that
+   * wrap a grpc-java channel apply it there; the call layer applies it to
+   * {@link ClientStreamListener#onRefused}.
+   */
+  public static final Key<Boolean> TRANSPARENT_RETRY = new Key<>("transparentRetry", true);
+  /**
+   * Client: most request bytes a call keeps for a transparent retry (1 MiB, grpc-java's
+   * {@code perRpcBufferLimit} default); a call that sends more can no longer be replayed.
+   */
+  public static final Key<Long> PER_RPC_BUFFER_LIMIT = new Key<>("perRpcBufferLimit", 1L << 20);
+  /**
+   * Client: most request bytes a channel's calls keep for transparent retries together (16 MiB,
+   * grpc-java's {@code retryBufferSize} default); past it, calls are committed (not replayable).
+   */
+  public static final Key<Long> RETRY_BUFFER_SIZE = new Key<>("retryBufferSize", 16L << 20);
   /** Initial per-stream flow-control window, in bytes. */
   public static final Key<Integer> FLOW_CONTROL_WINDOW = new Key<>("flowControlWindow", 1024 * 1024);
   /** Most concurrent streams a peer may open on one connection. */
