@@ -302,7 +302,7 @@ final class QuicClientTransport implements ClientTransport {
           Long bits = ((io.netty.handler.codec.http3.Http3SettingsFrame) msg).settings().get(TernVersions.SETTING_ID);
           onServerVersions(bits == null ? TernVersions.PLAIN_GRPC : bits);
         } else if (msg instanceof io.netty.handler.codec.http3.Http3GoAwayFrame) {
-          onGoAway();
+          onGoAway(((io.netty.handler.codec.http3.Http3GoAwayFrame) msg).id());
         }
       } finally {
         io.netty.util.ReferenceCountUtil.release(msg);
@@ -345,20 +345,22 @@ final class QuicClientTransport implements ClientTransport {
     return settingsReceived;
   }
 
-  private void onGoAway() {
+  private void onGoAway(long firstUnprocessedId) {
     goAwayReceived = true;
     if (!shutdown) {
       shutdown = true;
       listener.transportShutdown(Status.UNAVAILABLE.withDescription("server " + address + " sent GOAWAY"));
     }
-    // RFC 9114 §5.2: a client that has received GOAWAY opens no more requests on the connection.
-    // Calls still queued here (waiting for the handshake or a stream slot) were never sent: they
-    // fail now with UNAVAILABLE, which says a retry on another connection is safe, instead of
-    // going out on the draining connection once a slot frees (where the server refuses them).
+    // RFC 9114 §5.2: a client that has received GOAWAY opens no more requests on the connection,
+    // and requests on streams at or above the GOAWAY's identifier were not processed. Calls still
+    // queued here (waiting for the handshake or a stream slot) were never sent. Both are refused,
+    // which lets the call layer replay them on a new connection (grpc-java's transparent retry)
+    // instead of their going out on the draining connection once a slot frees.
     for (QuicClientStream s : new ArrayList<>(streams)) {
-      if (s.isPending()) {
-        s.fail(Status.UNAVAILABLE.withDescription("server " + address
-            + " sent GOAWAY before the call was sent; not processed, safe to retry on a new connection"));
+      long id = s.streamIdOrUnopened();
+      if (s.isPending() || id >= firstUnprocessedId) {
+        s.refuse(Status.UNAVAILABLE.withDescription("server " + address + " sent GOAWAY before the call "
+            + (id < 0 ? "was sent" : "was processed") + "; not processed, safe to retry on a new connection"));
       }
     }
     maybeClose();
@@ -390,7 +392,8 @@ final class QuicClientTransport implements ClientTransport {
     QuicClientStream stream = new QuicClientStream(this, loop, headers, listener, maxInbound, active);
     boolean queued = execute(() -> {
       if (shutdown || closing) {
-        stream.fail(Status.UNAVAILABLE.withDescription("QUIC transport to " + address + " is shut down"));
+        // Never sent: the call layer may send it again on another connection.
+        stream.refuse(Status.UNAVAILABLE.withDescription("QUIC transport to " + address + " is shut down"));
         return;
       }
       streams.add(stream);
