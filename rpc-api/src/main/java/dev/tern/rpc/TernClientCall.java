@@ -379,6 +379,9 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
     if (info.localAddress() != null) {
       b.set(io.grpc.Grpc.TRANSPORT_ATTR_LOCAL_ADDR, info.localAddress());
     }
+    if (info.sslSession() != null) {
+      b.set(io.grpc.Grpc.TRANSPORT_ATTR_SSL_SESSION, info.sslSession());
+    }
     return b.build();
   }
 }

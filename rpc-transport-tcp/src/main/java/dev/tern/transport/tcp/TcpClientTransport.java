@@ -71,6 +71,8 @@ final class TcpClientTransport implements ClientTransport {
   private volatile EpollSocketChannel socket;
   private volatile boolean usesEpoll;
   private volatile SocketAddress remoteAddress;
+  /** The TLS session of the inner channel's connection, learned from a call; null in plaintext. */
+  private volatile javax.net.ssl.SSLSession sslSession;
   // Touched only inside `events`.
   private Listener listener;
   private boolean readyReported;
@@ -283,6 +285,10 @@ final class TcpClientTransport implements ClientTransport {
   }
 
   void learnAddresses(Attributes attributes) {
+    javax.net.ssl.SSLSession session = attributes.get(Grpc.TRANSPORT_ATTR_SSL_SESSION);
+    if (session != null) {
+      sslSession = session;
+    }
     if (localAddress == null) {
       SocketAddress local = attributes.get(Grpc.TRANSPORT_ATTR_LOCAL_ADDR);
       SocketAddress remote = attributes.get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
@@ -297,7 +303,8 @@ final class TcpClientTransport implements ClientTransport {
   public ConnectionInfo connectionInfo() {
     ConnectionInfo.Builder info = ConnectionInfo.builder(TcpTransportProvider.NAME)
         .localAddress(localAddress)
-        .remoteAddress(remoteAddress);
+        .remoteAddress(remoteAddress)
+        .sslSession(sslSession);
     EpollSockets.addTcpInfo(socket, info); // byte counts stay -1: neither grpc-java nor TCP_INFO here has them
     return info.build();
   }
