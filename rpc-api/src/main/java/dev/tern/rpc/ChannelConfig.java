@@ -13,7 +13,8 @@ import java.util.function.Supplier;
 
 /** What a {@link TernChannelBuilder} was told, frozen at {@code build()}. */
 final class ChannelConfig {
-  final Supplier<SocketAddress> address;
+  /** Resolves the target to every address to try, in order (blocking: run on the offload executor). */
+  final Supplier<List<SocketAddress>> address;
   final String authority;
   final TransportSelector selector;
   final TransportOptions options;
@@ -37,7 +38,7 @@ final class ChannelConfig {
   /** Request bytes the channel's uncommitted calls keep for a replay (see {@link DelayedClientStream}). */
   final java.util.concurrent.atomic.AtomicLong retryBuffered = new java.util.concurrent.atomic.AtomicLong();
 
-  ChannelConfig(Supplier<SocketAddress> address, String authority, TransportSelector selector,
+  ChannelConfig(Supplier<List<SocketAddress>> address, String authority, TransportSelector selector,
       TransportOptions options, Executor executor, List<ClientInterceptor> interceptors,
       CompressorRegistry compressors, DecompressorRegistry decompressors, int maxInboundMessageSize,
       int[] protocolVersions, SecurityLevel securityLevel, long handshakeTimeoutNanos,

@@ -58,7 +58,7 @@ import java.util.function.Supplier;
  */
 public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelBuilder> {
   private final List<dev.tern.rpc.spi.TransportProvider> providers = new ArrayList<>();
-  private final Supplier<SocketAddress> address;
+  private final Supplier<List<SocketAddress>> address;
   private String authority;
   private final List<String> transports = new ArrayList<>();
   private TlsSettings tls = TlsSettings.forClient(null);
@@ -87,7 +87,7 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   /** The head start a channel gives its preferred transport before starting the next: 300 ms. */
   public static final long DEFAULT_RACE_HEAD_START_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
 
-  private TernChannelBuilder(Supplier<SocketAddress> address, String authority) {
+  private TernChannelBuilder(Supplier<List<SocketAddress>> address, String authority) {
     this.address = address;
     this.authority = authority;
   }
@@ -188,7 +188,38 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
       throw new IllegalArgumentException("port must be in 1..65535, was " + port);
     }
     String authority = host.indexOf(':') >= 0 ? "[" + host + "]:" + port : host + ":" + port;
-    return new TernChannelBuilder(() -> new InetSocketAddress(host, port), authority);
+    return new TernChannelBuilder(() -> resolveAll(host, port), authority);
+  }
+
+  /**
+   * Every address {@code host} resolves to, each with {@code port}, address families alternating
+   * from the resolver's first answer (RFC 8305 §4), so that a connect tries an address of the other
+   * family second; an unresolvable host gives one unresolved address, which the transports report.
+   * Blocks on DNS: called on the channel's offload executor.
+   */
+  static List<SocketAddress> resolveAll(String host, int port) {
+    java.net.InetAddress[] all;
+    try {
+      all = java.net.InetAddress.getAllByName(host);
+    } catch (java.net.UnknownHostException e) {
+      return List.of(InetSocketAddress.createUnresolved(host, port));
+    }
+    List<SocketAddress> first = new ArrayList<>();
+    List<SocketAddress> other = new ArrayList<>();
+    Class<?> family = all[0].getClass();
+    for (java.net.InetAddress a : all) {
+      (a.getClass() == family ? first : other).add(new InetSocketAddress(a, port));
+    }
+    List<SocketAddress> out = new ArrayList<>(all.length);
+    for (int i = 0; i < Math.max(first.size(), other.size()); i++) {
+      if (i < first.size()) {
+        out.add(first.get(i));
+      }
+      if (i < other.size()) {
+        out.add(other.get(i));
+      }
+    }
+    return out;
   }
 
   /**
@@ -196,6 +227,12 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
    * (on the offload executor), with {@code authority}: for tests of resolution.
    */
   static TernChannelBuilder forResolver(Supplier<SocketAddress> resolver, String authority) {
+    Objects.requireNonNull(resolver, "resolver");
+    return new TernChannelBuilder(() -> List.of(resolver.get()), authority);
+  }
+
+  /** As {@link #forResolver}, for a resolver that gives several addresses, tried in order. */
+  static TernChannelBuilder forAddresses(Supplier<List<SocketAddress>> resolver, String authority) {
     return new TernChannelBuilder(Objects.requireNonNull(resolver, "resolver"), authority);
   }
 
@@ -212,7 +249,8 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     String authority = address instanceof InetSocketAddress
         ? ((InetSocketAddress) address).getHostString() + ":" + ((InetSocketAddress) address).getPort()
         : address.toString();
-    return new TernChannelBuilder(() -> address, authority);
+    List<SocketAddress> only = List.of(address);
+    return new TernChannelBuilder(() -> only, authority);
   }
 
   /**
