@@ -68,5 +68,22 @@ final class ChannelConfig {
   /** The pool channels without an offload executor resolve on; its idle threads exit. */
   private static final class SharedResolver {
     static final Executor POOL = DaemonThreads.cachedPool("tern-resolver");
+    /** The timer grpc-java name resolvers are given (their retries), shared by every channel. */
+    static final java.util.concurrent.ScheduledExecutorService TIMER = timer();
+
+    private static java.util.concurrent.ScheduledExecutorService timer() {
+      java.util.concurrent.ScheduledThreadPoolExecutor t = new java.util.concurrent.ScheduledThreadPoolExecutor(1,
+          DaemonThreads.factory("tern-resolver-timer"));
+      t.setRemoveOnCancelPolicy(true);
+      return t;
+    }
+  }
+
+  static Executor resolverPool() {
+    return SharedResolver.POOL;
+  }
+
+  static java.util.concurrent.ScheduledExecutorService resolverTimer() {
+    return SharedResolver.TIMER;
   }
 }

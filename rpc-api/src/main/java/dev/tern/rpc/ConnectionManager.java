@@ -87,6 +87,34 @@ final class ConnectionManager {
     this.callbackExecutor = callbackExecutor;
     this.onTerminated = onTerminated;
     this.backoff = new Backoff(cfg.initialBackoffNanos, cfg.maxBackoffNanos);
+    if (cfg.address instanceof ResolverAddresses) {
+      ((ResolverAddresses) cfg.address).onUpdate(this::addressesChanged);
+    }
+  }
+
+  /**
+   * The name resolver gave new addresses: a connection to an address no longer listed is left, as
+   * grpc-java's pick_first leaves it (its calls finish; the next call connects to the new list).
+   */
+  private void addressesChanged(List<java.net.SocketAddress> addresses) {
+    ClientTransport leave = null;
+    synchronized (this) {
+      if (shutdown || ready == null) {
+        return;
+      }
+      java.net.SocketAddress at = ready.info().remoteAddress();
+      if (at != null && !addresses.contains(at)) {
+        leave = ready.transport;
+        draining.add(leave);
+        ready = null;
+        setState(ConnectivityState.IDLE);
+      }
+    }
+    if (leave != null) {
+      log.log(Level.FINE, "channel to {0}: {1} is no longer among the resolved addresses; reconnecting",
+          new Object[] {cfg.authority, leave});
+      leave.shutdown();
+    }
   }
 
   /**
@@ -252,6 +280,9 @@ final class ConnectionManager {
   }
 
   void shutdown() {
+    if (cfg.address instanceof ResolverAddresses) {
+      ((ResolverAddresses) cfg.address).shutdown();
+    }
     List<ClientTransport> close = new ArrayList<>();
     List<ClientTransport> closeNow = new ArrayList<>();
     List<Waiter> fail = new ArrayList<>();

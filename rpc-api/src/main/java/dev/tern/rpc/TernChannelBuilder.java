@@ -15,6 +15,7 @@ import io.grpc.DecompressorRegistry;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.NameResolver;
+import io.grpc.NameResolverRegistry;
 import io.grpc.SecurityLevel;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -60,6 +61,12 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   private final List<dev.tern.rpc.spi.TransportProvider> providers = new ArrayList<>();
   private final Supplier<List<SocketAddress>> address;
   private String authority;
+  /** The target string of a {@link #forTarget} builder; null for an address builder. */
+  private String target;
+  /** The target as a URI whose scheme a registered name resolver handles; null otherwise. */
+  private java.net.URI resolverTarget;
+  private NameResolver.Factory nameResolverFactory;
+  private boolean authorityOverridden;
   private final List<String> transports = new ArrayList<>();
   private TlsSettings tls = TlsSettings.forClient(null);
   private TransportOptions options = TransportOptions.defaults();
@@ -105,6 +112,38 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
    */
   public static TernChannelBuilder forTarget(String target) {
     Objects.requireNonNull(target, "target");
+    java.net.URI registered = registeredSchemeTarget(target);
+    if (registered != null) {
+      TernChannelBuilder b = new TernChannelBuilder(null, null);
+      b.target = target;
+      b.resolverTarget = registered;
+      return b;
+    }
+    TernChannelBuilder b = forHostAndPort(target);
+    b.target = target;
+    return b;
+  }
+
+  /**
+   * {@code target} as a URI if its scheme (other than {@code dns}, which Tern resolves itself) has a
+   * provider in grpc-java's default {@link NameResolverRegistry}; else null. As in grpc-java, a
+   * target whose "scheme" no provider knows ({@code localhost:50051}) is a host and port.
+   */
+  private static java.net.URI registeredSchemeTarget(String target) {
+    java.net.URI uri;
+    try {
+      uri = new java.net.URI(target);
+    } catch (java.net.URISyntaxException e) {
+      return null;
+    }
+    String scheme = uri.getScheme();
+    if (scheme == null || scheme.equals("dns")) {
+      return null;
+    }
+    return NameResolverRegistry.getDefaultRegistry().getProviderForScheme(scheme) == null ? null : uri;
+  }
+
+  private static TernChannelBuilder forHostAndPort(String target) {
     String t = target.startsWith("dns:///") ? target.substring("dns:///".length()) : target;
     if (t.indexOf(',') >= 0) {
       throw new IllegalArgumentException("target must be one host:port, was '" + target + "', which lists"
@@ -113,8 +152,11 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     }
     int scheme = t.indexOf("://");
     if (scheme >= 0 || t.startsWith("dns:")) {
-      throw new IllegalArgumentException("target must be host:port (optionally after dns:///), was '" + target
-          + "'; other name resolver schemes are not supported by Tern yet (name resolution is coming)");
+      throw new IllegalArgumentException("target must be host:port (optionally after dns:///) or name a scheme"
+          + " a registered name resolver handles, was '" + target + "'; grpc-java's NameResolverRegistry has "
+          + NameResolverRegistry.getDefaultRegistry().asFactory().getDefaultScheme() + " as its default scheme and"
+          + " no provider for '" + t.substring(0, Math.max(0, scheme)) + "': register a NameResolverProvider, or"
+          + " use nameResolverFactory(...)");
     }
     int colon = t.lastIndexOf(':');
     if (colon <= 0 || colon == t.length() - 1) {
@@ -447,7 +489,25 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   @Override
   public TernChannelBuilder overrideAuthority(String a) {
     authority = Objects.requireNonNull(a, "authority");
+    authorityOverridden = true;
     return this;
+  }
+
+  /** {@code target} with {@code scheme} in front when it names none ({@code host:port}). */
+  private static java.net.URI withScheme(String target, String scheme) {
+    try {
+      java.net.URI uri = new java.net.URI(target);
+      if (uri.getScheme() != null && uri.getAuthority() != null) {
+        return uri;
+      }
+    } catch (java.net.URISyntaxException e) {
+      // not a URI: a host and port
+    }
+    try {
+      return new java.net.URI(scheme, "", "/" + target, null);
+    } catch (java.net.URISyntaxException e) {
+      throw new IllegalArgumentException("target '" + target + "' cannot be given to the name resolver", e);
+    }
   }
 
   /**
@@ -460,8 +520,13 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   @Override
   @Deprecated
   public TernChannelBuilder nameResolverFactory(NameResolver.Factory factory) {
-    throw unsupported("nameResolverFactory(NameResolver.Factory)",
-        "Tern channels resolve their host:port target themselves (name resolution is coming)");
+    if (target == null) {
+      // As grpc-java: a channel built for an address has no target to resolve.
+      throw new IllegalStateException("nameResolverFactory(...) needs a channel built forTarget(...);"
+          + " this one was built for an address");
+    }
+    nameResolverFactory = Objects.requireNonNull(factory, "factory");
+    return this;
   }
 
   /**
@@ -990,7 +1055,21 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     // As grpc-java: census innermost (ClientInterceptors runs the last in the list first).
     List<ClientInterceptor> allInterceptors = new ArrayList<>(Census.clientInterceptors(censusStats, censusTracing));
     allInterceptors.addAll(interceptors);
-    ChannelConfig cfg = new ChannelConfig(address, authority,
+    Supplier<List<SocketAddress>> addresses = address;
+    String auth = authority;
+    if (resolverTarget != null || nameResolverFactory != null) {
+      NameResolver.Factory factory = nameResolverFactory != null ? nameResolverFactory
+          : NameResolverRegistry.getDefaultRegistry().asFactory();
+      java.net.URI uri = resolverTarget != null ? resolverTarget : withScheme(target, factory.getDefaultScheme());
+      ResolverAddresses resolver = new ResolverAddresses(factory, uri, tls == null ? 80 : 443,
+          ChannelConfig.resolverTimer(), offloadExecutor != null ? offloadExecutor : ChannelConfig.resolverPool(),
+          handshakeTimeoutNanos);
+      addresses = resolver;
+      if (auth == null || resolverTarget == null && !authorityOverridden) {
+        auth = resolver.serviceAuthority();
+      }
+    }
+    ChannelConfig cfg = new ChannelConfig(addresses, auth,
         selector, o, executor, allInterceptors, compressors,
         decompressors, maxInboundMessageSize, protocolVersions.clone(),
         tls == null ? SecurityLevel.NONE : SecurityLevel.PRIVACY_AND_INTEGRITY, handshakeTimeoutNanos,
