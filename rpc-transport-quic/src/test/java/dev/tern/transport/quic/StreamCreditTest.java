@@ -199,6 +199,70 @@ class StreamCreditTest {
     }
   }
 
+  @Test
+  void aChurnOfCancelledCallsPastTheLimitGivesTheWholeCreditBack() throws Exception {
+    int limit = 100;
+    Harness.EchoServer server = new Harness.EchoServer(Harness.serverOptions()
+        .with(TransportOptions.MAX_CONCURRENT_STREAMS, limit));
+    Harness.TransportEvents events = new Harness.TransportEvents();
+    ClientTransport client = PROVIDER.newClientTransport(new InetSocketAddress("127.0.0.1", server.port()),
+        "localhost:" + server.port(), Harness.clientOptions());
+    client.start(events);
+    try {
+      events.ready.get(10, TimeUnit.SECONDS);
+      // 3,000 calls, up to 300 at once against a limit of 100: most wait for credit; each is
+      // cancelled at once, after its first message, or a little later, while open or still waiting.
+      Semaphore inFlight = new Semaphore(300);
+      Map<Status.Code, AtomicInteger> counts = new ConcurrentHashMap<>();
+      java.util.Random random = new java.util.Random(44487);
+      for (int i = 0; i < 3000; i++) {
+        assertThat(inFlight.tryAcquire(30, TimeUnit.SECONDS)).as("a slot frees within 30 s (call %d)", i).isTrue();
+        Harness.Call c = Harness.call(client, RequestHeaders.builder("test.Echo/Churn").build());
+        c.status.whenComplete((s, e) -> {
+          counts.computeIfAbsent(s.getCode(), k -> new AtomicInteger()).incrementAndGet();
+          inFlight.release();
+        });
+        int how = random.nextInt(3);
+        if (how > 0) {
+          c.stream.writeMessage(utf8("churn"));
+          c.stream.flush();
+        }
+        if (how == 2) {
+          Thread.sleep(0, 200_000);
+        }
+        c.stream.cancel(Status.CANCELLED.withDescription("churn"));
+      }
+      assertThat(inFlight.tryAcquire(300, 60, TimeUnit.SECONDS)).as("every churn call ended").isTrue();
+      Map<Status.Code, Integer> ended = new EnumMap<>(Status.Code.class);
+      counts.forEach((code, n) -> ended.put(code, n.get()));
+      assertThat(ended).as("how the churn calls ended").containsExactly(Map.entry(Status.Code.CANCELLED, 3000));
+
+      // The whole limit is usable again: 100 calls open at the server at once.
+      server.headers.clear();
+      List<Harness.Call> held = new ArrayList<>();
+      for (int i = 0; i < limit; i++) {
+        Harness.Call c = Harness.call(client, RequestHeaders.builder("test.Echo/Held").build());
+        c.stream.request(1);
+        c.stream.writeMessage(utf8("held-" + i));
+        c.stream.flush();
+        held.add(c);
+      }
+      for (int i = 0; i < limit; i++) {
+        assertThat(server.headers.poll(30, TimeUnit.SECONDS)).as("held call %d at the server", i).isNotNull();
+      }
+      for (Harness.Call c : held) {
+        c.stream.halfClose();
+      }
+      for (Harness.Call c : held) {
+        assertThat(c.status.get(30, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.OK);
+      }
+    } finally {
+      client.shutdownNow(Status.CANCELLED.withDescription("test over"));
+      server.transport.shutdownNow(Status.UNAVAILABLE);
+      assertThat(server.terminated.await(10, TimeUnit.SECONDS)).as("server terminated").isTrue();
+    }
+  }
+
   private static Server server(ServerServiceDefinition service, int maxStreams) throws java.io.IOException {
     return TernServerBuilder.create().listen("quic", new InetSocketAddress("127.0.0.1", 0)).addService(service)
         .transportOption(TransportOptions.MAX_CONCURRENT_STREAMS, maxStreams)
