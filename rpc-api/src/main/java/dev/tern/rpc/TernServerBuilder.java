@@ -570,6 +570,35 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
   }
 
   /**
+   * Limits the RST_STREAM frames a client may send on one connection to {@code maxRstStream} per
+   * {@code secondsPerWindow}; a connection past it is sent GOAWAY {@code ENHANCE_YOUR_CALM} and
+   * closed, as grpc-java's {@code NettyServerBuilder.maxRstFramesPerWindow} does. This defends
+   * against HTTP/2 "rapid reset" (CVE-2023-44487), where a client opens streams and resets them at
+   * once, so that the server starts call after call while the client stays under its stream
+   * limit. Unlike grpc-java, on by default: 200 per 10 s ({@link
+   * TransportOptions#MAX_RST_FRAMES_PER_WINDOW} says why). gRPC clients reset the calls they cancel
+   * (a deadline, a hedged call), so a limit set too low fails legitimate clients. Carried out on
+   * {@code tcp}; {@code quic} and {@code udp} ignore it.
+   *
+   * @param maxRstStream the RST_STREAM frames allowed per connection per window, more than 0, or
+   *     {@code Integer.MAX_VALUE} for no limit
+   * @param secondsPerWindow the window, in seconds, more than 0
+   * @return this builder
+   * @throws IllegalArgumentException if {@code maxRstStream} or {@code secondsPerWindow} is 0 or less
+   */
+  public TernServerBuilder maxRstFramesPerWindow(int maxRstStream, int secondsPerWindow) {
+    if (maxRstStream <= 0) {
+      throw new IllegalArgumentException("maxRstStream must be > 0 (Integer.MAX_VALUE: no limit), was " + maxRstStream);
+    }
+    if (secondsPerWindow <= 0) {
+      throw new IllegalArgumentException("secondsPerWindow must be > 0, was " + secondsPerWindow);
+    }
+    options = options.with(TransportOptions.MAX_RST_FRAMES_PER_WINDOW, maxRstStream == Integer.MAX_VALUE ? 0 : maxRstStream)
+        .with(TransportOptions.RST_FRAMES_WINDOW_SECONDS, secondsPerWindow);
+    return this;
+  }
+
+  /**
    * Whether clients may send keep-alive pings while they have no call open (false, as grpc-java).
    *
    * @param permit true to accept such pings

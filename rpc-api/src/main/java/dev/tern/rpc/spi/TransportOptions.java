@@ -124,6 +124,21 @@ public final class TransportOptions {
   public static final Key<Long> MAX_CONNECTION_AGE_GRACE_MILLIS = new Key<>("maxConnectionAgeGraceMillis", 0L);
 
   /**
+   * Server: how many RST_STREAM frames a client may send on one connection per {@link
+   * #RST_FRAMES_WINDOW_SECONDS} before the connection is closed with GOAWAY {@code
+   * ENHANCE_YOUR_CALM} (HTTP/2 "rapid reset", CVE-2023-44487: a client that opens and at once
+   * resets streams makes the server start calls without ever being held to its stream limit); 0
+   * lets any number through. 200 by default: the count Netty's own HTTP/2 server codec allows
+   * ({@code decoderEnforceMaxRstFramesPerWindow}, 200 per 30 s), over a 10 s window, because
+   * cancelling is normal for gRPC clients (grpc-java's {@code NettyServerBuilder.maxRstFramesPerWindow}
+   * warns that a low limit fails legitimate clients, and sets none by default). Carried out on
+   * {@code tcp}.
+   */
+  public static final Key<Integer> MAX_RST_FRAMES_PER_WINDOW = new Key<>("maxRstFramesPerWindow", 200);
+  /** Server: the window {@link #MAX_RST_FRAMES_PER_WINDOW} counts over, in seconds (10). */
+  public static final Key<Integer> RST_FRAMES_WINDOW_SECONDS = new Key<>("rstFramesWindowSeconds", 10);
+
+  /**
    * The client's user agent, for transports that send one ({@code user-agent}); null: the
    * transport's own.
    */

@@ -62,15 +62,20 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
     return channel == null && !opening && !finished;
   }
 
+  /** True if the call never got a QUIC stream (it may still be queued on the transport). */
+  boolean neverOpened() {
+    return channel == null && !opening;
+  }
+
   /** Opens the HTTP/3 request stream; on the event loop. */
   void open(QuicChannel quic, String authority) {
     opening = true;
     Http3.newRequestStreamBootstrap(quic, this).option(ChannelOption.AUTO_READ, false).create()
         .addListener(f -> {
           if (!f.isSuccess()) {
-            if (!finished && transport.waitForStreamSlot(this)) {
-              opening = false;
-              return;
+            opening = false;
+            if (finished || transport.streamRefused(this, f.cause())) {
+              return; // ended meanwhile, or waits for stream credit again
             }
             fail(Status.UNAVAILABLE.withDescription("cannot open QUIC stream: " + f.cause()).withCause(f.cause()));
             return;
