@@ -3,6 +3,7 @@ package dev.tern.interop;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tern.conformance.TestCertificates;
+import dev.tern.conformance.Utf8;
 import dev.tern.rpc.TernChannelBuilder;
 import dev.tern.rpc.TernServerBuilder;
 import dev.tern.rpc.spi.TransportOptions;
@@ -17,12 +18,8 @@ import io.grpc.Status;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ServerCalls;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -44,21 +41,7 @@ import org.junit.jupiter.api.Timeout;
  */
 class KeepAliveTest {
   private static final long QUIET_MILLIS = 60_000;
-  private static final MethodDescriptor.Marshaller<String> UTF8 = new MethodDescriptor.Marshaller<>() {
-    @Override
-    public InputStream stream(String value) {
-      return new ByteArrayInputStream(value.getBytes(StandardCharsets.UTF_8));
-    }
-
-    @Override
-    public String parse(InputStream stream) {
-      try {
-        return new String(stream.readAllBytes(), StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-  };
+  private static final MethodDescriptor.Marshaller<String> UTF8 = Utf8.MARSHALLER;
   /** Answers after the number of milliseconds the request names, sending nothing before. */
   private static final MethodDescriptor<String, String> QUIET = MethodDescriptor.<String, String>newBuilder()
       .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("tern.test.KeepAlive/Quiet")

@@ -3,6 +3,7 @@ package dev.tern.interop;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tern.conformance.Utf8;
 import dev.tern.rpc.TernChannelBuilder;
 import dev.tern.rpc.TernServerBuilder;
 import io.grpc.CallOptions;
@@ -16,16 +17,12 @@ import io.grpc.Server;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ServerCalls;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.SocketAddress;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -42,21 +39,7 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class NameResolverTest {
-  private static final MethodDescriptor.Marshaller<String> UTF8 = new MethodDescriptor.Marshaller<>() {
-    @Override
-    public InputStream stream(String value) {
-      return new ByteArrayInputStream(value.getBytes(StandardCharsets.UTF_8));
-    }
-
-    @Override
-    public String parse(InputStream stream) {
-      try {
-        return new String(stream.readAllBytes(), StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-  };
+  private static final MethodDescriptor.Marshaller<String> UTF8 = Utf8.MARSHALLER;
   private static final MethodDescriptor<String, String> WHO = MethodDescriptor.<String, String>newBuilder()
       .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("tern.test.Who/Am")
       .setRequestMarshaller(UTF8).setResponseMarshaller(UTF8).build();

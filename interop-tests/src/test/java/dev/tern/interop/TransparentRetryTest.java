@@ -3,6 +3,7 @@ package dev.tern.interop;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tern.conformance.TestCertificates;
+import dev.tern.conformance.Utf8;
 import dev.tern.rpc.TernChannelBuilder;
 import dev.tern.rpc.TernServerBuilder;
 import io.grpc.CallOptions;
@@ -21,13 +22,8 @@ import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ServerCalls;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -49,21 +45,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class TransparentRetryTest {
   private static final TestCertificates CERTS = TestCertificates.generate();
-  private static final MethodDescriptor.Marshaller<String> UTF8 = new MethodDescriptor.Marshaller<>() {
-    @Override
-    public InputStream stream(String value) {
-      return new ByteArrayInputStream(value.getBytes(StandardCharsets.UTF_8));
-    }
-
-    @Override
-    public String parse(InputStream stream) {
-      try {
-        return new String(stream.readAllBytes(), StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-  };
+  private static final MethodDescriptor.Marshaller<String> UTF8 = Utf8.MARSHALLER;
   private static final MethodDescriptor<String, String> HOLD = unary("Hold");
   private static final MethodDescriptor<String, String> QUEUED = unary("Queued");
 

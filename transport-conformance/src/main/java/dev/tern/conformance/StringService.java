@@ -28,21 +28,7 @@ import java.util.function.Function;
  * the server-side context ended), {@code Repeat} (server streaming).
  */
 final class StringService {
-  static final MethodDescriptor.Marshaller<String> UTF8 = new MethodDescriptor.Marshaller<>() {
-    @Override
-    public InputStream stream(String value) {
-      return new ByteArrayInputStream(value.getBytes(StandardCharsets.UTF_8));
-    }
-
-    @Override
-    public String parse(InputStream in) {
-      try {
-        return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-  };
+  static final MethodDescriptor.Marshaller<String> UTF8 = Utf8.MARSHALLER;
 
   static final MethodDescriptor<String, String> ECHO = method("Echo", MethodDescriptor.MethodType.UNARY);
   static final MethodDescriptor<String, String> VERSION = method("Version", MethodDescriptor.MethodType.UNARY);
