@@ -124,7 +124,7 @@ final class ServerCallDispatcher implements ServerTransportListener {
     TernServerCall<ReqT, RespT> call = new TernServerCall<>(stream, method, headers.authority(),
         headers.acceptedMessageEncodings(), tracers, cfg, securityLevel, info, selected, early);
     ServerCallStreamListener<ReqT> adapter = new ServerCallStreamListener<>(stream, method, call, context,
-        new SerializingExecutor(cfg.executor), tracers, cfg.maxInboundMessageSize);
+        new SerializingExecutor(callExecutor(call, headers)), tracers, cfg.maxInboundMessageSize);
     context.addListener(ctx -> {
       if (ctx.cancellationCause() instanceof TimeoutException) {
         // As grpc-java's server: the status Contexts.statusFromCancelled gives ("context timed out").
@@ -149,6 +149,24 @@ final class ServerCallDispatcher implements ServerTransportListener {
       }
     });
     return adapter;
+  }
+
+  /** The executor {@code ServerBuilder.callExecutor} picks for {@code call}, or the server's. */
+  private java.util.concurrent.Executor callExecutor(TernServerCall<?, ?> call, RequestHeaders headers) {
+    io.grpc.ServerCallExecutorSupplier supplier = cfg.callExecutors;
+    if (supplier != null) {
+      try {
+        java.util.concurrent.Executor picked = supplier.getExecutor(call, headers.metadata());
+        if (picked != null) {
+          return picked;
+        }
+      } catch (RuntimeException e) {
+        java.util.logging.Logger.getLogger(TernServer.class.getName()).log(java.util.logging.Level.WARNING,
+            "callExecutor supplier threw for " + call.getMethodDescriptor().getFullMethodName()
+                + "; the call runs on the server's executor", e);
+      }
+    }
+    return cfg.executor;
   }
 
   private static <ReqT, RespT> ServerCallHandler<ReqT, RespT> intercept(

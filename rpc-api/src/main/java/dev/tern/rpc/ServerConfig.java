@@ -19,10 +19,13 @@ final class ServerConfig {
   final DecompressorRegistry decompressors;
   final int maxInboundMessageSize;
   final int[] protocolVersions;
+  /** Picks a call's executor ({@code ServerBuilder.callExecutor}); null: every call on {@link #executor}. */
+  final io.grpc.ServerCallExecutorSupplier callExecutors;
 
   ServerConfig(ServiceRegistry registry, HandlerRegistry fallback, List<ServerInterceptor> interceptors,
       List<ServerStreamTracer.Factory> tracerFactories, Executor executor, CompressorRegistry compressors,
-      DecompressorRegistry decompressors, int maxInboundMessageSize, int[] protocolVersions) {
+      DecompressorRegistry decompressors, int maxInboundMessageSize, int[] protocolVersions,
+      io.grpc.ServerCallExecutorSupplier callExecutors) {
     this.registry = registry;
     this.fallback = fallback;
     this.interceptors = List.copyOf(interceptors);
@@ -32,5 +35,6 @@ final class ServerConfig {
     this.decompressors = decompressors;
     this.maxInboundMessageSize = maxInboundMessageSize;
     this.protocolVersions = protocolVersions;
+    this.callExecutors = callExecutors;
   }
 }

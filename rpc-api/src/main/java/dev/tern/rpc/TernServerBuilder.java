@@ -55,6 +55,7 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
   private boolean censusTracing = true;
   private HandlerRegistry fallback;
   private Executor executor;
+  private ServerCallExecutorSupplier callExecutors;
   private CompressorRegistry compressors = CompressorRegistry.getDefaultInstance();
   private DecompressorRegistry decompressors = DecompressorRegistry.getDefaultInstance();
   private int maxInboundMessageSize = TransportOptions.MAX_INBOUND_MESSAGE_SIZE.defaultValue();
@@ -435,15 +436,17 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
   }
 
   /**
-   * Not supported yet: set one executor for every call with {@link #executor}.
+   * Picks each call's executor, as in grpc-java: {@code supplier} is asked with the call and its
+   * request headers before the call starts, and the call's handler and listener run on what it
+   * returns; when it returns null (or throws, which is logged), on the server's executor.
    *
-   * @param supplier ignored
-   * @return never returns
-   * @throws UnsupportedOperationException always, naming the alternative
+   * @param supplier the chooser; not null
+   * @return this builder
    */
   @Override
   public TernServerBuilder callExecutor(ServerCallExecutorSupplier supplier) {
-    throw unsupported("callExecutor(ServerCallExecutorSupplier)", "set one executor with executor(...)");
+    callExecutors = java.util.Objects.requireNonNull(supplier, "supplier");
+    return this;
   }
 
   /**
@@ -701,7 +704,7 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
     allTracers.addAll(tracers);
     ServerConfig cfg = new ServerConfig(new ServiceRegistry(services), fallback, interceptors, allTracers,
         owned != null ? owned : executor, compressors, decompressors, maxInboundMessageSize,
-        protocolVersions.clone());
+        protocolVersions.clone(), callExecutors);
     TransportOptions o = options.with(TransportOptions.PROTOCOL_VERSIONS, protocolVersions.clone())
         .with(TransportOptions.TLS, tls)
         .with(TransportOptions.MAX_INBOUND_MESSAGE_SIZE, maxInboundMessageSize)
