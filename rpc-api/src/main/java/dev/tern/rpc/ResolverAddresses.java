@@ -42,19 +42,19 @@ final class ResolverAddresses implements java.util.function.Supplier<List<Socket
   /**
    * @param factory makes the resolver for {@code target}
    * @param defaultPort the port for addresses that name none (443 with TLS, 80 without)
+   * @param proxies the channel's proxy detector, which resolvers consult as grpc-java's DNS one does
    * @param firstAnswerTimeoutNanos how long the first connect waits for the resolver's first answer
    * @throws IllegalArgumentException if the factory gives no resolver for {@code target}
    */
-  ResolverAddresses(NameResolver.Factory factory, URI target, int defaultPort, ScheduledExecutorService scheduler,
-      Executor offload, long firstAnswerTimeoutNanos) {
+  ResolverAddresses(NameResolver.Factory factory, URI target, int defaultPort, io.grpc.ProxyDetector proxies,
+      ScheduledExecutorService scheduler, Executor offload, long firstAnswerTimeoutNanos) {
     this.target = target;
     this.firstAnswerTimeoutNanos = firstAnswerTimeoutNanos;
     this.sync = new SynchronizationContext((t, e) ->
         log.log(Level.WARNING, "name resolver for " + target + " threw", e));
     NameResolver.Args args = NameResolver.Args.newBuilder()
         .setDefaultPort(defaultPort)
-        // Tern connects directly (no proxies yet), as a grpc-java channel with no proxy configured.
-        .setProxyDetector(address -> null)
+        .setProxyDetector(proxies)
         .setSynchronizationContext(sync)
         .setScheduledExecutorService(scheduler)
         .setServiceConfigParser(new NameResolver.ServiceConfigParser() {

@@ -67,6 +67,10 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   private java.net.URI resolverTarget;
   private NameResolver.Factory nameResolverFactory;
   private boolean authorityOverridden;
+  /** The host and port of a {@link #forAddress(String, int)} builder, resolved at connect; else null. */
+  private String host;
+  private int port;
+  private ProxyDetector proxyDetector;
   private final List<String> transports = new ArrayList<>();
   private TlsSettings tls = TlsSettings.forClient(null);
   private TransportOptions options = TransportOptions.defaults();
@@ -230,7 +234,25 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
       throw new IllegalArgumentException("port must be in 1..65535, was " + port);
     }
     String authority = host.indexOf(':') >= 0 ? "[" + host + "]:" + port : host + ":" + port;
-    return new TernChannelBuilder(() -> resolveAll(host, port), authority);
+    TernChannelBuilder b = new TernChannelBuilder(() -> resolveAll(host, port), authority);
+    b.host = host;
+    b.port = port;
+    return b;
+  }
+
+  /**
+   * {@code host:port} through {@code detector} first: a proxied target is the one address, left
+   * for the proxy to resolve; else {@link #resolveAll(String, int)}.
+   */
+  static List<SocketAddress> resolveAll(String host, int port, ProxyDetector detector) {
+    io.grpc.ProxiedSocketAddress proxied;
+    try {
+      proxied = detector.proxyFor(InetSocketAddress.createUnresolved(host, port));
+    } catch (java.io.IOException | RuntimeException e) {
+      throw io.grpc.Status.UNAVAILABLE.withDescription("looking up the proxy for " + host + ":" + port
+          + " failed: " + e).withCause(e).asRuntimeException();
+    }
+    return proxied != null ? List.of(proxied) : resolveAll(host, port);
   }
 
   /**
@@ -938,15 +960,20 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   }
 
   /**
-   * Not supported: Tern connects directly to its target, through no proxy.
+   * Decides, per target, whether the connection goes through an HTTP CONNECT proxy, as in
+   * grpc-java; by default the JVM's {@link java.net.ProxySelector} decides ({@code https.proxyHost}
+   * and friends), so a channel on a machine with no proxy configured connects directly. A proxied
+   * target is not resolved by the client (the proxy resolves it) and is carried by {@code tcp}
+   * only: QUIC and Tern's UDP protocol cannot cross an HTTP CONNECT proxy. Applies to {@code
+   * host:port} targets; a channel built for an address connects to that address.
    *
-   * @param proxyDetector ignored
-   * @return never returns
-   * @throws UnsupportedOperationException always, naming the alternative
+   * @param proxyDetector the detector; not null (return null from it for a direct connection)
+   * @return this builder
    */
   @Override
   public TernChannelBuilder proxyDetector(ProxyDetector proxyDetector) {
-    throw unsupported("proxyDetector(ProxyDetector)", "Tern connects directly to its target");
+    this.proxyDetector = Objects.requireNonNull(proxyDetector, "proxyDetector");
+    return this;
   }
 
   /**
@@ -1056,13 +1083,19 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     List<ClientInterceptor> allInterceptors = new ArrayList<>(Census.clientInterceptors(censusStats, censusTracing));
     allInterceptors.addAll(interceptors);
     Supplier<List<SocketAddress>> addresses = address;
+    if (host != null) {
+      String h = host;
+      int p = port;
+      ProxyDetector d = proxyDetector != null ? proxyDetector : SystemProxyDetector.INSTANCE;
+      addresses = () -> resolveAll(h, p, d);
+    }
     String auth = authority;
     if (resolverTarget != null || nameResolverFactory != null) {
       NameResolver.Factory factory = nameResolverFactory != null ? nameResolverFactory
           : NameResolverRegistry.getDefaultRegistry().asFactory();
       java.net.URI uri = resolverTarget != null ? resolverTarget : withScheme(target, factory.getDefaultScheme());
       ResolverAddresses resolver = new ResolverAddresses(factory, uri, tls == null ? 80 : 443,
-          ChannelConfig.resolverTimer(), offloadExecutor != null ? offloadExecutor : ChannelConfig.resolverPool(),
+          proxyDetector != null ? proxyDetector : SystemProxyDetector.INSTANCE, ChannelConfig.resolverTimer(), offloadExecutor != null ? offloadExecutor : ChannelConfig.resolverPool(),
           handshakeTimeoutNanos);
       addresses = resolver;
       if (auth == null || resolverTarget == null && !authorityOverridden) {

@@ -28,7 +28,8 @@ class BuilderMessagesTest {
     // The methods Tern does not implement; a bare UnsupportedOperationException fails in callEveryMethod.
     assertThat(unsupported).doesNotContain("enableRetry", "disableRetry", "retryBufferSize", "perRpcBufferLimit");
     assertThat(unsupported).contains("maxRetryAttempts", "defaultServiceConfig", "setBinaryLog",
-        "proxyDetector", "defaultLoadBalancingPolicy");
+        "defaultLoadBalancingPolicy");
+    assertThat(unsupported).doesNotContain("proxyDetector");
     assertThat(unsupported).doesNotContain("nameResolverFactory");
     assertThat(unsupported).doesNotContain("keepAliveTime", "keepAliveTimeout", "keepAliveWithoutCalls");
   }
