@@ -13,6 +13,8 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -61,8 +63,9 @@ final class RpcFraming {
   static final long CLOSE_NO_COMMON_VERSION = 0x10;
 
   /** Keys the mapping carries in fields of its own; never sent as metadata. */
-  private static final Set<String> RESERVED = Set.of("grpc-status", "grpc-message",
-      "grpc-timeout", "grpc-encoding", "grpc-accept-encoding", "content-type", "te");
+  private static final Set<String> RESERVED = new HashSet<>(Arrays.asList("grpc-status",
+      "grpc-message", "grpc-timeout", "grpc-encoding", "grpc-accept-encoding", "content-type",
+      "te"));
 
   private RpcFraming() {}
 
@@ -236,7 +239,7 @@ final class RpcFraming {
         .authority(authority.isEmpty() ? null : authority)
         .metadata(md)
         .messageEncoding(encoding.isEmpty() ? null : encoding)
-        .acceptedMessageEncodings(accept.isEmpty() ? List.of()
+        .acceptedMessageEncodings(accept.isEmpty() ? Collections.<String>emptyList()
             : Arrays.asList(accept.split(",", -1)))
         .priority(Priority.of(urgency, (flags & FLAG_INCREMENTAL) != 0))
         .earlyDataAllowed(earlyData || (flags & FLAG_EARLY_DATA_ALLOWED) != 0)

@@ -226,7 +226,7 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
       theirs[i] = (int) Math.min(Integer.MAX_VALUE, peer[i]);
     }
     OptionalInt v = ProtocolVersions.highestCommon(ourVersions, theirs);
-    if (v.isEmpty()) {
+    if (!v.isPresent()) {
       Status status = ProtocolVersions.noCommonVersion(ourVersions, theirs);
       fail(status);
       return;
