@@ -9,15 +9,21 @@ import java.util.Locale;
  * it says how many bytes the current record still needs ({@link #needed()}) so that the caller
  * reads no more than that from the stream, and leaves the rest in the protocol's receive window
  * (the flow control the sender feels). A prefix announcing more than the limits allow fails at
- * once, before the body is buffered; the body buffer is sized by the announced length only up
- * to the limit. Loop thread only.
+ * once, before the body is buffered; within the limits the buffer grows as bytes arrive
+ * (doubling, up to the announced length), so a prefix that announces a large message reserves
+ * no memory for bytes that have not come. Loop thread only.
  */
 final class RecordReader {
   private final int maxMessageBytes;
   private final int maxHeaderBytes;
+  /** The first buffer of a record whose bytes have not arrived yet. */
+  private static final int INITIAL_BYTES = 16 * 1024;
+
   private final byte[] prefix = new byte[RpcFraming.PREFIX];
   private int prefixFilled;
   private ByteBuffer record;
+  /** The whole record's size, prefix included, as announced. */
+  private int recordBytes;
 
   RecordReader(int maxMessageBytes, int maxHeaderBytes) {
     this.maxMessageBytes = maxMessageBytes;
@@ -29,7 +35,7 @@ final class RecordReader {
     if (prefixFilled < prefix.length) {
       return prefix.length - prefixFilled;
     }
-    return record.remaining();
+    return recordBytes - record.position();
   }
 
   /** Whether nothing of a record has been read. */
@@ -44,7 +50,7 @@ final class RecordReader {
 
   /** Whether a whole record is ready for {@link #take()}. */
   boolean hasRecord() {
-    return prefixFilled == prefix.length && !record.hasRemaining();
+    return prefixFilled == prefix.length && record.position() == recordBytes;
   }
 
   /** The type of the record being read (once its prefix is in). */
@@ -69,7 +75,10 @@ final class RecordReader {
           startBody();
         }
       } else {
-        int n = Math.min(record.remaining(), src.remaining());
+        int n = Math.min(needed(), src.remaining());
+        if (record.remaining() < n) {
+          grow(n);
+        }
         int limit = src.limit();
         src.limit(src.position() + n);
         record.put(src);
@@ -102,8 +111,18 @@ final class RecordReader {
       default:
         throw RpcFraming.malformed("unknown record type 0x" + Integer.toHexString(type));
     }
-    record = ByteBuffer.allocate(RpcFraming.PREFIX + (int) length);
+    recordBytes = RpcFraming.PREFIX + (int) length;
+    record = ByteBuffer.allocate(Math.min(recordBytes, RpcFraming.PREFIX + INITIAL_BYTES));
     record.put(prefix);
+  }
+
+  /** Makes room for {@code n} more bytes: at least double, never past the announced size. */
+  private void grow(int n) {
+    long wanted = Math.max((long) record.position() + n, 2L * record.capacity());
+    ByteBuffer bigger = ByteBuffer.allocate((int) Math.min(recordBytes, wanted));
+    record.flip();
+    bigger.put(record);
+    record = bigger;
   }
 
   /**

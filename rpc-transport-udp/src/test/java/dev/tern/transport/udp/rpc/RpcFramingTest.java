@@ -142,4 +142,27 @@ class RpcFramingTest {
         .isInstanceOfSatisfying(StatusRuntimeException.class,
             e -> assertThat(e.getStatus().getDescription()).contains("unknown record type 0x7f"));
   }
+
+  @Test
+  void readerReassemblesALargeRecordAsItsBytesArrive() {
+    int size = 300_000;
+    RecordReader reader = new RecordReader(1 << 20, 8192);
+    ByteBuffer all = ByteBuffer.allocate(5 + size).put((byte) 0).putInt(size);
+    for (int i = 0; i < size; i++) {
+      all.put((byte) (i * 7 + (i >>> 11)));
+    }
+    all.flip();
+    while (!reader.hasRecord()) {
+      ByteBuffer chunk = all.duplicate();
+      chunk.limit(Math.min(all.limit(), all.position() + 1000));
+      int before = chunk.position();
+      reader.feed(chunk);
+      all.position(all.position() + (chunk.position() - before));
+    }
+    ByteBuffer record = reader.take();
+    assertThat(record.remaining()).isEqualTo(5 + size);
+    all.rewind();
+    assertThat(record).isEqualTo(all);
+    assertThat(reader.atBoundary()).isTrue();
+  }
 }
