@@ -2,8 +2,12 @@ package dev.tern.interop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tern.conformance.TestCertificates;
 import dev.tern.rpc.TernChannelBuilder;
 import dev.tern.rpc.TernServerBuilder;
+import dev.tern.rpc.spi.TransportOptions;
+import dev.tern.transport.quic.QuicTransportOptions;
+import dev.tern.transport.quic.QuicTransportProvider;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
@@ -30,11 +34,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Keep-alive on TCP as grpc-java does it: a call that stays quiet for 60 s while its client pings
- * every 10 s (grpc-java's shortest interval) survives on a server that permits pings that often,
- * a Tern server and a stock grpc-java one alike; a Tern server left at grpc-java's default (pings
- * no more often than every 5 minutes) polices the same pings with GOAWAY {@code too_many_pings},
- * which shows they are really sent. The three run side by side, so the test takes one minute.
+ * Keep-alive as grpc-java does it: a call that stays quiet for 60 s while its client pings every
+ * 10 s (grpc-java's shortest interval) survives on a TCP server that permits pings that often, a
+ * Tern server and a stock grpc-java one alike; a Tern server left at grpc-java's default (pings no
+ * more often than every 5 minutes) polices the same pings with GOAWAY {@code too_many_pings},
+ * which shows they are really sent. Over QUIC, whose connections close after their idle timeout
+ * (20 s here) when nothing crosses, the same call survives with 10 s keep-alive probes and is cut
+ * without them. All run side by side, so the test takes one minute.
  */
 class KeepAliveTest {
   private static final long QUIET_MILLIS = 60_000;
@@ -58,6 +64,7 @@ class KeepAliveTest {
       .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("tern.test.KeepAlive/Quiet")
       .setRequestMarshaller(UTF8).setResponseMarshaller(UTF8).build();
 
+  private static final TestCertificates CERTS = TestCertificates.generate();
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
   private final List<Server> servers = new ArrayList<>();
   private final List<ManagedChannel> channels = new ArrayList<>();
@@ -86,6 +93,18 @@ class KeepAliveTest {
         Long.toString(QUIET_MILLIS)));
   }
 
+  private CompletableFuture<String> quietQuicCall(int port, long keepAliveMillis) {
+    QuicTransportProvider quic = new QuicTransportProvider(TransportOptions.defaults()
+        .with(QuicTransportOptions.MAX_IDLE_TIMEOUT_MILLIS, 20_000L));
+    ManagedChannel channel = TernChannelBuilder.forAddress("localhost", port).addTransportProvider(quic)
+        .transports("quic").tls(CERTS.client())
+        .keepAliveTime(keepAliveMillis, TimeUnit.MILLISECONDS).keepAliveTimeout(5, TimeUnit.SECONDS).build();
+    channels.add(channel);
+    return CompletableFuture.supplyAsync(() -> ClientCalls.blockingUnaryCall(channel, QUIET,
+        CallOptions.DEFAULT.withDeadlineAfter(QUIET_MILLIS + 30_000, TimeUnit.MILLISECONDS),
+        Long.toString(QUIET_MILLIS)));
+  }
+
   @Test
   @Timeout(120)
   void aQuietCallSurvivesWherePingsArePermittedAndIsPolicedWhereNot() throws Exception {
@@ -94,10 +113,15 @@ class KeepAliveTest {
     int permissiveStock = started(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
         .addService(service()).permitKeepAliveTime(5, TimeUnit.SECONDS).build());
     int defaultTern = started(TernServerBuilder.create().listen("tcp", 0).addService(service()).build());
+    int quicTern = started(TernServerBuilder.create().listen("quic", new InetSocketAddress("127.0.0.1", 0))
+        .addService(service()).tls(CERTS.server()).build());
 
     CompletableFuture<String> onTern = quietCall(permissiveTern);
     CompletableFuture<String> onStock = quietCall(permissiveStock);
     CompletableFuture<String> policed = quietCall(defaultTern);
+    CompletableFuture<String> onQuic = quietQuicCall(quicTern, 10_000);
+    // An interval longer than the call: no probe is sent before the idle timeout.
+    CompletableFuture<String> quicUnprobed = quietQuicCall(quicTern, TimeUnit.DAYS.toMillis(1));
 
     assertThat(onTern.get(100, TimeUnit.SECONDS)).isEqualTo("answered after 60000 ms");
     assertThat(onStock.get(100, TimeUnit.SECONDS)).isEqualTo("answered after 60000 ms");
@@ -107,6 +131,11 @@ class KeepAliveTest {
     // grpc-java's client turns GOAWAY ENHANCE_YOUR_CALM into RESOURCE_EXHAUSTED, its debug data kept.
     assertThat(status.getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
     assertThat(status.getDescription()).contains("ENHANCE_YOUR_CALM").contains("too_many_pings");
+
+    assertThat(onQuic.get(100, TimeUnit.SECONDS)).as("quic with 10 s probes").isEqualTo("answered after 60000 ms");
+    Throwable cut = quicUnprobed.handle((ok, e) -> e).get(100, TimeUnit.SECONDS);
+    assertThat(cut).as("the quic call without probes, past the 20 s idle timeout").isNotNull();
+    assertThat(Status.fromThrowable(cut).getCode()).isEqualTo(Status.Code.UNAVAILABLE);
   }
 
   @AfterEach

@@ -13,7 +13,8 @@ import java.util.function.Supplier;
 
 /** What a {@link TernChannelBuilder} was told, frozen at {@code build()}. */
 final class ChannelConfig {
-  final Supplier<SocketAddress> address;
+  /** Resolves the target to every address to try, in order (blocking: run on the offload executor). */
+  final Supplier<List<SocketAddress>> address;
   final String authority;
   final TransportSelector selector;
   final TransportOptions options;
@@ -34,8 +35,10 @@ final class ChannelConfig {
   final Executor offloadExecutor;
   /** How long the channel stays connected with no call before it goes idle; 0 never. */
   final long idleTimeoutNanos;
+  /** Request bytes the channel's uncommitted calls keep for a replay (see {@link DelayedClientStream}). */
+  final java.util.concurrent.atomic.AtomicLong retryBuffered = new java.util.concurrent.atomic.AtomicLong();
 
-  ChannelConfig(Supplier<SocketAddress> address, String authority, TransportSelector selector,
+  ChannelConfig(Supplier<List<SocketAddress>> address, String authority, TransportSelector selector,
       TransportOptions options, Executor executor, List<ClientInterceptor> interceptors,
       CompressorRegistry compressors, DecompressorRegistry decompressors, int maxInboundMessageSize,
       int[] protocolVersions, SecurityLevel securityLevel, long handshakeTimeoutNanos,
@@ -65,5 +68,22 @@ final class ChannelConfig {
   /** The pool channels without an offload executor resolve on; its idle threads exit. */
   private static final class SharedResolver {
     static final Executor POOL = DaemonThreads.cachedPool("tern-resolver");
+    /** The timer grpc-java name resolvers are given (their retries), shared by every channel. */
+    static final java.util.concurrent.ScheduledExecutorService TIMER = timer();
+
+    private static java.util.concurrent.ScheduledExecutorService timer() {
+      java.util.concurrent.ScheduledThreadPoolExecutor t = new java.util.concurrent.ScheduledThreadPoolExecutor(1,
+          DaemonThreads.factory("tern-resolver-timer"));
+      t.setRemoveOnCancelPolicy(true);
+      return t;
+    }
+  }
+
+  static Executor resolverPool() {
+    return SharedResolver.POOL;
+  }
+
+  static java.util.concurrent.ScheduledExecutorService resolverTimer() {
+    return SharedResolver.TIMER;
   }
 }

@@ -34,6 +34,15 @@ final class ClientCallStreamListener<RespT> implements ClientStreamListener {
      * raced the client's timer).
      */
     Status statusFromTransport(Status status);
+
+    /** A response arrived: the call can no longer be replayed elsewhere. */
+    void committed();
+
+    /**
+     * The transport refused the stream unprocessed ({@link ClientStreamListener#onRefused}): retry
+     * the call on another stream, or close it with {@code status}.
+     */
+    void refused(Status status);
   }
 
   private final MethodDescriptor<?, RespT> method;
@@ -57,12 +66,18 @@ final class ClientCallStreamListener<RespT> implements ClientStreamListener {
     this.tracers = tracers;
   }
 
+  /** The tracers of a new attempt of the call (a transparent retry). */
+  void setTracers(ClientTracers tracers) {
+    this.tracers = tracers;
+  }
+
   boolean isClosed() {
     return closed;
   }
 
   @Override
   public void onHeaders(Metadata headers) {
+    hooks.committed();
     Connection c = hooks.connection();
     if (c != null && c.versionInHeaders()) {
       String selected = headers.get(ProtocolVersions.SELECTED_KEY);
@@ -89,6 +104,7 @@ final class ClientCallStreamListener<RespT> implements ClientStreamListener {
 
   @Override
   public void onMessage(ByteBuffer message) {
+    hooks.committed();
     if (message.remaining() > maxInboundMessageSize) {
       hooks.cancelStream(Status.RESOURCE_EXHAUSTED.withDescription(String.format(Locale.ROOT,
           "gRPC message exceeds maximum size %d: %d", maxInboundMessageSize, message.remaining())));
@@ -124,6 +140,11 @@ final class ClientCallStreamListener<RespT> implements ClientStreamListener {
   public void onClose(Status status, Metadata trailers) {
     Status s = hooks.statusFromTransport(status);
     close(s, s == status ? trailers : new Metadata());
+  }
+
+  @Override
+  public void onRefused(Status status) {
+    hooks.refused(status);
   }
 
   /** Closes the call with a status of the call layer's own (a cancel, a local failure). */

@@ -27,12 +27,21 @@ final class ClientTracers {
   }
 
   static ClientTracers create(CallOptions options, Metadata headers) {
+    return create(options, headers, 0, false);
+  }
+
+  /**
+   * The tracers of one attempt of a call: {@code previousAttempts} attempts came before it, and
+   * {@code transparentRetry} says whether it replays an attempt the transport refused unprocessed.
+   */
+  static ClientTracers create(CallOptions options, Metadata headers, int previousAttempts,
+      boolean transparentRetry) {
     List<ClientStreamTracer.Factory> factories = options.getStreamTracerFactories();
     if (factories.isEmpty()) {
       return new ClientTracers(NONE);
     }
     ClientStreamTracer.StreamInfo info = ClientStreamTracer.StreamInfo.newBuilder().setCallOptions(options)
-        .setPreviousAttempts(0).setIsTransparentRetry(false).build();
+        .setPreviousAttempts(previousAttempts).setIsTransparentRetry(transparentRetry).build();
     ClientStreamTracer[] t = new ClientStreamTracer[factories.size()];
     for (int i = 0; i < t.length; i++) {
       t[i] = factories.get(i).newClientStreamTracer(info, headers);

@@ -25,6 +25,7 @@ public final class ConnectionInfo {
   private final long packetsLost;
   private final long packetsRetransmitted;
   private final boolean earlyDataAccepted;
+  private final javax.net.ssl.SSLSession sslSession;
 
   private ConnectionInfo(Builder b) {
     this.transport = Objects.requireNonNull(b.transport, "transport");
@@ -40,6 +41,7 @@ public final class ConnectionInfo {
     this.packetsLost = b.packetsLost;
     this.packetsRetransmitted = b.packetsRetransmitted;
     this.earlyDataAccepted = b.earlyDataAccepted;
+    this.sslSession = b.sslSession;
   }
 
   /**
@@ -65,7 +67,7 @@ public final class ConnectionInfo {
         .remoteAddress(remoteAddress).smoothedRttNanos(smoothedRttNanos).minRttNanos(minRttNanos)
         .congestionWindowBytes(congestionWindowBytes).bytesSent(bytesSent).bytesReceived(bytesReceived)
         .packetsSent(packetsSent).packetsLost(packetsLost).packetsRetransmitted(packetsRetransmitted)
-        .earlyDataAccepted(earlyDataAccepted);
+        .earlyDataAccepted(earlyDataAccepted).sslSession(sslSession);
   }
 
   /**
@@ -187,6 +189,16 @@ public final class ConnectionInfo {
     return earlyDataAccepted;
   }
 
+  /**
+   * The connection's TLS session (the peer's certificates, the cipher suite), which the call layer
+   * also gives calls as {@code Grpc.TRANSPORT_ATTR_SSL_SESSION}, as grpc-java does.
+   *
+   * @return the session, or null on a connection without TLS or when the transport does not know it
+   */
+  public javax.net.ssl.SSLSession sslSession() {
+    return sslSession;
+  }
+
   @Override
   public String toString() {
     return "ConnectionInfo{transport=" + transport + ", protocolVersion=" + protocolVersion
@@ -210,6 +222,7 @@ public final class ConnectionInfo {
     private long packetsLost = -1;
     private long packetsRetransmitted = -1;
     private boolean earlyDataAccepted;
+    private javax.net.ssl.SSLSession sslSession;
 
     private Builder(String transport) {
       this.transport = Objects.requireNonNull(transport, "transport");
@@ -299,6 +312,14 @@ public final class ConnectionInfo {
      * @return this builder
      */
     public Builder earlyDataAccepted(boolean v) { this.earlyDataAccepted = v; return this; }
+
+    /**
+     * Sets the connection's TLS session.
+     *
+     * @param session the session; null when the connection has no TLS
+     * @return this builder
+     */
+    public Builder sslSession(javax.net.ssl.SSLSession session) { this.sslSession = session; return this; }
 
     /**
      * Builds the snapshot; the builder may be used again afterwards.

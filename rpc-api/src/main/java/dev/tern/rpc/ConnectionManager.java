@@ -56,8 +56,15 @@ final class ConnectionManager {
   private final Map<Waiter, Mode> waiters = new LinkedHashMap<>();
   /** Calls that asked for a connection and have not ended: while there is one, the channel is not idle. */
   private final Set<Waiter> inUse = new HashSet<>();
-  /** Fires {@link #idleTimeout} once no call has been open for the idle timeout; null while disarmed. */
+  /**
+   * The idle timer's wake-up, null when none is scheduled. It is not cancelled when a call starts
+   * nor rescheduled when one ends (as grpc-java's {@code Rescheduler}): a call costs no timer
+   * operation; a wake-up that comes early, or while calls run, schedules the rest or nothing.
+   */
   private ScheduledFuture<?> idleTimer;
+  /** Whether the channel is idle-timing (no call in use); {@link #idleDeadlineNanos} is then valid. */
+  private boolean idleArmed;
+  private long idleDeadlineNanos;
   private final Set<ClientTransport> live = ConcurrentHashMap.newKeySet();
   /** Transports that carried calls and then shut down (a GOAWAY): their calls still run. */
   private final Set<ClientTransport> draining = ConcurrentHashMap.newKeySet();
@@ -80,6 +87,34 @@ final class ConnectionManager {
     this.callbackExecutor = callbackExecutor;
     this.onTerminated = onTerminated;
     this.backoff = new Backoff(cfg.initialBackoffNanos, cfg.maxBackoffNanos);
+    if (cfg.address instanceof ResolverAddresses) {
+      ((ResolverAddresses) cfg.address).onUpdate(this::addressesChanged);
+    }
+  }
+
+  /**
+   * The name resolver gave new addresses: a connection to an address no longer listed is left, as
+   * grpc-java's pick_first leaves it (its calls finish; the next call connects to the new list).
+   */
+  private void addressesChanged(List<java.net.SocketAddress> addresses) {
+    ClientTransport leave = null;
+    synchronized (this) {
+      if (shutdown || ready == null) {
+        return;
+      }
+      java.net.SocketAddress at = ready.info().remoteAddress();
+      if (at != null && !addresses.contains(at)) {
+        leave = ready.transport;
+        draining.add(leave);
+        ready = null;
+        setState(ConnectivityState.IDLE);
+      }
+    }
+    if (leave != null) {
+      log.log(Level.FINE, "channel to {0}: {1} is no longer among the resolved addresses; reconnecting",
+          new Object[] {cfg.authority, leave});
+      leave.shutdown();
+    }
   }
 
   /**
@@ -135,12 +170,21 @@ final class ConnectionManager {
   }
 
   private void armIdleTimer() {
-    if (cfg.idleTimeoutNanos > 0 && !shutdown && idleTimer == null && ready != null) {
-      idleTimer = scheduler.schedule(this::idleTimeout, cfg.idleTimeoutNanos, TimeUnit.NANOSECONDS);
+    if (cfg.idleTimeoutNanos > 0 && !shutdown && ready != null) {
+      idleArmed = true;
+      idleDeadlineNanos = System.nanoTime() + cfg.idleTimeoutNanos;
+      if (idleTimer == null) {
+        idleTimer = scheduler.schedule(this::idleTimerFired, cfg.idleTimeoutNanos, TimeUnit.NANOSECONDS);
+      }
     }
   }
 
   private void disarmIdleTimer() {
+    idleArmed = false;
+  }
+
+  private void cancelIdleTimer() {
+    idleArmed = false;
     if (idleTimer != null) {
       idleTimer.cancel(false);
       idleTimer = null;
@@ -151,13 +195,19 @@ final class ConnectionManager {
    * No call for the idle timeout: the channel goes IDLE as grpc-java's does. Its connection is
    * closed gracefully (no call runs on it) and the next call connects again.
    */
-  private void idleTimeout() {
+  private void idleTimerFired() {
     ClientTransport close;
     synchronized (this) {
       idleTimer = null;
-      if (shutdown || !inUse.isEmpty() || ready == null) {
+      if (!idleArmed || shutdown || !inUse.isEmpty() || ready == null) {
         return;
       }
+      long left = idleDeadlineNanos - System.nanoTime();
+      if (left > 0) {
+        idleTimer = scheduler.schedule(this::idleTimerFired, left, TimeUnit.NANOSECONDS);
+        return;
+      }
+      idleArmed = false;
       close = ready.transport;
       draining.add(close);
       ready = null;
@@ -230,6 +280,9 @@ final class ConnectionManager {
   }
 
   void shutdown() {
+    if (cfg.address instanceof ResolverAddresses) {
+      ((ResolverAddresses) cfg.address).shutdown();
+    }
     List<ClientTransport> close = new ArrayList<>();
     List<ClientTransport> closeNow = new ArrayList<>();
     List<Waiter> fail = new ArrayList<>();
@@ -238,7 +291,7 @@ final class ConnectionManager {
         return;
       }
       shutdown = true;
-      disarmIdleTimer();
+      cancelIdleTimer();
       setState(ConnectivityState.SHUTDOWN);
       if (reconnect != null) {
         reconnect.cancel(false);

@@ -5,39 +5,82 @@ import io.grpc.Status;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
- * The stream of a call that has no transport yet (connecting, or waiting for call credentials):
- * records what the call does and replays it, in order, onto the real stream once there is one.
+ * The stream of a call as the call layer sees it. Before a transport stream exists (connecting,
+ * waiting for call credentials) it records what the call does and replays it, in order, once there
+ * is one. Until the call is committed (the first response arrived, the call ended, or it sent more
+ * than the replay limits allow) it keeps that record, so that a stream the
+ * transport reports as refused unprocessed can be replayed onto a stream of another connection:
+ * grpc-java's transparent retry.
  */
 final class DelayedClientStream implements ClientStream {
+  /** The default of {@link #perCallLimit}: grpc-java's {@code perRpcBufferLimit}, 1 MiB. */
+  static final long REPLAY_LIMIT_BYTES = 1 << 20;
+
   private final Consumer<Status> closeWithoutStream;
-  private List<Consumer<ClientStream>> pending = new ArrayList<>();
+  /** Most request bytes this call keeps for a replay; past it, it is committed. */
+  private final long perCallLimit;
+  /** What the channel's uncommitted calls keep together, and the most they may. */
+  private final AtomicLong channelBuffered;
+  private final long channelLimit;
+  /**
+   * The operations not yet given to {@link #real} (from {@link #sent}) and, while not committed,
+   * the ones already given (before {@link #sent}), kept for a replay.
+   */
+  private final ArrayList<Consumer<ClientStream>> ops = new ArrayList<>(4);
+  private int sent;
+  private long bytes;
+  private boolean committed;
   private volatile ClientStream real;
+  /** The real stream once nothing needs recording: operations go straight to it. */
+  private volatile ClientStream direct;
+  private volatile boolean attached;
   private Status cancelled;
 
-  /** {@code closeWithoutStream} closes the call when it is cancelled before a stream exists. */
+  /** {@code closeWithoutStream} closes the call when it is cancelled while no stream is attached. */
   DelayedClientStream(Consumer<Status> closeWithoutStream) {
+    this(closeWithoutStream, REPLAY_LIMIT_BYTES, new AtomicLong(), Long.MAX_VALUE);
+  }
+
+  /**
+   * As grpc-java's retry buffers: the call keeps at most {@code perCallLimit} request bytes for a
+   * replay, and the channel's calls together at most {@code channelLimit} (counted in {@code
+   * channelBuffered}); a call past either is committed.
+   */
+  DelayedClientStream(Consumer<Status> closeWithoutStream, long perCallLimit, AtomicLong channelBuffered,
+      long channelLimit) {
     this.closeWithoutStream = closeWithoutStream;
+    this.perCallLimit = perCallLimit;
+    this.channelBuffered = channelBuffered;
+    this.channelLimit = channelLimit;
   }
 
   /** Sets the real stream and replays the recorded operations; cancels it if the call already ended. */
   void setStream(ClientStream stream) {
     Status cancel;
     while (true) {
-      List<Consumer<ClientStream>> ops;
+      List<Consumer<ClientStream>> batch;
       synchronized (this) {
         cancel = cancelled;
-        if (cancel != null || pending.isEmpty()) {
+        if (cancel != null || sent == ops.size()) {
           real = stream;
-          pending = null;
+          attached = true;
+          if (cancel == null && committed) {
+            direct = stream;
+          }
           break;
         }
-        ops = pending;
-        pending = new ArrayList<>();
+        batch = new ArrayList<>(ops.subList(sent, ops.size()));
+        sent = ops.size();
+        if (committed) {
+          ops.clear();
+          sent = 0;
+        }
       }
-      for (Consumer<ClientStream> op : ops) {
+      for (Consumer<ClientStream> op : batch) {
         op.accept(stream);
       }
     }
@@ -48,19 +91,73 @@ final class DelayedClientStream implements ClientStream {
 
   /** Runs {@code op} on the real stream now, or when it is set (in order with the other operations). */
   void run(Consumer<ClientStream> op) {
-    ClientStream s = real;
+    run(op, 0);
+  }
+
+  /**
+   * As {@link #run(Consumer)}, for an operation that sends {@code requestBytes} of messages, which
+   * count against the replay limits.
+   */
+  void run(Consumer<ClientStream> op, long requestBytes) {
+    ClientStream s = direct;
     if (s == null) {
       synchronized (this) {
+        if (!committed && requestBytes > 0) {
+          bytes += requestBytes;
+          long total = channelBuffered.addAndGet(requestBytes);
+          if (bytes > perCallLimit || total > channelLimit) {
+            commitLocked();
+          }
+        }
         s = real;
         if (s == null) {
           if (cancelled == null) {
-            pending.add(op);
+            ops.add(op);
           }
           return;
+        }
+        if (!committed) {
+          ops.add(op);
+          sent++;
         }
       }
     }
     op.accept(s);
+  }
+
+  /** The call can no longer be replayed (a response arrived, or it ended): forget the record. */
+  synchronized void commit() {
+    commitLocked();
+  }
+
+  private void commitLocked() {
+    if (committed) {
+      return;
+    }
+    committed = true;
+    channelBuffered.addAndGet(-bytes);
+    bytes = 0;
+    ops.subList(0, sent).clear();
+    sent = 0;
+    if (real != null && cancelled == null) {
+      direct = real;
+    }
+  }
+
+  /**
+   * Detaches the real stream, which the transport refused unprocessed, so that the record can be
+   * replayed onto another one by {@link #setStream}.
+   *
+   * @return false if the call cannot be replayed (committed, cancelled, or no stream attached)
+   */
+  synchronized boolean detachForReplay() {
+    if (committed || cancelled != null || real == null) {
+      return false;
+    }
+    real = null;
+    attached = false;
+    sent = 0;
+    return true;
   }
 
   @Override
@@ -87,14 +184,19 @@ final class DelayedClientStream implements ClientStream {
   public void cancel(Status status) {
     ClientStream s;
     synchronized (this) {
-      s = real;
-      if (s == null) {
-        if (cancelled != null) {
-          return;
-        }
-        cancelled = status;
-        pending.clear();
+      if (cancelled != null) {
+        return;
       }
+      cancelled = status;
+      s = real;
+      if (!committed) {
+        channelBuffered.addAndGet(-bytes);
+        bytes = 0;
+      }
+      committed = true;
+      direct = null;
+      ops.clear();
+      sent = 0;
     }
     if (s != null) {
       s.cancel(status);
@@ -109,8 +211,8 @@ final class DelayedClientStream implements ClientStream {
     return s != null && s.isReady();
   }
 
-  /** Whether the real stream is attached. */
+  /** Whether a real stream is attached. */
   boolean hasStream() {
-    return real != null;
+    return attached;
   }
 }

@@ -141,6 +141,7 @@ final class ServerCallDispatcher implements ServerTransportListener {
       try {
         adapter.setListener(handler.startCall(call, headers.metadata()));
       } catch (RuntimeException | Error e) {
+        ServerCallStreamListener.logHandlerError(method.getFullMethodName(), "ServerCallHandler.startCall", e);
         stream.cancel(Status.UNKNOWN.withDescription("handler of " + method.getFullMethodName()
             + " threw while starting the call").withCause(e));
       } finally {

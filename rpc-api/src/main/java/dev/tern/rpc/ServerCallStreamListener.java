@@ -12,12 +12,21 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Executor;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * Carries a server stream's events to the application's {@link ServerCall.Listener} on the call's
  * serializing executor, inside the call's {@link Context}; reports them to the stream tracers.
  */
 final class ServerCallStreamListener<ReqT> implements ServerStreamListener {
+  /**
+   * Where a handler's exception is logged: as grpc-java's server, which logs it with its stack trace
+   * at SEVERE (its {@code SerializingExecutor}: "Exception while executing runnable ...") and ends
+   * the call with UNKNOWN.
+   */
+  static final Logger HANDLER_ERRORS = Logger.getLogger(TernServer.class.getName());
+
   private final ServerStream stream;
   private final MethodDescriptor<ReqT, ?> method;
   private final TernServerCall<ReqT, ?> call;
@@ -77,7 +86,7 @@ final class ServerCallStreamListener<ReqT> implements ServerStreamListener {
             + method.getFullMethodName()).withCause(e));
         return;
       }
-      deliver(() -> listener.onMessage(request));
+      deliver("onMessage", () -> listener.onMessage(request));
     });
   }
 
@@ -85,7 +94,7 @@ final class ServerCallStreamListener<ReqT> implements ServerStreamListener {
   public void onHalfClose() {
     executor.execute(() -> {
       if (!done) {
-        deliver(() -> listener.onHalfClose());
+        deliver("onHalfClose", () -> listener.onHalfClose());
       }
     });
   }
@@ -94,7 +103,7 @@ final class ServerCallStreamListener<ReqT> implements ServerStreamListener {
   public void onReady() {
     executor.execute(() -> {
       if (!done) {
-        deliver(() -> listener.onReady());
+        deliver("onReady", () -> listener.onReady());
       }
     });
   }
@@ -107,7 +116,7 @@ final class ServerCallStreamListener<ReqT> implements ServerStreamListener {
       }
       done = true;
       call.closeTracers(call.closeStatus() == null ? Status.OK : call.closeStatus());
-      deliver(() -> listener.onComplete());
+      deliver("onComplete", () -> listener.onComplete());
       context.cancel(null);
     });
   }
@@ -122,12 +131,12 @@ final class ServerCallStreamListener<ReqT> implements ServerStreamListener {
       }
       done = true;
       call.closeTracers(status);
-      deliver(() -> listener.onCancel());
+      deliver("onCancel", () -> listener.onCancel());
     });
   }
 
-  /** Runs an application callback in the call's context; a throw cancels the call. */
-  private void deliver(Runnable callback) {
+  /** Runs an application callback in the call's context; a throw is logged and cancels the call. */
+  private void deliver(String callbackName, Runnable callback) {
     if (listener == null) {
       return; // the handler failed to start; the stream is already closed
     }
@@ -135,9 +144,16 @@ final class ServerCallStreamListener<ReqT> implements ServerStreamListener {
     try {
       callback.run();
     } catch (RuntimeException | Error e) {
+      logHandlerError(method.getFullMethodName(), "ServerCall.Listener." + callbackName, e);
       stream.cancel(Status.UNKNOWN.withDescription("application error processing the call").withCause(e));
     } finally {
       context.detach(previous);
     }
+  }
+
+  /** Logs an exception a handler (or an interceptor) threw, once, with its stack trace. */
+  static void logHandlerError(String fullMethodName, String where, Throwable e) {
+    HANDLER_ERRORS.log(Level.SEVERE, "Exception while executing the handler of " + fullMethodName + " (" + where
+        + "); the call ends with UNKNOWN", e);
   }
 }

@@ -15,6 +15,7 @@ import io.grpc.DecompressorRegistry;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.NameResolver;
+import io.grpc.NameResolverRegistry;
 import io.grpc.SecurityLevel;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -58,8 +59,14 @@ import java.util.function.Supplier;
  */
 public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelBuilder> {
   private final List<dev.tern.rpc.spi.TransportProvider> providers = new ArrayList<>();
-  private final Supplier<SocketAddress> address;
+  private final Supplier<List<SocketAddress>> address;
   private String authority;
+  /** The target string of a {@link #forTarget} builder; null for an address builder. */
+  private String target;
+  /** The target as a URI whose scheme a registered name resolver handles; null otherwise. */
+  private java.net.URI resolverTarget;
+  private NameResolver.Factory nameResolverFactory;
+  private boolean authorityOverridden;
   private final List<String> transports = new ArrayList<>();
   private TlsSettings tls = TlsSettings.forClient(null);
   private TransportOptions options = TransportOptions.defaults();
@@ -87,7 +94,7 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   /** The head start a channel gives its preferred transport before starting the next: 300 ms. */
   public static final long DEFAULT_RACE_HEAD_START_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
 
-  private TernChannelBuilder(Supplier<SocketAddress> address, String authority) {
+  private TernChannelBuilder(Supplier<List<SocketAddress>> address, String authority) {
     this.address = address;
     this.authority = authority;
   }
@@ -105,6 +112,38 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
    */
   public static TernChannelBuilder forTarget(String target) {
     Objects.requireNonNull(target, "target");
+    java.net.URI registered = registeredSchemeTarget(target);
+    if (registered != null) {
+      TernChannelBuilder b = new TernChannelBuilder(null, null);
+      b.target = target;
+      b.resolverTarget = registered;
+      return b;
+    }
+    TernChannelBuilder b = forHostAndPort(target);
+    b.target = target;
+    return b;
+  }
+
+  /**
+   * {@code target} as a URI if its scheme (other than {@code dns}, which Tern resolves itself) has a
+   * provider in grpc-java's default {@link NameResolverRegistry}; else null. As in grpc-java, a
+   * target whose "scheme" no provider knows ({@code localhost:50051}) is a host and port.
+   */
+  private static java.net.URI registeredSchemeTarget(String target) {
+    java.net.URI uri;
+    try {
+      uri = new java.net.URI(target);
+    } catch (java.net.URISyntaxException e) {
+      return null;
+    }
+    String scheme = uri.getScheme();
+    if (scheme == null || scheme.equals("dns")) {
+      return null;
+    }
+    return NameResolverRegistry.getDefaultRegistry().getProviderForScheme(scheme) == null ? null : uri;
+  }
+
+  private static TernChannelBuilder forHostAndPort(String target) {
     String t = target.startsWith("dns:///") ? target.substring("dns:///".length()) : target;
     if (t.indexOf(',') >= 0) {
       throw new IllegalArgumentException("target must be one host:port, was '" + target + "', which lists"
@@ -113,8 +152,11 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     }
     int scheme = t.indexOf("://");
     if (scheme >= 0 || t.startsWith("dns:")) {
-      throw new IllegalArgumentException("target must be host:port (optionally after dns:///), was '" + target
-          + "'; other name resolver schemes are not supported by Tern yet (name resolution is coming)");
+      throw new IllegalArgumentException("target must be host:port (optionally after dns:///) or name a scheme"
+          + " a registered name resolver handles, was '" + target + "'; grpc-java's NameResolverRegistry has "
+          + NameResolverRegistry.getDefaultRegistry().asFactory().getDefaultScheme() + " as its default scheme and"
+          + " no provider for '" + t.substring(0, Math.max(0, scheme)) + "': register a NameResolverProvider, or"
+          + " use nameResolverFactory(...)");
     }
     int colon = t.lastIndexOf(':');
     if (colon <= 0 || colon == t.length() - 1) {
@@ -188,7 +230,38 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
       throw new IllegalArgumentException("port must be in 1..65535, was " + port);
     }
     String authority = host.indexOf(':') >= 0 ? "[" + host + "]:" + port : host + ":" + port;
-    return new TernChannelBuilder(() -> new InetSocketAddress(host, port), authority);
+    return new TernChannelBuilder(() -> resolveAll(host, port), authority);
+  }
+
+  /**
+   * Every address {@code host} resolves to, each with {@code port}, address families alternating
+   * from the resolver's first answer (RFC 8305 §4), so that a connect tries an address of the other
+   * family second; an unresolvable host gives one unresolved address, which the transports report.
+   * Blocks on DNS: called on the channel's offload executor.
+   */
+  static List<SocketAddress> resolveAll(String host, int port) {
+    java.net.InetAddress[] all;
+    try {
+      all = java.net.InetAddress.getAllByName(host);
+    } catch (java.net.UnknownHostException e) {
+      return List.of(InetSocketAddress.createUnresolved(host, port));
+    }
+    List<SocketAddress> first = new ArrayList<>();
+    List<SocketAddress> other = new ArrayList<>();
+    Class<?> family = all[0].getClass();
+    for (java.net.InetAddress a : all) {
+      (a.getClass() == family ? first : other).add(new InetSocketAddress(a, port));
+    }
+    List<SocketAddress> out = new ArrayList<>(all.length);
+    for (int i = 0; i < Math.max(first.size(), other.size()); i++) {
+      if (i < first.size()) {
+        out.add(first.get(i));
+      }
+      if (i < other.size()) {
+        out.add(other.get(i));
+      }
+    }
+    return out;
   }
 
   /**
@@ -196,6 +269,12 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
    * (on the offload executor), with {@code authority}: for tests of resolution.
    */
   static TernChannelBuilder forResolver(Supplier<SocketAddress> resolver, String authority) {
+    Objects.requireNonNull(resolver, "resolver");
+    return new TernChannelBuilder(() -> List.of(resolver.get()), authority);
+  }
+
+  /** As {@link #forResolver}, for a resolver that gives several addresses, tried in order. */
+  static TernChannelBuilder forAddresses(Supplier<List<SocketAddress>> resolver, String authority) {
     return new TernChannelBuilder(Objects.requireNonNull(resolver, "resolver"), authority);
   }
 
@@ -212,7 +291,8 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     String authority = address instanceof InetSocketAddress
         ? ((InetSocketAddress) address).getHostString() + ":" + ((InetSocketAddress) address).getPort()
         : address.toString();
-    return new TernChannelBuilder(() -> address, authority);
+    List<SocketAddress> only = List.of(address);
+    return new TernChannelBuilder(() -> only, authority);
   }
 
   /**
@@ -409,7 +489,25 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   @Override
   public TernChannelBuilder overrideAuthority(String a) {
     authority = Objects.requireNonNull(a, "authority");
+    authorityOverridden = true;
     return this;
+  }
+
+  /** {@code target} with {@code scheme} in front when it names none ({@code host:port}). */
+  private static java.net.URI withScheme(String target, String scheme) {
+    try {
+      java.net.URI uri = new java.net.URI(target);
+      if (uri.getScheme() != null && uri.getAuthority() != null) {
+        return uri;
+      }
+    } catch (java.net.URISyntaxException e) {
+      // not a URI: a host and port
+    }
+    try {
+      return new java.net.URI(scheme, "", "/" + target, null);
+    } catch (java.net.URISyntaxException e) {
+      throw new IllegalArgumentException("target '" + target + "' cannot be given to the name resolver", e);
+    }
   }
 
   /**
@@ -422,8 +520,13 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   @Override
   @Deprecated
   public TernChannelBuilder nameResolverFactory(NameResolver.Factory factory) {
-    throw unsupported("nameResolverFactory(NameResolver.Factory)",
-        "Tern channels resolve their host:port target themselves (name resolution is coming)");
+    if (target == null) {
+      // As grpc-java: a channel built for an address has no target to resolve.
+      throw new IllegalStateException("nameResolverFactory(...) needs a channel built forTarget(...);"
+          + " this one was built for an address");
+    }
+    nameResolverFactory = Objects.requireNonNull(factory, "factory");
+    return this;
   }
 
   /**
@@ -631,14 +734,16 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   }
 
   /**
-   * Accepted and recorded: Tern does not retry or hedge calls yet, so with retry off or on a call
-   * is sent once; a channel with retry enabled will retry by its service config once Tern does.
+   * Turns off transparent retry (as in grpc-java): a call whose stream a connection refused
+   * unprocessed, for instance one still queued when the server sent GOAWAY, fails UNAVAILABLE
+   * instead of being sent again on a new connection. Tern has no retry or hedging policies yet.
    *
    * @return this builder
    */
   @Override
   public TernChannelBuilder disableRetry() {
     retryEnabled = false;
+    options = options.with(TransportOptions.TRANSPARENT_RETRY, false);
     return this;
   }
 
@@ -669,15 +774,17 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   }
 
   /**
-   * Accepted and recorded, as grpc-java's builders accept it (retry is on by default there): Tern
-   * does not retry or hedge calls yet, so for now a call is still sent once; retry in the
-   * application or a {@link ClientInterceptor} meanwhile.
+   * Retry on, the default as in grpc-java: a call whose stream a connection refused unprocessed
+   * (one still queued when the server sent GOAWAY, say) is sent again, once, on a new connection
+   * (transparent retry). Tern has no retry or hedging policies yet, so a call that reached the
+   * server is not sent again; retry in the application or a {@link ClientInterceptor} meanwhile.
    *
    * @return this builder
    */
   @Override
   public TernChannelBuilder enableRetry() {
     retryEnabled = true;
+    options = options.with(TransportOptions.TRANSPARENT_RETRY, true);
     return this;
   }
 
@@ -711,28 +818,37 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   }
 
   /**
-   * Not supported: with no retries there is no retry buffer (see {@link #enableRetry()}).
+   * Most request bytes the channel's calls keep together for transparent retries (16 MiB by
+   * default, as grpc-java); past it, a call that sends more can no longer be replayed.
    *
-   * @param bytes ignored
-   * @return never returns
-   * @throws UnsupportedOperationException always, naming the alternative
+   * @param bytes the limit, more than 0
+   * @return this builder
+   * @throws IllegalArgumentException if {@code bytes} is 0 or less
    */
   @Override
   public TernChannelBuilder retryBufferSize(long bytes) {
-    throw unsupported("retryBufferSize(long)", NO_RETRY);
+    if (bytes <= 0) {
+      throw new IllegalArgumentException("retryBufferSize must be > 0, was " + bytes);
+    }
+    options = options.with(TransportOptions.RETRY_BUFFER_SIZE, bytes);
+    return this;
   }
 
   /**
-   * Not supported: with no retries there is no per-call retry buffer (see {@link
-   * #enableRetry()}).
+   * Most request bytes one call keeps for a transparent retry (1 MiB by default, as grpc-java); a
+   * call that sends more can no longer be replayed on another connection.
    *
-   * @param bytes ignored
-   * @return never returns
-   * @throws UnsupportedOperationException always, naming the alternative
+   * @param bytes the limit, more than 0
+   * @return this builder
+   * @throws IllegalArgumentException if {@code bytes} is 0 or less
    */
   @Override
   public TernChannelBuilder perRpcBufferLimit(long bytes) {
-    throw unsupported("perRpcBufferLimit(long)", NO_RETRY);
+    if (bytes <= 0) {
+      throw new IllegalArgumentException("perRpcBufferLimit must be > 0, was " + bytes);
+    }
+    options = options.with(TransportOptions.PER_RPC_BUFFER_LIMIT, bytes);
+    return this;
   }
 
   /**
@@ -939,7 +1055,21 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     // As grpc-java: census innermost (ClientInterceptors runs the last in the list first).
     List<ClientInterceptor> allInterceptors = new ArrayList<>(Census.clientInterceptors(censusStats, censusTracing));
     allInterceptors.addAll(interceptors);
-    ChannelConfig cfg = new ChannelConfig(address, authority,
+    Supplier<List<SocketAddress>> addresses = address;
+    String auth = authority;
+    if (resolverTarget != null || nameResolverFactory != null) {
+      NameResolver.Factory factory = nameResolverFactory != null ? nameResolverFactory
+          : NameResolverRegistry.getDefaultRegistry().asFactory();
+      java.net.URI uri = resolverTarget != null ? resolverTarget : withScheme(target, factory.getDefaultScheme());
+      ResolverAddresses resolver = new ResolverAddresses(factory, uri, tls == null ? 80 : 443,
+          ChannelConfig.resolverTimer(), offloadExecutor != null ? offloadExecutor : ChannelConfig.resolverPool(),
+          handshakeTimeoutNanos);
+      addresses = resolver;
+      if (auth == null || resolverTarget == null && !authorityOverridden) {
+        auth = resolver.serviceAuthority();
+      }
+    }
+    ChannelConfig cfg = new ChannelConfig(addresses, auth,
         selector, o, executor, allInterceptors, compressors,
         decompressors, maxInboundMessageSize, protocolVersions.clone(),
         tls == null ? SecurityLevel.NONE : SecurityLevel.PRIVACY_AND_INTEGRITY, handshakeTimeoutNanos,

@@ -4,6 +4,7 @@ import dev.tern.rpc.spi.ClientStream;
 import dev.tern.rpc.spi.GrpcMessageFraming;
 import dev.tern.rpc.spi.RequestHeaders;
 import dev.tern.rpc.spi.SerializingExecutor;
+import dev.tern.rpc.spi.TransportOptions;
 import io.grpc.Attributes;
 import io.grpc.CallCredentials;
 import io.grpc.CallOptions;
@@ -50,6 +51,8 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
   private volatile ClientTracers tracers;
   private boolean started;
   private boolean halfClosed;
+  /** The call was already replayed once after its stream was refused unprocessed. */
+  private volatile boolean transparentRetryUsed;
   private boolean earlyData;
   /** The call's deadline, whether it came from the Context, and its timeout when the call started. */
   private Deadline deadline;
@@ -70,7 +73,9 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
     int maxInbound = callOptions.getMaxInboundMessageSize() != null
         ? callOptions.getMaxInboundMessageSize() : cfg.maxInboundMessageSize;
     this.streamListener = new ClientCallStreamListener<>(method, callExecutor, maxInbound, this);
-    this.stream = new DelayedClientStream(status -> streamListener.close(status, new Metadata()));
+    this.stream = new DelayedClientStream(status -> streamListener.close(status, new Metadata()),
+        cfg.options.get(TransportOptions.PER_RPC_BUFFER_LIMIT), cfg.retryBuffered,
+        cfg.options.get(TransportOptions.RETRY_BUFFER_SIZE));
   }
 
   @Override
@@ -180,6 +185,8 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
     }
     connection = c;
     if (c.versionInHeaders()) {
+      // A replayed call (transparent retry) may reach a transport that states versions again.
+      requestMetadata.removeAll(ProtocolVersions.REQUEST_KEY);
       requestMetadata.put(ProtocolVersions.REQUEST_KEY, ProtocolVersions.format(cfg.protocolVersions));
     }
     tracers.streamCreated(transportAttributes(c), requestMetadata);
@@ -244,6 +251,36 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
     }
     context.removeListener(onContextCancelled);
     connections.cancelWait(this);
+    stream.commit();
+  }
+
+  @Override
+  public void committed() {
+    stream.commit();
+  }
+
+  /**
+   * As grpc-java's client does for a stream refused unprocessed (its {@code RetriableStream} with
+   * {@code RpcProgress.REFUSED}): the call is replayed once, transparently, on a stream the channel
+   * obtains again (a new connection when the old one is draining), with new tracers whose stream
+   * info says it is a transparent retry (with no previous attempt counted, as grpc-java). A call that cannot be replayed (one already replayed,
+   * a response delivered, more sent than {@code perRpcBufferLimit} or the channel's
+   * {@code retryBufferSize} allow,
+   * cancelled, or on a channel built with {@code disableRetry()}) ends with {@code status}.
+   */
+  @Override
+  public void refused(Status status) {
+    if (!transparentRetryUsed && cfg.options.get(TransportOptions.TRANSPARENT_RETRY)
+        && !streamListener.isClosed() && stream.detachForReplay()) {
+      transparentRetryUsed = true;
+      tracers.closed(status, new Metadata());
+      // grpc-java does not count a transparent retry as an attempt: previousAttempts stays 0.
+      tracers = ClientTracers.create(callOptions, requestMetadata, 0, true);
+      streamListener.setTracers(tracers);
+      connections.obtain(this, callOptions.isWaitForReady(), earlyData);
+      return;
+    }
+    streamListener.onClose(status, new Metadata());
   }
 
   @Override
@@ -308,13 +345,13 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
           "message too large %d > %d", bytes.length, max)));
       return;
     }
-    ByteBuffer wire = ByteBuffer.wrap(bytes);
     stream.run(s -> {
-      // Reported when the message reaches the transport, after streamCreated.
+      // Reported when the message reaches the transport, after streamCreated (again to a
+      // replayed attempt's tracers, each attempt wrapping the bytes afresh).
       tracers.outboundMessage(bytes.length);
-      s.writeMessage(wire);
+      s.writeMessage(ByteBuffer.wrap(bytes));
       s.flush();
-    });
+    }, bytes.length);
   }
 
   @Override
@@ -341,6 +378,9 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
     }
     if (info.localAddress() != null) {
       b.set(io.grpc.Grpc.TRANSPORT_ATTR_LOCAL_ADDR, info.localAddress());
+    }
+    if (info.sslSession() != null) {
+      b.set(io.grpc.Grpc.TRANSPORT_ATTR_SSL_SESSION, info.sslSession());
     }
     return b.build();
   }

@@ -398,6 +398,25 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
   }
 
   /**
+   * Most calls a client may have open at once on one connection (1,000 by default), as grpc-netty's
+   * {@code NettyServerBuilder.maxConcurrentCallsPerConnection}: HTTP/2's {@code
+   * SETTINGS_MAX_CONCURRENT_STREAMS} on {@code tcp}, QUIC's bidirectional stream limit
+   * ({@code initial_max_streams_bidi}, RFC 9000 §4.6) on {@code quic}. A client's further calls wait
+   * for one to end.
+   *
+   * @param maxCalls the limit, more than 0
+   * @return this builder
+   * @throws IllegalArgumentException if {@code maxCalls} is 0 or less
+   */
+  public TernServerBuilder maxConcurrentCallsPerConnection(int maxCalls) {
+    if (maxCalls <= 0) {
+      throw new IllegalArgumentException("maxConcurrentCallsPerConnection must be > 0, was " + maxCalls);
+    }
+    options = options.with(TransportOptions.MAX_CONCURRENT_STREAMS, maxCalls);
+    return this;
+  }
+
+  /**
    * Largest request header block (metadata), in bytes (8 KiB by default), as in grpc-java. Both
    * transports honour it ({@code tcp} as HTTP/2's {@code SETTINGS_MAX_HEADER_LIST_SIZE}, {@code
    * quic} as HTTP/3's {@code SETTINGS_MAX_FIELD_SECTION_SIZE}).
@@ -475,9 +494,9 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
 
   /**
    * Closes (with GOAWAY) a connection that has had no call open for this long; off by default, as
-   * grpc-java. Carried out on {@code tcp}; {@code quic} does not apply it yet and closes only
-   * connections that exchange no packets, after its own idle timeout ({@code
-   * QuicTransportOptions.MAX_IDLE_TIMEOUT_MILLIS}).
+   * grpc-java. Carried out on {@code tcp} and {@code quic} (whose own idle timeout, {@code
+   * QuicTransportOptions.MAX_IDLE_TIMEOUT_MILLIS}, also closes connections that exchange no
+   * packets).
    *
    * @param maxConnectionIdle the idle time, more than 0
    * @param timeUnit the unit of {@code maxConnectionIdle}
@@ -494,7 +513,9 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
   /**
    * Sends GOAWAY to a connection once it is this old (with up to ±10% jitter, as grpc-java), so
    * that clients reconnect and spread over servers behind a load balancer; off by default.
-   * Carried out on {@code tcp}; {@code quic} does not apply it yet.
+   * Carried out on {@code tcp} and {@code quic}. Calls a client had not yet sent, or that the
+   * server refused unprocessed, are replayed on a new connection by the client's transparent
+   * retry.
    *
    * @param maxConnectionAge the age, more than 0
    * @param timeUnit the unit of {@code maxConnectionAge}
@@ -545,6 +566,35 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
       throw new IllegalArgumentException("permitKeepAliveTime must be >= 0, was " + keepAliveTime);
     }
     options = options.with(TransportOptions.PERMIT_KEEP_ALIVE_MILLIS, timeUnit.toMillis(keepAliveTime));
+    return this;
+  }
+
+  /**
+   * Limits the RST_STREAM frames a client may send on one connection to {@code maxRstStream} per
+   * {@code secondsPerWindow}; a connection past it is sent GOAWAY {@code ENHANCE_YOUR_CALM} and
+   * closed, as grpc-java's {@code NettyServerBuilder.maxRstFramesPerWindow} does. This defends
+   * against HTTP/2 "rapid reset" (CVE-2023-44487), where a client opens streams and resets them at
+   * once, so that the server starts call after call while the client stays under its stream
+   * limit. Unlike grpc-java, on by default: 200 per 10 s ({@link
+   * TransportOptions#MAX_RST_FRAMES_PER_WINDOW} says why). gRPC clients reset the calls they cancel
+   * (a deadline, a hedged call), so a limit set too low fails legitimate clients. Carried out on
+   * {@code tcp}; {@code quic} and {@code udp} ignore it.
+   *
+   * @param maxRstStream the RST_STREAM frames allowed per connection per window, more than 0, or
+   *     {@code Integer.MAX_VALUE} for no limit
+   * @param secondsPerWindow the window, in seconds, more than 0
+   * @return this builder
+   * @throws IllegalArgumentException if {@code maxRstStream} or {@code secondsPerWindow} is 0 or less
+   */
+  public TernServerBuilder maxRstFramesPerWindow(int maxRstStream, int secondsPerWindow) {
+    if (maxRstStream <= 0) {
+      throw new IllegalArgumentException("maxRstStream must be > 0 (Integer.MAX_VALUE: no limit), was " + maxRstStream);
+    }
+    if (secondsPerWindow <= 0) {
+      throw new IllegalArgumentException("secondsPerWindow must be > 0, was " + secondsPerWindow);
+    }
+    options = options.with(TransportOptions.MAX_RST_FRAMES_PER_WINDOW, maxRstStream == Integer.MAX_VALUE ? 0 : maxRstStream)
+        .with(TransportOptions.RST_FRAMES_WINDOW_SECONDS, secondsPerWindow);
     return this;
   }
 

@@ -42,7 +42,8 @@ final class TernServerCall<ReqT, RespT> extends io.grpc.ServerCall<ReqT, RespT> 
     this.acceptedEncodings = acceptedEncodings;
     this.tracers = tracers;
     this.cfg = cfg;
-    this.securityLevel = securityLevel;
+    // From the connection when it says it has TLS, as grpc-java's server call reports it.
+    this.securityLevel = info.sslSession() != null ? SecurityLevel.PRIVACY_AND_INTEGRITY : securityLevel;
     this.selectedVersion = selectedVersion;
     Attributes.Builder b = Attributes.newBuilder().set(TernServerCalls.EARLY_DATA_ATTR, earlyData);
     if (info.remoteAddress() != null) {
@@ -50,6 +51,9 @@ final class TernServerCall<ReqT, RespT> extends io.grpc.ServerCall<ReqT, RespT> 
     }
     if (info.localAddress() != null) {
       b.set(Grpc.TRANSPORT_ATTR_LOCAL_ADDR, info.localAddress());
+    }
+    if (info.sslSession() != null) {
+      b.set(Grpc.TRANSPORT_ATTR_SSL_SESSION, info.sslSession());
     }
     this.attributes = b.build();
   }

@@ -73,7 +73,10 @@ final class TransportRace {
   private final boolean firstMayCarryEarlyData;
   /** How long the next candidate waits for the first: the head start, or longer when straight. */
   private final long firstHeadStartNanos;
-  private volatile SocketAddress address;
+  /** The resolved addresses, in the order they are tried. */
+  private volatile List<SocketAddress> addresses;
+  /** Every (transport, address) to try, in order; set once the addresses are resolved. */
+  private List<Candidate> plan = List.of();
   private int next;
   private Leg winner;
   private boolean abandoned;
@@ -130,13 +133,34 @@ final class TransportRace {
     }
   }
 
+  /** One attempt of the race: a transport to one of the resolved addresses. */
+  private record Candidate(TransportProvider provider, SocketAddress address) {}
+
   private void resolveAndStart() {
+    List<SocketAddress> resolved;
     try {
-      address = cfg.address.get();
+      resolved = cfg.address.get();
+      if (resolved == null || resolved.isEmpty()) {
+        throw new IllegalStateException(cfg.authority + " resolved to no address");
+      }
     } catch (RuntimeException e) {
       failure = e;
       reportUnstartable();
       return;
+    }
+    // Every resolved address is used: each transport to the first address (the transports'
+    // race), then to the next, with the head start between attempts (Happy Eyeballs, RFC 8305 §5,
+    // which also staggers attempts across addresses), so a host whose first address is dead
+    // still connects.
+    List<Candidate> p = new ArrayList<>(resolved.size() * candidates.size());
+    for (SocketAddress a : resolved) {
+      for (TransportProvider t : candidates) {
+        p.add(new Candidate(t, a));
+      }
+    }
+    synchronized (this) {
+      addresses = List.copyOf(resolved);
+      plan = p;
     }
     startNext();
   }
@@ -175,17 +199,18 @@ final class TransportRace {
   private boolean startNext() {
     Leg leg;
     synchronized (this) {
-      if (winner != null || abandoned || next >= candidates.size()) {
+      if (winner != null || abandoned || next >= plan.size()) {
         return false;
       }
       if (headStartTimer != null) {
         headStartTimer.cancel(false);
         headStartTimer = null;
       }
-      leg = new Leg(next, candidates.get(next));
+      Candidate c = plan.get(next);
+      leg = new Leg(next, c.provider(), c.address());
       next++;
       legs.add(leg);
-      if (next < candidates.size()) {
+      if (next < plan.size()) {
         long wait = next == 1 ? firstHeadStartNanos : cfg.raceHeadStartNanos;
         headStartTimer = scheduler.schedule(this::startNext, wait, TimeUnit.NANOSECONDS);
       }
@@ -200,8 +225,9 @@ final class TransportRace {
     boolean allFailed;
     synchronized (this) {
       straight = false;
-      mark = winner != null && !abandoned && leg.index < winner.index;
-      allFailed = winner == null && next >= candidates.size() && legs.stream().allMatch(l -> l.failure != null);
+      // A transport preferred over the winner failed at the winner's own address: broken here.
+      mark = winner != null && !abandoned && leg.index < winner.index && leg.address.equals(winner.address);
+      allFailed = winner == null && next >= plan.size() && legs.stream().allMatch(l -> l.failure != null);
     }
     if (mark) {
       if (!outcome.closing()) {
@@ -224,8 +250,13 @@ final class TransportRace {
     }
     StringBuilder why = new StringBuilder();
     boolean allPrecondition = true;
+    boolean severalAddresses = addresses != null && addresses.size() > 1;
     for (Leg l : legs) {
-      why.append(why.length() == 0 ? "" : "; ").append(l.provider.name()).append(": ").append(describe(l.failure));
+      why.append(why.length() == 0 ? "" : "; ").append(l.provider.name());
+      if (severalAddresses) {
+        why.append(" to ").append(l.address);
+      }
+      why.append(": ").append(describe(l.failure));
       allPrecondition &= l.failure.getCode() == Status.Code.FAILED_PRECONDITION;
     }
     return (allPrecondition ? Status.FAILED_PRECONDITION : Status.UNAVAILABLE)
@@ -268,6 +299,7 @@ final class TransportRace {
   private final class Leg implements ClientTransport.Listener {
     final int index;
     final TransportProvider provider;
+    final SocketAddress address;
     ClientTransport transport;
     ScheduledFuture<?> timeout;
     long startNanos;
@@ -275,9 +307,10 @@ final class TransportRace {
     boolean done;
     Status failure;
 
-    Leg(int index, TransportProvider provider) {
+    Leg(int index, TransportProvider provider, SocketAddress address) {
       this.index = index;
       this.provider = provider;
+      this.address = address;
     }
 
     void start() {
@@ -373,7 +406,7 @@ final class TransportRace {
             headStartTimer.cancel(false);
           }
           for (Leg l : legs) {
-            if (l.index < index && l.failure != null) {
+            if (l.index < index && l.failure != null && l.address.equals(address)) {
               preferredFailed.add(l);
             }
           }

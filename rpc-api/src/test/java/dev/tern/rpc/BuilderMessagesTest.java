@@ -26,9 +26,10 @@ class BuilderMessagesTest {
     List<String> unsupported = callEveryMethod(ManagedChannelBuilder.class,
         () -> TernChannelBuilder.forTarget("localhost:1"));
     // The methods Tern does not implement; a bare UnsupportedOperationException fails in callEveryMethod.
-    assertThat(unsupported).doesNotContain("enableRetry", "disableRetry");
+    assertThat(unsupported).doesNotContain("enableRetry", "disableRetry", "retryBufferSize", "perRpcBufferLimit");
     assertThat(unsupported).contains("maxRetryAttempts", "defaultServiceConfig", "setBinaryLog",
-        "proxyDetector", "nameResolverFactory", "defaultLoadBalancingPolicy");
+        "proxyDetector", "defaultLoadBalancingPolicy");
+    assertThat(unsupported).doesNotContain("nameResolverFactory");
     assertThat(unsupported).doesNotContain("keepAliveTime", "keepAliveTimeout", "keepAliveWithoutCalls");
   }
 
@@ -127,7 +128,7 @@ class BuilderMessagesTest {
   void otherResolverSchemesAndBadPortsAreRefusedNamingTheTarget() {
     assertThatThrownBy(() -> TernChannelBuilder.forTarget("xds:///svc"))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'xds:///svc'")
-        .hasMessageContaining("not supported by Tern yet");
+        .hasMessageContaining("no provider for 'xds'").hasMessageContaining("NameResolverProvider");
     assertThatThrownBy(() -> TernChannelBuilder.forTarget("localhost"))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no port");
     assertThatThrownBy(() -> TernChannelBuilder.forTarget("localhost:http"))

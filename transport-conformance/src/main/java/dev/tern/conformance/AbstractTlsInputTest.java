@@ -148,6 +148,50 @@ public abstract class AbstractTlsInputTest {
     callsOverTls(s -> s.credentials(serverCredentials), c -> c.credentials(channelCredentials));
   }
 
+  /**
+   * As with grpc-java, a server call over TLS carries the connection's session in {@code
+   * Grpc.TRANSPORT_ATTR_SSL_SESSION} (so an interceptor can authorise by the client's certificate)
+   * and reports the security level of the connection.
+   */
+  @Test
+  void aServerCallSeesTheClientsCertificateAndTheConnectionsSecurityLevel() throws Exception {
+    byte[] cert = CERTS.certificatePem();
+    byte[] key = CERTS.privateKeyPem();
+    java.util.concurrent.CompletableFuture<javax.net.ssl.SSLSession> session = new java.util.concurrent.CompletableFuture<>();
+    java.util.concurrent.CompletableFuture<io.grpc.SecurityLevel> level = new java.util.concurrent.CompletableFuture<>();
+    io.grpc.ServerInterceptor record = new io.grpc.ServerInterceptor() {
+      @Override
+      public <Q, R> io.grpc.ServerCall.Listener<Q> interceptCall(io.grpc.ServerCall<Q, R> call,
+          io.grpc.Metadata headers, io.grpc.ServerCallHandler<Q, R> next) {
+        javax.net.ssl.SSLSession s = call.getAttributes().get(io.grpc.Grpc.TRANSPORT_ATTR_SSL_SESSION);
+        if (s == null) {
+          session.completeExceptionally(new AssertionError("no TRANSPORT_ATTR_SSL_SESSION on the server call"));
+        } else {
+          session.complete(s);
+        }
+        level.complete(call.getSecurityLevel());
+        return next.startCall(call, headers);
+      }
+    };
+    server = TernServerBuilder.create().listen(transport(), new InetSocketAddress("127.0.0.1", 0))
+        .credentials(TlsServerCredentials.newBuilder()
+            .keyManager(new ByteArrayInputStream(cert), new ByteArrayInputStream(key))
+            .trustManager(new ByteArrayInputStream(cert))
+            .clientAuth(TlsServerCredentials.ClientAuth.REQUIRE).build())
+        .addService(io.grpc.ServerInterceptors.intercept(Echo.service(), record)).build().start();
+    channel = TernChannelBuilder.forAddress("localhost", server.getPort()).transports(transport())
+        .credentials(TlsChannelCredentials.newBuilder()
+            .keyManager(new ByteArrayInputStream(cert), new ByteArrayInputStream(key))
+            .trustManager(new ByteArrayInputStream(cert)).build()).build();
+    assertThat(Echo.call(channel, "who am i")).isEqualTo("who am i");
+    java.security.cert.Certificate[] peer = session.get(10, TimeUnit.SECONDS).getPeerCertificates();
+    java.security.cert.Certificate expected = java.security.cert.CertificateFactory.getInstance("X.509")
+        .generateCertificate(new ByteArrayInputStream(cert));
+    assertThat(peer).as("the client's certificate chain as the server call sees it").isNotEmpty();
+    assertThat(peer[0].getEncoded()).isEqualTo(expected.getEncoded());
+    assertThat(level.get(10, TimeUnit.SECONDS)).isEqualTo(io.grpc.SecurityLevel.PRIVACY_AND_INTEGRITY);
+  }
+
   @Test
   void aMutualTlsServerRefusesAClientWithoutACertificate() throws Exception {
     byte[] cert = CERTS.certificatePem();

@@ -33,4 +33,20 @@ public interface ClientStreamListener {
    * @param trailers the server's trailers; empty, not null, when it sent none
    */
   void onClose(Status status, Metadata trailers);
+
+  /**
+   * The call ended before the server processed any of it, so it is safe to send again on another
+   * connection: the transport never sent the stream (the server's GOAWAY arrived while the call
+   * waited for a stream slot) or the server refused it unprocessed (HTTP/3 H3_REQUEST_REJECTED,
+   * RFC 9114 §4.1.1; a stream at or above a GOAWAY's identifier, RFC 9114 §5.2). Called instead
+   * of {@link #onClose}, exactly once, and only if no response headers or message were delivered;
+   * no other callback follows. The call layer retries such a call once, transparently, as
+   * grpc-java does; a listener that cannot retry treats it as {@link #onClose} with empty trailers,
+   * which is what the default does.
+   *
+   * @param status why the stream was not processed, UNAVAILABLE
+   */
+  default void onRefused(Status status) {
+    onClose(status, new Metadata());
+  }
 }

@@ -64,6 +64,24 @@ public final class TransportOptions {
   public static final Key<Integer> MAX_INBOUND_MESSAGE_SIZE = new Key<>("maxInboundMessageSize", 4 * 1024 * 1024);
   /** Longest inbound header block (metadata), in bytes. */
   public static final Key<Integer> MAX_INBOUND_METADATA_SIZE = new Key<>("maxInboundMetadataSize", 8192);
+  /**
+   * Client: whether a call the server never processed (the transport refused its stream
+   * unprocessed) is sent again, once, on a new stream: grpc-java's transparent retry, on by default
+   * and off after the channel builder's {@code disableRetry()}, as in grpc-java. Transports that
+   * wrap a grpc-java channel apply it there; the call layer applies it to
+   * {@link ClientStreamListener#onRefused}.
+   */
+  public static final Key<Boolean> TRANSPARENT_RETRY = new Key<>("transparentRetry", true);
+  /**
+   * Client: most request bytes a call keeps for a transparent retry (1 MiB, grpc-java's
+   * {@code perRpcBufferLimit} default); a call that sends more can no longer be replayed.
+   */
+  public static final Key<Long> PER_RPC_BUFFER_LIMIT = new Key<>("perRpcBufferLimit", 1L << 20);
+  /**
+   * Client: most request bytes a channel's calls keep for transparent retries together (16 MiB,
+   * grpc-java's {@code retryBufferSize} default); past it, calls are committed (not replayable).
+   */
+  public static final Key<Long> RETRY_BUFFER_SIZE = new Key<>("retryBufferSize", 16L << 20);
   /** Initial per-stream flow-control window, in bytes. */
   public static final Key<Integer> FLOW_CONTROL_WINDOW = new Key<>("flowControlWindow", 1024 * 1024);
   /** Most concurrent streams a peer may open on one connection. */
@@ -104,6 +122,21 @@ public final class TransportOptions {
    * may take before the connection is closed, in milliseconds; 0 unbounded (as grpc-java).
    */
   public static final Key<Long> MAX_CONNECTION_AGE_GRACE_MILLIS = new Key<>("maxConnectionAgeGraceMillis", 0L);
+
+  /**
+   * Server: how many RST_STREAM frames a client may send on one connection per {@link
+   * #RST_FRAMES_WINDOW_SECONDS} before the connection is closed with GOAWAY {@code
+   * ENHANCE_YOUR_CALM} (HTTP/2 "rapid reset", CVE-2023-44487: a client that opens and at once
+   * resets streams makes the server start calls without ever being held to its stream limit); 0
+   * lets any number through. 200 by default: the count Netty's own HTTP/2 server codec allows
+   * ({@code decoderEnforceMaxRstFramesPerWindow}, 200 per 30 s), over a 10 s window, because
+   * cancelling is normal for gRPC clients (grpc-java's {@code NettyServerBuilder.maxRstFramesPerWindow}
+   * warns that a low limit fails legitimate clients, and sets none by default). Carried out on
+   * {@code tcp}.
+   */
+  public static final Key<Integer> MAX_RST_FRAMES_PER_WINDOW = new Key<>("maxRstFramesPerWindow", 200);
+  /** Server: the window {@link #MAX_RST_FRAMES_PER_WINDOW} counts over, in seconds (10). */
+  public static final Key<Integer> RST_FRAMES_WINDOW_SECONDS = new Key<>("rstFramesWindowSeconds", 10);
 
   /**
    * The client's user agent, for transports that send one ({@code user-agent}); null: the

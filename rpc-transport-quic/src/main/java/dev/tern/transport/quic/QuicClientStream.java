@@ -62,15 +62,20 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
     return channel == null && !opening && !finished;
   }
 
+  /** True if the call never got a QUIC stream (it may still be queued on the transport). */
+  boolean neverOpened() {
+    return channel == null && !opening;
+  }
+
   /** Opens the HTTP/3 request stream; on the event loop. */
   void open(QuicChannel quic, String authority) {
     opening = true;
     Http3.newRequestStreamBootstrap(quic, this).option(ChannelOption.AUTO_READ, false).create()
         .addListener(f -> {
           if (!f.isSuccess()) {
-            if (!finished && transport.waitForStreamSlot(this)) {
-              opening = false;
-              return;
+            opening = false;
+            if (finished || transport.streamRefused(this, f.cause())) {
+              return; // ended meanwhile, or waits for stream credit again
             }
             fail(Status.UNAVAILABLE.withDescription("cannot open QUIC stream: " + f.cause()).withCause(f.cause()));
             return;
@@ -271,6 +276,11 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
   @Override
   void onPeerReset(long code) {
     Status status = resetStatus(code, "server");
+    if (code == H3_REQUEST_REJECTED && !responseHeadersSeen) {
+      // RFC 9114 §4.1.1: the server did not process the request; the call may be sent again.
+      refuse(status);
+      return;
+    }
     io.grpc.Deadline deadline = headers.deadline();
     if (status.getCode() == Status.Code.CANCELLED && deadline != null && deadline.isExpired()) {
       // The server cancels at the deadline it was sent; the client's own deadline has passed too.
@@ -302,6 +312,32 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
       resetStream(H3_REQUEST_CANCELLED);
       close(status, new Metadata());
     }
+  }
+
+  /**
+   * The server has not processed this call (RFC 9114 §5.2, §4.1.1): it ends with {@code status}
+   * as a refusal, which lets the call layer send it again on another connection; on the event loop.
+   */
+  void refuse(Status status) {
+    if (finished) {
+      return;
+    }
+    if (responseHeadersSeen) {
+      fail(status);
+      return;
+    }
+    resetStream(H3_REQUEST_CANCELLED);
+    finish();
+    ready = false;
+    pendingWrites.clear();
+    transport.streamClosed(this);
+    listener.onRefused(status);
+  }
+
+  /** The stream's QUIC id, or -1 before it is open. */
+  long streamIdOrUnopened() {
+    QuicStreamChannel ch = channel;
+    return ch == null ? -1 : ch.streamId();
   }
 
   private void close(Status status, Metadata md) {

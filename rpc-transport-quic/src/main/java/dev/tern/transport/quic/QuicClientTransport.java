@@ -24,10 +24,11 @@ import io.netty.handler.codec.quic.QuicSslContext;
 import io.netty.handler.codec.quic.QuicStreamLimitChangedEvent;
 import io.netty.handler.codec.quic.SslEarlyDataReadyEvent;
 import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -45,7 +46,23 @@ final class QuicClientTransport implements ClientTransport {
   private final String authority;
   private final TransportOptions options;
   private final long ourVersions;
+  /**
+   * How often calls waiting for stream credit look again while nothing else wakes them: Netty
+   * reports a MAX_STREAMS frame (RFC 9000 §19.11) only when its copy of the credit was 0.
+   */
+  static final long CREDIT_RETRY_MILLIS = 20;
   private final Set<QuicClientStream> streams = new LinkedHashSet<>();
+  /**
+   * Calls not yet given a QUIC stream, in arrival order: waiting for the handshake, or for stream
+   * credit (RFC 9000 §4.6). A call that ends meanwhile (cancelled, deadline) leaves it.
+   */
+  private final ArrayDeque<QuicClientStream> waiting = new ArrayDeque<>();
+  /** The backstop look at the credit while calls wait for it; null when not armed. */
+  private ScheduledFuture<?> creditTimer;
+  /** quiche refused a stream for the peer's limit: no new attempt until the credit may have changed. */
+  private boolean creditRefused;
+  /** {@link #openPending} is running (it can be asked for again from inside, by a call it ends). */
+  private boolean openingPending;
   private final SendErrors sendErrors = new SendErrors();
   private final QuicStats stats = new QuicStats();
   /** Keep-alive probes once ready (event loop); null before. */
@@ -202,7 +219,9 @@ final class QuicClientTransport implements ClientTransport {
       // Calls go out now. Ready once the server's versions are known: from its SETTINGS, or, when
       // they are still on their way (they leave only once the server has our Finished, a round trip
       // from now), from what it named on an earlier connection, so that calls the call layer holds
-      // until ready need not wait that round trip. The SETTINGS still confirm the version.
+      // until ready need not wait that round trip. The SETTINGS still confirm the version. The
+      // handshake brought the server's limits: a refusal in 0-RTT no longer holds the queue back.
+      creditRefused = false;
       openPending(false);
       Long remembered = serverVersions != null ? serverVersions : KnownServerVersions.get(serverKey);
       int v = remembered == null ? 0 : TernVersions.highestCommon(ourVersions, remembered);
@@ -221,8 +240,8 @@ final class QuicClientTransport implements ClientTransport {
         // Netty fires this from inside its send path, where writes are not flushed to the wire;
         // opening the streams in a task of their own lets them leave in 0-RTT packets.
         ctx.channel().eventLoop().execute(() -> openPending(true));
-      } else if (evt instanceof QuicStreamLimitChangedEvent && (active || earlyDataReady)) {
-        openPending(!active);
+      } else if (evt instanceof QuicStreamLimitChangedEvent) {
+        creditMayHaveChanged();
       }
       ctx.fireUserEventTriggered(evt);
     }
@@ -302,7 +321,7 @@ final class QuicClientTransport implements ClientTransport {
           Long bits = ((io.netty.handler.codec.http3.Http3SettingsFrame) msg).settings().get(TernVersions.SETTING_ID);
           onServerVersions(bits == null ? TernVersions.PLAIN_GRPC : bits);
         } else if (msg instanceof io.netty.handler.codec.http3.Http3GoAwayFrame) {
-          onGoAway();
+          onGoAway(((io.netty.handler.codec.http3.Http3GoAwayFrame) msg).id());
         }
       } finally {
         io.netty.util.ReferenceCountUtil.release(msg);
@@ -345,39 +364,128 @@ final class QuicClientTransport implements ClientTransport {
     return settingsReceived;
   }
 
-  private void onGoAway() {
+  private void onGoAway(long firstUnprocessedId) {
     goAwayReceived = true;
     if (!shutdown) {
       shutdown = true;
       listener.transportShutdown(Status.UNAVAILABLE.withDescription("server " + address + " sent GOAWAY"));
     }
-    // RFC 9114 §5.2: a client that has received GOAWAY opens no more requests on the connection.
-    // Calls still queued here (waiting for the handshake or a stream slot) were never sent: they
-    // fail now with UNAVAILABLE, which says a retry on another connection is safe, instead of
-    // going out on the draining connection once a slot frees (where the server refuses them).
+    // RFC 9114 §5.2: a client that has received GOAWAY opens no more requests on the connection,
+    // and requests on streams at or above the GOAWAY's identifier were not processed. Calls still
+    // queued here (waiting for the handshake or a stream slot) were never sent. Both are refused,
+    // which lets the call layer replay them on a new connection (grpc-java's transparent retry)
+    // instead of their going out on the draining connection once a slot frees.
     for (QuicClientStream s : new ArrayList<>(streams)) {
-      if (s.isPending()) {
-        s.fail(Status.UNAVAILABLE.withDescription("server " + address
-            + " sent GOAWAY before the call was sent; not processed, safe to retry on a new connection"));
+      long id = s.streamIdOrUnopened();
+      if (s.isPending() || id >= firstUnprocessedId) {
+        s.refuse(Status.UNAVAILABLE.withDescription("server " + address + " sent GOAWAY before the call "
+            + (id < 0 ? "was sent" : "was processed") + "; not processed, safe to retry on a new connection"));
       }
     }
+    waiting.clear();
+    stopCreditTimer();
     maybeClose();
   }
 
-  /** Opens queued streams the connection can take now: only early-data ones before the handshake. */
+  /**
+   * Opens waiting calls' streams while the peer allows more (RFC 9000 §4.6); before the handshake,
+   * only calls allowed 0-RTT early data (RFC 9001 §4.6.1), within the limit the server set on the
+   * connection this one resumes. The rest wait for credit: a stream of this connection ending, a
+   * MAX_STREAMS frame, or the backstop timer.
+   */
   private void openPending(boolean earlyOnly) {
     QuicChannel q = quic;
-    if (q == null || closing || goAwayReceived) {
+    if (q == null || closing || goAwayReceived || creditRefused || openingPending || waiting.isEmpty()) {
       return;
     }
-    for (QuicClientStream s : new ArrayList<>(streams)) {
-      if (!s.isPending() || (earlyOnly && !s.headers().earlyDataAllowed())) {
+    // A call failed here ends at once and its end asks for this again: the running loop goes on.
+    openingPending = true;
+    try {
+      if (earlyOnly) {
+        openEarly(q);
+      } else {
+        openInOrder(q);
+      }
+    } finally {
+      openingPending = false;
+    }
+  }
+
+  private void openInOrder(QuicChannel q) {
+    QuicClientStream s;
+    while ((s = waiting.peek()) != null) {
+      if (!s.isPending()) {
+        waiting.poll();
         continue;
       }
-      if (earlyOnly) {
-        earlyDataSent = true;
+      if (failIfExpired(s)) {
+        continue; // its close took it out of the queue
       }
+      long left = StreamCredit.bidiLeft(q, true);
+      if (left != StreamCredit.UNKNOWN && left <= 0) {
+        awaitCredit();
+        return;
+      }
+      waiting.poll();
       s.open(q, authority);
+      if (creditRefused || closing || goAwayReceived) {
+        return; // quiche refused it after all (it is back at the head of the queue), or the end came
+      }
+    }
+    stopCreditTimer();
+  }
+
+  /** The 0-RTT case of {@link #openPending}: rare (once per resumed connection), so it may copy. */
+  private void openEarly(QuicChannel q) {
+    for (QuicClientStream s : waiting.toArray(new QuicClientStream[0])) {
+      if (!s.isPending() || !s.headers().earlyDataAllowed() || failIfExpired(s)) {
+        continue;
+      }
+      long left = StreamCredit.bidiLeft(q, false);
+      if (left != StreamCredit.UNKNOWN && left <= 0) {
+        awaitCredit();
+        return;
+      }
+      waiting.remove(s);
+      earlyDataSent = true;
+      s.open(q, authority);
+      if (creditRefused || closing) {
+        return;
+      }
+    }
+  }
+
+  /** Ends a waiting call whose deadline passed before it got a stream; true if it did. */
+  private static boolean failIfExpired(QuicClientStream s) {
+    io.grpc.Deadline deadline = s.headers().deadline();
+    if (deadline == null || !deadline.isExpired()) {
+      return false;
+    }
+    s.fail(Status.DEADLINE_EXCEEDED.withDescription("deadline exceeded while the call waited for a QUIC stream"));
+    return true;
+  }
+
+  private void awaitCredit() {
+    if (creditTimer == null && !closing) {
+      creditTimer = loop.schedule(() -> {
+        creditTimer = null;
+        creditMayHaveChanged();
+      }, CREDIT_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private void stopCreditTimer() {
+    if (creditTimer != null) {
+      creditTimer.cancel(false);
+      creditTimer = null;
+    }
+  }
+
+  /** A stream ended, MAX_STREAMS may have arrived, or the backstop fired: waiting calls look again. */
+  private void creditMayHaveChanged() {
+    creditRefused = false;
+    if (!closing && (active || earlyDataReady)) {
+      openPending(!active);
     }
   }
 
@@ -390,10 +498,12 @@ final class QuicClientTransport implements ClientTransport {
     QuicClientStream stream = new QuicClientStream(this, loop, headers, listener, maxInbound, active);
     boolean queued = execute(() -> {
       if (shutdown || closing) {
-        stream.fail(Status.UNAVAILABLE.withDescription("QUIC transport to " + address + " is shut down"));
+        // Never sent: the call layer may send it again on another connection.
+        stream.refuse(Status.UNAVAILABLE.withDescription("QUIC transport to " + address + " is shut down"));
         return;
       }
       streams.add(stream);
+      waiting.add(stream);
       if (active) {
         openPending(false);
       } else if (earlyDataReady) {
@@ -409,30 +519,30 @@ final class QuicClientTransport implements ClientTransport {
   }
 
   /**
-   * A stream could not be opened; true if it should wait for a stream slot (the peer's stream limit,
-   * RFC 9000 §4.6, is reached while other calls are open: their end or a MAX_STREAMS frame frees one).
+   * A stream could not be opened; true if the call waits for credit instead of failing: quiche
+   * refused it for the peer's stream limit (RFC 9000 §4.6) on a connection that is still healthy.
+   * On the loop.
    */
-  boolean waitForStreamSlot(QuicClientStream stream) {
+  boolean streamRefused(QuicClientStream stream, Throwable cause) {
     QuicChannel q = quic;
-    if (q == null || !q.isOpen() || closing) {
+    if (q == null || !q.isOpen() || closing || goAwayReceived || !StreamCredit.isStreamLimit(cause)) {
       return false;
     }
-    for (QuicClientStream s : streams) {
-      if (s != stream && !s.isPending()) {
-        return true;
-      }
-    }
-    return false;
+    waiting.addFirst(stream);
+    creditRefused = true;
+    awaitCredit();
+    return true;
   }
 
   /** A stream has ended; on the loop. */
   void streamClosed(QuicClientStream stream) {
     stats.refresh();
     streams.remove(stream);
-    maybeClose();
-    if (!closing && (active || earlyDataReady)) {
-      openPending(!active);
+    if (stream.neverOpened()) {
+      waiting.remove(stream);
     }
+    maybeClose();
+    creditMayHaveChanged();
   }
 
   private void maybeClose() {
@@ -483,6 +593,8 @@ final class QuicClientTransport implements ClientTransport {
       s.fail(status);
     }
     streams.clear();
+    waiting.clear();
+    stopCreditTimer();
     if (!closing) {
       closeConnection(status);
     }
@@ -501,6 +613,7 @@ final class QuicClientTransport implements ClientTransport {
 
   private void closeConnection(Status why) {
     closing = true;
+    stopCreditTimer();
     QuicChannel q = quic;
     Runnable closeUdp = () -> {
       if (udp != null) {

@@ -108,6 +108,10 @@ final class QuicStats {
       return b.build();
     }
     b.localAddress(ch.localSocketAddress()).remoteAddress(ch.remoteSocketAddress());
+    javax.net.ssl.SSLEngine engine = ch.sslEngine();
+    if (engine != null) {
+      b.sslSession(engine.getSession());
+    }
     if (ch.isOpen() && System.nanoTime() - counters.takenAtNanos > MAX_AGE_NANOS) {
       refresh(); // at once on the loop (at most once per MAX_AGE_NANOS), else queued
     }

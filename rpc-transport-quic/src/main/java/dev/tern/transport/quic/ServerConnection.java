@@ -1,6 +1,7 @@
 package dev.tern.transport.quic;
 
 import dev.tern.rpc.spi.ServerTransportListener;
+import dev.tern.rpc.spi.TransportOptions;
 import io.grpc.Status;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -16,6 +17,7 @@ import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.Set;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /** The server's state for one QUIC connection; confined to the connection's event loop. */
@@ -30,6 +32,8 @@ final class ServerConnection {
   private long maxStreamId = -1;
   private boolean goAwaySent;
   private volatile boolean earlyData;
+  /** Fires {@link TransportOptions#IDLE_TIMEOUT_MILLIS} after the last stream ended; null when armed off. */
+  private ScheduledFuture<?> idleTimer;
 
   ServerConnection(QuicServerTransport transport, QuicChannel channel) {
     this.transport = transport;
@@ -62,6 +66,53 @@ final class ServerConnection {
     // quiche hand over streams that arrived in 0-RTT packets at once (RFC 9001 §4.6.1) instead of a
     // round trip later, which is the point of 0-RTT.
     channel.read();
+    scheduleAgeAndIdle();
+  }
+
+  /**
+   * The server's connection limits, as grpc-netty carries them out ({@code NettyServerBuilder}'s
+   * {@code maxConnectionAge}, {@code maxConnectionAgeGrace} and {@code maxConnectionIdle}): past its
+   * age, with a jitter of ±10%, the connection is drained (GOAWAY) and, once the grace has passed
+   * too, closed with the calls still on it; a connection with no stream for the idle time is
+   * drained.
+   */
+  private void scheduleAgeAndIdle() {
+    TransportOptions o = transport.options();
+    long age = o.get(TransportOptions.MAX_CONNECTION_AGE_MILLIS);
+    if (age > 0) {
+      long jittered = (long) (age * (0.9 + 0.2 * java.util.concurrent.ThreadLocalRandom.current().nextDouble()));
+      channel.eventLoop().schedule(this::ageReached, Math.max(1, jittered), TimeUnit.MILLISECONDS);
+    }
+    armIdleTimer();
+  }
+
+  private void ageReached() {
+    drain();
+    long grace = transport.options().get(TransportOptions.MAX_CONNECTION_AGE_GRACE_MILLIS);
+    if (grace > 0 && channel.isOpen()) {
+      channel.eventLoop().schedule(() -> closeNow(Status.UNAVAILABLE.withDescription(
+          "connection closed: its maximum age and grace time (" + grace + " ms) have passed")),
+          grace, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private void armIdleTimer() {
+    long idle = transport.options().get(TransportOptions.IDLE_TIMEOUT_MILLIS);
+    if (idle > 0 && idleTimer == null && !goAwaySent) {
+      idleTimer = channel.eventLoop().schedule(() -> {
+        idleTimer = null;
+        if (streams.isEmpty()) {
+          drain();
+        }
+      }, idle, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private void disarmIdleTimer() {
+    if (idleTimer != null) {
+      idleTimer.cancel(false);
+      idleTimer = null;
+    }
   }
 
   QuicChannel channel() { return channel; }
@@ -86,7 +137,8 @@ final class ServerConnection {
 
   ServerTransportListener transportListener() { return transport.listener(); }
 
-  boolean acceptsStreams() { return !transport.isShutdown(); }
+  /** False once the server shuts down or this connection was sent GOAWAY (its age, idleness). */
+  boolean acceptsStreams() { return !transport.isShutdown() && !goAwaySent; }
 
   void streamOpened(QuicServerStream s) {
     if (s.receivedAsEarlyData()) {
@@ -94,13 +146,16 @@ final class ServerConnection {
     }
     maxStreamId = Math.max(maxStreamId, s.streamId());
     streams.add(s);
+    disarmIdleTimer();
   }
 
   void streamClosed(QuicServerStream s) {
     stats.refresh();
     streams.remove(s);
-    if (streams.isEmpty() && transport.isShutdown()) {
+    if (streams.isEmpty() && (transport.isShutdown() || goAwaySent)) {
       drain();
+    } else if (streams.isEmpty()) {
+      armIdleTimer();
     }
   }
 

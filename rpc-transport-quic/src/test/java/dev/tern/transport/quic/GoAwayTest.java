@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * After the server's GOAWAY (RFC 9114 §5.2) a call still queued on the client never goes out on
- * the draining connection: it fails at once with UNAVAILABLE, while the call already open there
- * runs to its end.
+ * the draining connection: it ends at once, refused unprocessed with UNAVAILABLE (which lets the
+ * call layer replay it elsewhere), while the call already open there runs to its end.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class GoAwayTest {
@@ -50,6 +50,7 @@ class GoAwayTest {
       Status status = queued.status.get(10, TimeUnit.SECONDS);
       assertThat(status.getCode()).as("queued call %s", status).isEqualTo(Status.Code.UNAVAILABLE);
       assertThat(status.getDescription()).contains("GOAWAY").contains("safe to retry");
+      assertThat(queued.refused).as("ended as refused unprocessed, so the call layer may replay it").isTrue();
       assertThat(open.status.isDone()).as("the open call ended with the queued one").isFalse();
 
       open.stream.halfClose();

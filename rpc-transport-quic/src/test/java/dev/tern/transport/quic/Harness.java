@@ -180,6 +180,15 @@ final class Harness {
       trailers = t;
       status.complete(s);
     }
+
+    /** Whether the stream ended as refused unprocessed (safe to send again elsewhere). */
+    volatile boolean refused;
+
+    @Override
+    public void onRefused(Status s) {
+      refused = true;
+      onClose(s, new Metadata());
+    }
   }
 
   static Call call(ClientTransport t, RequestHeaders h) {

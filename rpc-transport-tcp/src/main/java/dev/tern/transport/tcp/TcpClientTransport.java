@@ -71,6 +71,8 @@ final class TcpClientTransport implements ClientTransport {
   private volatile EpollSocketChannel socket;
   private volatile boolean usesEpoll;
   private volatile SocketAddress remoteAddress;
+  /** The TLS session of the inner channel's connection, learned from a call; null in plaintext. */
+  private volatile javax.net.ssl.SSLSession sslSession;
   // Touched only inside `events`.
   private Listener listener;
   private boolean readyReported;
@@ -103,7 +105,7 @@ final class TcpClientTransport implements ClientTransport {
   private ManagedChannel buildChannel() {
     NettyChannelBuilder builder = NettyChannelBuilder.forAddress(address)
         .directExecutor()
-        .disableRetry()
+        .disableServiceConfigLookUp()
         .maxInboundMessageSize(options.get(TransportOptions.MAX_INBOUND_MESSAGE_SIZE))
         .compressorRegistry(options.get(TransportOptions.COMPRESSOR_REGISTRY))
         .decompressorRegistry(options.get(TransportOptions.DECOMPRESSOR_REGISTRY))
@@ -115,6 +117,16 @@ final class TcpClientTransport implements ClientTransport {
     // Census belongs to Tern's channel, which installs it as grpc-java does; left on here, this
     // inner channel's census would replace the caller's grpc-tags-bin and grpc-trace-bin with its
     // own (grpc-java has no public switch for it).
+    // Retry policies belong to Tern's channel; this inner channel is given no service config, so
+    // with retry on it does only grpc-java's transparent retry: a stream the connection never sent
+    // (buffered when a GOAWAY came) or the server refused unprocessed goes out again on a new
+    // connection, as through grpc-netty directly.
+    if (options.get(TransportOptions.TRANSPARENT_RETRY)) {
+      builder.enableRetry().perRpcBufferLimit(options.get(TransportOptions.PER_RPC_BUFFER_LIMIT))
+          .retryBufferSize(options.get(TransportOptions.RETRY_BUFFER_SIZE));
+    } else {
+      builder.disableRetry();
+    }
     InternalNettyChannelBuilder.setStatsEnabled(builder, false);
     InternalNettyChannelBuilder.setTracingEnabled(builder, false);
     if (EpollSockets.available()) {
@@ -273,6 +285,10 @@ final class TcpClientTransport implements ClientTransport {
   }
 
   void learnAddresses(Attributes attributes) {
+    javax.net.ssl.SSLSession session = attributes.get(Grpc.TRANSPORT_ATTR_SSL_SESSION);
+    if (session != null) {
+      sslSession = session;
+    }
     if (localAddress == null) {
       SocketAddress local = attributes.get(Grpc.TRANSPORT_ATTR_LOCAL_ADDR);
       SocketAddress remote = attributes.get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
@@ -287,7 +303,8 @@ final class TcpClientTransport implements ClientTransport {
   public ConnectionInfo connectionInfo() {
     ConnectionInfo.Builder info = ConnectionInfo.builder(TcpTransportProvider.NAME)
         .localAddress(localAddress)
-        .remoteAddress(remoteAddress);
+        .remoteAddress(remoteAddress)
+        .sslSession(sslSession);
     EpollSockets.addTcpInfo(socket, info); // byte counts stay -1: neither grpc-java nor TCP_INFO here has them
     return info.build();
   }

@@ -131,6 +131,7 @@ final class TcpServerStream extends ServerCall.Listener<ByteBuffer> implements S
     return ConnectionInfo.builder(TcpTransportProvider.NAME)
         .localAddress(attributes.get(Grpc.TRANSPORT_ATTR_LOCAL_ADDR))
         .remoteAddress(attributes.get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR))
+        .sslSession(attributes.get(Grpc.TRANSPORT_ATTR_SSL_SESSION))
         .build();
   }
 

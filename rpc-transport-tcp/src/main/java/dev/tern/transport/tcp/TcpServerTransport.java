@@ -114,6 +114,19 @@ final class TcpServerTransport implements ServerTransport {
       if (graceMillis > 0) {
         builder.maxConnectionAgeGrace(graceMillis, TimeUnit.MILLISECONDS);
       }
+      // HTTP/2 rapid reset (CVE-2023-44487): a client resetting more streams than this per window
+      // gets GOAWAY ENHANCE_YOUR_CALM "too_many_rststreams" (RFC 9113 §5.4.1, §7) and is closed.
+      int maxRst = options.get(TransportOptions.MAX_RST_FRAMES_PER_WINDOW);
+      if (maxRst < 0) {
+        throw new IllegalArgumentException("tcp: maxRstFramesPerWindow must be >= 0 (0: no limit), was " + maxRst);
+      }
+      if (maxRst > 0) {
+        int windowSeconds = options.get(TransportOptions.RST_FRAMES_WINDOW_SECONDS);
+        if (windowSeconds <= 0) {
+          throw new IllegalArgumentException("tcp: rstFramesWindowSeconds must be > 0, was " + windowSeconds);
+        }
+        builder.maxRstFramesPerWindow(maxRst, windowSeconds);
+      }
       if (sslContext != null) {
         builder.sslContext(sslContext);
       }

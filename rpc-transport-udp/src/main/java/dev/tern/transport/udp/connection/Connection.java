@@ -12,6 +12,7 @@ import dev.tern.transport.udp.frame.FrameType;
 import dev.tern.transport.udp.frame.TransportError;
 import dev.tern.transport.udp.packet.ConnectionId;
 import dev.tern.transport.udp.packet.PacketHeader;
+import dev.tern.transport.udp.packet.PacketProtection;
 import dev.tern.transport.udp.recovery.AckTracker;
 import dev.tern.transport.udp.recovery.Flight;
 import dev.tern.transport.udp.recovery.LossDetector;
@@ -112,7 +113,23 @@ public final class Connection {
   /** Whether an entry point has told the connection the time yet ({@link #observe}). */
   private boolean clockStarted;
 
+  /**
+   * Packets that failed authentication over the connection's life, across all its keys (RFC
+   * 9001 §6.6); the connection closes with AEAD_LIMIT_REACHED once this exceeds the integrity
+   * limit.
+   */
+  long authenticationFailures;
+  /**
+   * The integrity limit in packets, 0 for the AEAD's own (RFC 9001 §6.6: 2^52 for AES-GCM, 2^36
+   * for ChaCha20-Poly1305). Tests lower it to reach the limit.
+   */
+  long integrityLimitOverride;
+
   boolean closeToSend;
+  /** Packets attributed to the connection since it entered the closing state. */
+  long closingPacketsReceived;
+  /** The count of {@link #closingPacketsReceived} the next CONNECTION_CLOSE answers. */
+  long closingNextAnswer = 1;
   boolean closeApplication;
   TransportError closeError;
   long closeCode;
@@ -329,7 +346,7 @@ public final class Connection {
       default:
         break;
     }
-    long t = recoveryTimerNs();
+    long t = Math.min(recoveryTimerNs(), keys.nextTimeoutNs());
     // RFC 9000 §10.1 idle timeout and the keep-alive ping.
     t = Math.min(t, idlePolicy().nextTimeoutNs(rtt.ptoNs(0)));
     t = Math.min(t, builder.handshakeCopyDueNs());
@@ -357,6 +374,7 @@ public final class Connection {
       }
       return;
     }
+    keys.onTimeout(nowNs); // RFC 9001 §6.1: the previous 1-RTT read keys' time is up
     IdlePolicy.Action idleAction = idlePolicy().onTimeout(nowNs, rtt.ptoNs(0));
     if (idleAction == IdlePolicy.Action.SEND_PING && state == ConnectionState.ESTABLISHED) {
       pingPending = true;
@@ -391,6 +409,24 @@ public final class Connection {
         pathMtu.checkSize();
       }
     }
+  }
+
+  /**
+   * Three probe timeouts: how long the closing and draining states last (RFC 9000 §10.2) and how
+   * long the previous 1-RTT read keys are kept after a key update (RFC 9001 §6.1).
+   */
+  long threePtoNs() {
+    return Saturating.mul(3, rtt.ptoNs(0));
+  }
+
+  /**
+   * The integrity limit that applies when {@code keys} fail to open a packet (RFC 9001 §6.6: that
+   * of the AEAD in use), or {@link #integrityLimitOverride} if set; {@code Long.MAX_VALUE} for a
+   * checksum, whose failures are not counted.
+   */
+  long integrityLimit(PacketProtection keys) {
+    long limit = keys.integrityLimitPackets();
+    return limit == Long.MAX_VALUE || integrityLimitOverride <= 0 ? limit : integrityLimitOverride;
   }
 
   /**
@@ -529,9 +565,25 @@ public final class Connection {
     closeApplication = application;
     closeReason = reason == null ? new byte[0] : reason.getBytes(StandardCharsets.UTF_8);
     closeToSend = true;
+    closingPacketsReceived = 0;
+    closingNextAnswer = 1;
     state = ConnectionState.CLOSING;
-    closeDeadlineNs = Saturating.add(nowNs, Saturating.mul(3, rtt.ptoNs(0))); // RFC 9000 §10.2
+    closeDeadlineNs = Saturating.add(nowNs, threePtoNs()); // RFC 9000 §10.2
     listener.onClosed(this, error, code, reason == null ? "" : reason, false);
+  }
+
+  /**
+   * A packet attributed to the connection arrived in the closing state. RFC 9000 §10.2.1: the
+   * answer is the CONNECTION_CLOSE again, at a limited rate: the 1st, 2nd, 4th, 8th, ... such
+   * packet is answered, so a flood of n packets draws about log2(n) answers. Each answer also
+   * stays within the anti-amplification limit (RFC 9000 §8.1, {@link PacketBuilder}).
+   */
+  void onPacketWhileClosing() {
+    closingPacketsReceived++;
+    if (closingPacketsReceived >= closingNextAnswer) {
+      closeToSend = true;
+      closingNextAnswer = Saturating.mul(2, closingNextAnswer);
+    }
   }
 
   void onPeerClose(TransportError error, long code, String reason) {
@@ -542,7 +594,7 @@ public final class Connection {
     closeError = error;
     closeCode = code;
     state = ConnectionState.DRAINING;
-    closeDeadlineNs = Saturating.add(nowNs, Saturating.mul(3, rtt.ptoNs(0))); // RFC 9000 §10.2.2
+    closeDeadlineNs = Saturating.add(nowNs, threePtoNs()); // RFC 9000 §10.2.2
     listener.onClosed(this, error, code, reason, true);
   }
 

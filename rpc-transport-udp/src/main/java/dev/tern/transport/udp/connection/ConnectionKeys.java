@@ -1,11 +1,14 @@
 package dev.tern.transport.udp.connection;
 
 import dev.tern.transport.udp.crypto.EpochPacketKeys;
+import dev.tern.transport.udp.crypto.KeyLabels;
 import dev.tern.transport.udp.crypto.OneRttPacketKeys;
 import dev.tern.transport.udp.frame.TransportError;
 import dev.tern.transport.udp.handshake.HandshakeException;
+import dev.tern.transport.udp.handshake.HandshakeSecrets;
 import dev.tern.transport.udp.packet.PlaintextProtection;
 import dev.tern.transport.udp.packet.Versions;
+import dev.tern.transport.udp.util.Saturating;
 
 /**
  * A connection's packet protection over its life (docs/protocol.md §9, docs/udp-crypto.md §6):
@@ -19,6 +22,18 @@ final class ConnectionKeys {
   HandshakeCrypto crypto;
   /** The 1-RTT keys once the handshake has produced them (encrypted version), else null. */
   OneRttPacketKeys oneRtt;
+  /**
+   * Packets one 1-RTT write key seals before a key update is started, and at most (RFC 9001
+   * §6.6); 0 for the AEAD's own limits. Set before the handshake finishes (tests use small
+   * values to see key updates happen on a short connection).
+   */
+  long updateAfterPackets;
+  /** See {@link #updateAfterPackets}; both are set, or neither. */
+  long confidentialityLimitPackets;
+  /** When the previous 1-RTT read keys are discarded (RFC 9001 §6.1), or Long.MAX_VALUE. */
+  private long discardPreviousReadNs = Long.MAX_VALUE;
+  /** The read generation the discard timer was last started for. */
+  private long readGenerationSeen;
 
   ConnectionKeys(Connection c) {
     this.c = c;
@@ -99,8 +114,42 @@ final class ConnectionKeys {
 
   /** Moves the finished Noise handshake's 1-RTT keys into use (docs/udp-crypto.md §6). */
   void installOneRtt() {
-    oneRtt = crypto.secrets().oneRttKeys(c.isClient);
+    HandshakeSecrets s = crypto.secrets();
+    if (confidentialityLimitPackets > 0) {
+      oneRtt = new OneRttPacketKeys(c.config.cryptoProvider, s.aead(), KeyLabels.TERN_V1,
+          c.isClient ? s.server1RttSecret() : s.client1RttSecret(),
+          c.isClient ? s.client1RttSecret() : s.server1RttSecret(), updateAfterPackets,
+          confidentialityLimitPackets);
+    } else {
+      oneRtt = s.oneRttKeys(c.isClient);
+    }
     c.appSpace.protection = oneRtt;
+  }
+
+  /**
+   * After a 1-RTT packet opened: if it was the first of a new read generation (the peer's key
+   * update, or its answer to ours), the previous generation's read keys go three probe timeouts
+   * from now (RFC 9001 §6.1: kept a while for reordered packets, §6.5, then discarded). A
+   * further update restarts the timer; the keys then dropped are the generation before it.
+   */
+  void onOneRttOpened() {
+    if (oneRtt != null && oneRtt.readGeneration() != readGenerationSeen) {
+      readGenerationSeen = oneRtt.readGeneration();
+      discardPreviousReadNs = Saturating.add(c.nowNs, c.threePtoNs());
+    }
+  }
+
+  /** When {@link #onTimeout} has keys to discard, or {@code Long.MAX_VALUE}. */
+  long nextTimeoutNs() {
+    return discardPreviousReadNs;
+  }
+
+  /** Discards the previous 1-RTT read keys once their time is up. */
+  void onTimeout(long nowNs) {
+    if (nowNs >= discardPreviousReadNs) {
+      discardPreviousReadNs = Long.MAX_VALUE;
+      oneRtt.discardPreviousReadKeys();
+    }
   }
 
   /** RFC 9001 §6.1: key updates may start once the handshake is confirmed. */

@@ -6,7 +6,10 @@ public enum ConnectionState {
   HANDSHAKING,
   /** The handshake completed: 1-RTT packets flow. */
   ESTABLISHED,
-  /** We closed it and repeat CONNECTION_CLOSE to what arrives, for three PTOs. */
+  /**
+   * We closed it: for three PTOs we answer what arrives with CONNECTION_CLOSE again, at a
+   * falling rate (RFC 9000 §10.2.1).
+   */
   CLOSING,
   /** The peer closed it: we stay silent for three PTOs. */
   DRAINING,

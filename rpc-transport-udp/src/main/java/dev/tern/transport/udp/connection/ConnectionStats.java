@@ -46,6 +46,17 @@ public final class ConnectionStats {
   public long forbiddenFramesDropped;
   /** Packets dropped because their packet-number space was already discarded (RFC 9001 §4.9). */
   public long discardedSpaceDropped;
+  /**
+   * 1-RTT packets of the previous key phase dropped because they arrived after those read keys
+   * were discarded, three PTOs after the key update (RFC 9001 §6.1); late, not forged, so not
+   * in {@link #packetsFailedToOpen}.
+   */
+  public long oldKeysDropped;
+  /**
+   * CONNECTION_CLOSE answers the closing state did not send because the anti-amplification
+   * limit (RFC 9000 §8.1) did not allow them.
+   */
+  public long closesBlockedByAmplificationLimit;
 
   @Override
   public String toString() {

@@ -169,6 +169,7 @@ final class PacketBuilder {
     return n;
   }
 
+  private static final byte[] NO_REASON = new byte[0];
   private static final int PAD_IF_INITIAL = 0;
   private static final int PAD_NEVER = 1;
   private static final int PAD_ALWAYS = 2;
@@ -495,6 +496,14 @@ final class PacketBuilder {
     return eliciting;
   }
 
+  /**
+   * Writes the CONNECTION_CLOSE packet of the closing state (RFC 9000 §10.2.1), in the Initial
+   * space while it lives. An application's close becomes a CONNECTION_CLOSE with
+   * APPLICATION_ERROR and no reason in an INITIAL (RFC 9000 §10.2.3: INITIAL packets are readable
+   * by anyone on the path). Like every packet it stays within the anti-amplification limit (RFC
+   * 9000 §8.1): a close the budget does not allow is not sent (the next packet from the peer
+   * raises the budget and may draw one).
+   */
   private int writeClose(ByteBuffer out, int start, int max) {
     boolean initial = useInitial();
     PacketSpace space = initial ? c.initialSpace : c.appSpace;
@@ -503,6 +512,7 @@ final class PacketBuilder {
       c.closeToSend = false; // no keys to close with: the peer learns of it from its idle timer
       return 0;
     }
+    c.closeToSend = false;
     long pn = space.log.beginPacket();
     int pnLength = PacketNumber.encodedLength(pn, space.loss.largestAckedPn());
     int lengthOffset = -1;
@@ -513,22 +523,30 @@ final class PacketBuilder {
       PacketWriter.writeShortHeader(out, c.peerCid, pn, pnLength);
     }
     int payloadStart = out.position();
-    if (c.closeApplication) {
+    if (c.closeApplication && initial) {
+      ConnectionCloseFrame.encodeTransport(out, TransportError.APPLICATION_ERROR, 0, NO_REASON);
+    } else if (c.closeApplication) {
       ConnectionCloseFrame.encodeApplication(out, c.closeCode, c.closeReason);
     } else {
       ConnectionCloseFrame.encodeTransport(out, c.closeCode, c.closeFrameType, c.closeReason);
     }
     padForSample(keys, out, payloadStart, pnLength);
+    if (out.position() - start + keys.overheadBytes() > amplificationBudget()) {
+      out.position(start); // withdrawn before sealing: the packet number stays unused
+      c.stats.closesBlockedByAmplificationLimit++;
+      return 0;
+    }
     if (initial) {
       PacketWriter.patchLength(out, lengthOffset, out.position(), keys.overheadBytes());
     }
     if (!protect(keys, out, start, payloadStart, pnLength, pn)) {
-      c.closeToSend = false;
       return 0;
     }
     int size = out.position() - start;
     space.loss.onPacketSent(c.nowNs, size, false, false);
-    c.closeToSend = false;
+    if (!c.addressValidated) {
+      c.amplificationSentBytes += size;
+    }
     c.stats.packetsSent++;
     c.stats.bytesSent += size;
     return size;

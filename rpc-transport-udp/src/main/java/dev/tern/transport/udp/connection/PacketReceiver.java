@@ -65,16 +65,20 @@ final class PacketReceiver {
       // RFC 9000 §12.3: each space numbers its packets on its own.
       long pn = PacketNumber.decode(space.acks.largestReceived(), h.truncatedPn, 8 * h.pnLength);
       int payloadEnd = keys.open(buf, h.packetStart, h.payloadOffset(), h.packetEnd, pn);
+      if (payloadEnd == PacketProtection.KEYS_DISCARDED) {
+        c.stats.oldKeysDropped++; // RFC 9001 §6.1: later than the previous keys were kept
+        continue;
+      }
       if (payloadEnd < 0) {
-        // RFC 9001 §5.5: a packet that does not authenticate is discarded, silently; counted
-        // towards the integrity limit (§6.6).
+        // RFC 9001 §5.5: a packet that does not authenticate is discarded, silently.
         c.stats.packetsFailedToOpen++;
-        if (keys.integrityLimitReached()) {
-          c.closeWithError(TransportError.AEAD_LIMIT_REACHED, 0,
-              "more packets failed authentication than the AEAD's integrity limit allows");
+        if (integrityLimitExceeded(c, keys)) {
           break;
         }
         continue;
+      }
+      if (space == c.appSpace) {
+        c.keys.onOneRttOpened(); // a new key phase starts the old keys' discard timer
       }
       if (space.acks.isDuplicate(pn)) {
         c.stats.duplicatesDropped++;
@@ -85,7 +89,8 @@ final class PacketReceiver {
         continue;
       }
       if (c.state == ConnectionState.CLOSING) {
-        c.closeToSend = true; // RFC 9000 §10.2.1: answer with the close again
+        validateAddress(c, buf, h);
+        c.onPacketWhileClosing(); // RFC 9000 §10.2.1: the close again, at a limited rate
         continue;
       }
       if (c.state == ConnectionState.DRAINING) {
@@ -96,6 +101,34 @@ final class PacketReceiver {
       }
     }
     buf.position(limit);
+  }
+
+  /**
+   * RFC 9001 §6.6: counts a packet that failed authentication against the connection's total
+   * over all its keys and, once the total exceeds the AEAD's integrity limit, closes with
+   * AEAD_LIMIT_REACHED; the rest of the datagram is then not processed.
+   *
+   * @return whether the limit is exceeded
+   */
+  private static boolean integrityLimitExceeded(Connection c, PacketProtection keys) {
+    long limit = c.integrityLimit(keys);
+    if (limit == Long.MAX_VALUE) {
+      return false; // a checksum: corruption, not a forgery
+    }
+    c.authenticationFailures++;
+    if (c.authenticationFailures <= limit) {
+      return false;
+    }
+    c.closeWithError(TransportError.AEAD_LIMIT_REACHED, 0, c.authenticationFailures
+        + " packets failed authentication, more than the AEAD's integrity limit of " + limit);
+    return true;
+  }
+
+  /** RFC 9000 §8.1: the peer used the connection ID we gave it, so it received our packet. */
+  private static void validateAddress(Connection c, ByteBuffer buf, PacketHeader h) {
+    if (!c.addressValidated && c.localCid.matches(buf, h.dcidOffset, h.dcidLength)) {
+      c.addressValidated = true;
+    }
   }
 
   private static int spaceOf(PacketType type) {
@@ -143,10 +176,7 @@ final class PacketReceiver {
       c.peerCid = ConnectionId.read(buf, h.scidOffset, h.scidLength);
       c.peerCidLearned = true;
     }
-    if (!c.addressValidated && c.localCid.matches(buf, h.dcidOffset, h.dcidLength)) {
-      // RFC 9000 §8.1: the peer used the ID we gave it, so it received our packet.
-      c.addressValidated = true;
-    }
+    validateAddress(c, buf, h);
     if (!c.isClient && h.type == PacketType.ONE_RTT) {
       c.peerEstablished = true;
       c.dispatcher.onClientOneRtt();

@@ -126,7 +126,7 @@ public final class EpochPacketKeys implements PacketKeys {
   }
 
   @Override
-  public boolean integrityLimitReached() {
-    return failedOpens > integrityLimit;
+  public long integrityLimitPackets() {
+    return integrityLimit;
   }
 }

@@ -11,8 +11,9 @@ import java.nio.ByteBuffer;
  * <p>Receive side: the next generation's keys are derived in advance, so a packet in the new
  * phase costs no more time than any other (RFC 9001 §6.3); the previous generation's keys are
  * kept so that reordered packets still open (RFC 9001 §6.5) until the connection calls
- * {@link #discardPreviousReadKeys()}, about three probe timeouts after {@link #keyUpdates()}
- * last changed.
+ * {@link #discardPreviousReadKeys()}, three probe timeouts after {@link #readGeneration()} last
+ * changed (RFC 9001 §6.1: old keys are kept for a while after a packet of the new ones opened,
+ * then dropped). A packet that needed them is then dropped as {@link #KEYS_DISCARDED}.
  *
  * <p>Send side: {@link #seal} starts an update by itself once the current key has sealed
  * {@code updateAfterPackets} packets, well before the AEAD's confidentiality limit (RFC 9001
@@ -146,7 +147,24 @@ public final class OneRttPacketKeys implements PacketKeys {
     keyUpdates++;
   }
 
-  /** Forgets the previous generation's read keys (RFC 9001 §6.5). */
+  /**
+   * The generation of the read keys in use: 0 from the handshake, one more each time a packet
+   * of the next key phase opened (RFC 9001 §6.2). The connection starts the timer that discards
+   * the previous generation's keys when it changes.
+   */
+  public long readGeneration() {
+    return readGeneration;
+  }
+
+  /** Whether the previous generation's read keys are still held (RFC 9001 §6.5). */
+  public boolean hasPreviousReadKeys() {
+    return readPrevious != null;
+  }
+
+  /**
+   * Forgets the previous generation's read keys (RFC 9001 §6.1, §6.5): from now on a packet of
+   * the previous key phase is dropped unopened.
+   */
   public void discardPreviousReadKeys() {
     readPrevious = null;
   }
@@ -172,7 +190,7 @@ public final class OneRttPacketKeys implements PacketKeys {
       // RFC 9001 §6.5: older than the update, so sealed with the previous keys.
       c = readPrevious;
       if (c == null) {
-        return -1; // those keys are gone: a late packet, not a forgery
+        return KEYS_DISCARDED; // a late packet, not a forgery: not counted in failedOpens
       }
     } else {
       c = readNext;
@@ -244,7 +262,7 @@ public final class OneRttPacketKeys implements PacketKeys {
   }
 
   @Override
-  public boolean integrityLimitReached() {
-    return failedOpens > integrityLimit;
+  public long integrityLimitPackets() {
+    return integrityLimit;
   }
 }

@@ -65,8 +65,9 @@ public interface PacketKeys extends PacketProtection {
    *
    * @param payloadOffset absolute offset of the first payload byte (after the packet number)
    * @param packetNumber the full packet number
-   * @return the absolute end of the plaintext payload, or -1 if the packet is not authentic (the
-   *     caller drops and counts it; see {@link #integrityLimitReached()})
+   * @return the absolute end of the plaintext payload, -1 if the packet is not authentic (the
+   *     caller drops it and counts it towards the integrity limit, {@link
+   *     #integrityLimitPackets()}), or {@link #KEYS_DISCARDED} if the keys it needs are gone
    */
   @Override
   int open(ByteBuffer packet, int packetStart, int payloadOffset, int packetEnd,
@@ -87,15 +88,15 @@ public interface PacketKeys extends PacketProtection {
   @Override
   void applyHeaderProtection(ByteBuffer packet, int packetStart, int pnOffset);
 
-  /** Packets received on this connection's keys that failed authentication. */
+  /**
+   * Packets received on these keys that failed authentication. The integrity limit applies to
+   * the connection's sum over all its keys (RFC 9001 §6.6), which the connection keeps.
+   */
   long failedOpens();
 
-  /**
-   * Whether {@link #failedOpens()} has passed the AEAD's integrity limit (RFC 9001 §6.6): the
-   * connection must then close with AEAD_LIMIT_REACHED and process no more packets.
-   */
+  /** The AEAD's integrity limit ({@link AeadAlgorithm#integrityLimitPackets()}). */
   @Override
-  boolean integrityLimitReached();
+  long integrityLimitPackets();
 
   /** The heap array behind {@code buf}, or an error naming the parameter. */
   static byte[] arrayOf(ByteBuffer buf, String name) {

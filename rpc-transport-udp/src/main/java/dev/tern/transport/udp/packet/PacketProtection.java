@@ -19,6 +19,14 @@ import java.nio.ByteBuffer;
  */
 public interface PacketProtection {
 
+  /**
+   * What {@link #open} returns for a packet it did not try because the keys it needs are gone
+   * (RFC 9001 §6.1: a 1-RTT packet of the previous key phase after those read keys were
+   * discarded). It is a late packet, not a forgery: it does not count towards the integrity
+   * limit.
+   */
+  int KEYS_DISCARDED = -2;
+
   /** Bytes {@link #seal} appends (the AEAD tag, or the plaintext checksum). */
   int overheadBytes();
 
@@ -47,8 +55,8 @@ public interface PacketProtection {
    *
    * @param payloadOffset absolute offset of the first payload byte (after the packet number)
    * @param packetNumber the full packet number (an AEAD nonce input)
-   * @return the absolute end of the plaintext payload, or -1 if the packet is not authentic (the
-   *     caller drops and counts it)
+   * @return the absolute end of the plaintext payload, -1 if the packet is not authentic, or
+   *     {@link #KEYS_DISCARDED} if its keys are gone (the caller drops and counts either)
    */
   int open(ByteBuffer buf, int packetStart, int payloadOffset, int packetEnd, long packetNumber);
 
@@ -66,10 +74,12 @@ public interface PacketProtection {
   void applyHeaderProtection(ByteBuffer buf, int packetStart, int pnOffset);
 
   /**
-   * Whether so many packets failed to open with these keys that the connection must close with
-   * AEAD_LIMIT_REACHED (RFC 9001 §6.6); never for a checksum.
+   * The integrity limit of the AEAD behind these keys (RFC 9001 §6.6): the connection counts
+   * packets that fail authentication across all its keys and closes with AEAD_LIMIT_REACHED once
+   * the count exceeds this. {@code Long.MAX_VALUE} for a checksum, which authenticates nothing:
+   * a packet failing it is corruption, not a forgery, and is not counted.
    */
-  default boolean integrityLimitReached() {
-    return false;
+  default long integrityLimitPackets() {
+    return Long.MAX_VALUE;
   }
 }

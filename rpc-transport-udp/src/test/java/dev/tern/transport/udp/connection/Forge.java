@@ -77,10 +77,20 @@ final class Forge {
    */
   static ByteBuffer initial(int version, ConnectionId originalDcid, ConnectionId dcid,
       ConnectionId scid, long pn, Consumer<ByteBuffer> frames) {
+    return initial(version, originalDcid, dcid, scid, pn, 1200, frames);
+  }
+
+  /**
+   * A datagram of {@code size} bytes holding one INITIAL to {@code dcid}, padded, sealed with
+   * the Initial keys of the connection whose client's first Destination Connection ID was
+   * {@code originalDcid}. Below 1200 bytes it is one no client sends (RFC 9000 §14.1).
+   */
+  static ByteBuffer initial(int version, ConnectionId originalDcid, ConnectionId dcid,
+      ConnectionId scid, long pn, int size, Consumer<ByteBuffer> frames) {
     PacketProtection keys = Versions.isEncrypted(version)
         ? HandshakeCrypto.initialKeys(CryptoProviders.auto(), originalDcid, true)
         : new PlaintextProtection();
-    ByteBuffer b = ByteBuffer.allocate(1200);
+    ByteBuffer b = ByteBuffer.allocate(size);
     int lengthOffset = PacketWriter.writeInitialHeader(b, version, dcid, scid, pn, 4);
     int payload = b.position();
     frames.accept(b);

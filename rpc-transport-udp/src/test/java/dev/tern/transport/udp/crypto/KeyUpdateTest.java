@@ -4,6 +4,7 @@ import static dev.tern.transport.udp.crypto.PacketKeysTest.CLIENT_SECRET;
 import static dev.tern.transport.udp.crypto.PacketKeysTest.SERVER_SECRET;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tern.transport.udp.packet.PacketProtection;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -95,12 +96,35 @@ class KeyUpdateTest {
     client.initiateKeyUpdate();
     byte[] c2 = packet(client, 2, (byte) 3);
     byte[] c3 = packet(client, 3, (byte) 4);
+    assertThat(server.readGeneration()).isZero();
     assertThat(open(server, c2)).isEqualTo(3);
+    assertThat(server.readGeneration()).as("a packet of the new phase opened").isEqualTo(1);
+    assertThat(server.hasPreviousReadKeys()).isTrue();
     assertThat(open(server, c1)).as("old phase, lower packet number").isEqualTo(2);
     server.discardPreviousReadKeys();
-    assertThat(open(server, c1)).as("after the old keys are gone").isEqualTo(-1);
+    assertThat(server.hasPreviousReadKeys()).isFalse();
+    assertThat(openRaw(server, c1)).as("after the old keys are gone")
+        .isEqualTo(PacketProtection.KEYS_DISCARDED);
     assertThat(open(server, c3)).isEqualTo(4);
     assertThat(server.failedOpens()).as("a late packet is not a forgery").isZero();
+  }
+
+  /** What {@link OneRttPacketKeys#open} returns for a packet made by {@link #packet}. */
+  private static int openRaw(OneRttPacketKeys keys, byte[] packet) {
+    ByteBuffer in = ByteBuffer.wrap(packet.clone());
+    keys.removeHeaderProtection(in, 0, 9, packet.length);
+    return keys.open(in, 0, 13, packet.length, in.getInt(9) & 0xffffffffL);
+  }
+
+  @ParameterizedTest
+  @MethodSource("dev.tern.transport.udp.crypto.TestProviders#bothWithAeads")
+  void theIntegrityLimitIsTheAeadsOwn(CryptoProvider p, AeadAlgorithm a) {
+    OneRttPacketKeys oneRtt = server(p, a, 1000, 2000);
+    EpochPacketKeys epoch = EpochPacketKeys.create(p, a, KeyLabels.TERN_V1, CLIENT_SECRET,
+        SERVER_SECRET);
+    long expected = a == AeadAlgorithm.CHACHA20_POLY1305 ? 1L << 36 : 1L << 52;
+    assertThat(oneRtt.integrityLimitPackets()).isEqualTo(expected);
+    assertThat(epoch.integrityLimitPackets()).isEqualTo(expected);
   }
 
   @ParameterizedTest
