@@ -23,6 +23,8 @@ final class UdpClientStream extends RpcStream implements ClientStream {
   private final ClientStreamListener listener;
   private boolean halfClosed;
   private boolean headersSeen;
+  /** Whether the listener was given response headers or a message. */
+  private boolean delivered;
   private Compressor compressor;
   private boolean compressorLookedUp;
 
@@ -132,6 +134,7 @@ final class UdpClientStream extends RpcStream implements ClientStream {
         headersSeen = true;
         RpcFraming.Response r = RpcFraming.parseResponse(record);
         inboundEncoding = r.encoding;
+        delivered = true;
         listener.onHeaders(r.metadata);
         return;
       case RpcFraming.TRAILERS:
@@ -149,6 +152,7 @@ final class UdpClientStream extends RpcStream implements ClientStream {
         record.position(0);
         ByteBuffer message = decode(record, transport.options.get(
             TransportOptions.DECOMPRESSOR_REGISTRY), transport.maxInboundMessageBytes, false);
+        delivered = true;
         listener.onMessage(message);
         return;
       default:
@@ -180,6 +184,18 @@ final class UdpClientStream extends RpcStream implements ClientStream {
       return;
     }
     Status status = UdpClientTransport.resetStatus(code, "server");
+    if (code == RpcFraming.CODE_REFUSED && !delivered) {
+      // The server did not process the call (docs/protocol.md §10.5): the call layer may send it
+      // again on another connection.
+      resetOutput(RpcFraming.CODE_CANCELLED);
+      stopInput(RpcFraming.CODE_CANCELLED);
+      ended = true;
+      dropQueued();
+      ready = false;
+      transport.callEnded(this);
+      listener.onRefused(status);
+      return;
+    }
     Deadline deadline = headers.deadline();
     if (status.getCode() == Status.Code.CANCELLED && deadline != null && deadline.isExpired()) {
       status = Status.DEADLINE_EXCEEDED.withDescription("deadline exceeded; "
