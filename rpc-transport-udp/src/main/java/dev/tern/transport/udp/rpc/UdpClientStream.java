@@ -180,6 +180,9 @@ final class UdpClientStream extends RpcStream implements ClientStream {
 
   /** The server reset its half: the call ends with the status its code names. */
   void onPeerReset(long code) {
+    // The server's half is over: nothing more to read, and no STOP_SENDING for it (RFC 9000
+    // §3.5), so that nothing here changes the stream inside the core's RESET_STREAM handling.
+    inputDone = true;
     if (ended) {
       return;
     }

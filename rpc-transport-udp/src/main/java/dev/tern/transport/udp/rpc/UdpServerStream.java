@@ -148,6 +148,8 @@ final class UdpServerStream extends RpcStream implements ServerStream {
   void onPeerCancelled(String what, boolean stopped) {
     if (stopped) {
       outputDone = true;
+    } else {
+      inputDone = true; // the client's half is reset: nothing more to read or to stop
     }
     if (ended) {
       return;
