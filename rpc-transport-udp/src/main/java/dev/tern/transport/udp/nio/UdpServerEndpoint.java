@@ -71,9 +71,6 @@ public final class UdpServerEndpoint extends EndpointLoop {
   public static UdpServerEndpoint bind(InetSocketAddress address, ConnectionConfig config,
       Function<Connection, ConnectionListener> listeners, int maxConnections, String threadName)
       throws IOException {
-    // An IPv4 address too gets the platform's default socket (dual-stack IPv6 on Linux): on
-    // JDK 17 receive() on an IPv4-only socket allocated about 80 bytes per datagram where the
-    // dual-stack one allocates none (DriverAllocationTest).
     DatagramChannel ch = address.getAddress() instanceof Inet6Address
         && !address.getAddress().isAnyLocalAddress()
         ? DatagramChannel.open(StandardProtocolFamily.INET6) : DatagramChannel.open();
