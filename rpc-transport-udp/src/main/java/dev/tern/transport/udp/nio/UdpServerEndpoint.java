@@ -1,0 +1,290 @@
+package dev.tern.transport.udp.nio;
+
+import dev.tern.transport.udp.connection.Connection;
+import dev.tern.transport.udp.connection.ConnectionConfig;
+import dev.tern.transport.udp.connection.ConnectionListener;
+import dev.tern.transport.udp.connection.ConnectionState;
+import dev.tern.transport.udp.connection.ServerDemux;
+import java.io.IOException;
+import java.net.Inet6Address;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.StandardProtocolFamily;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * A server endpoint on a real socket: one bound, non-blocking {@link DatagramChannel} read with
+ * {@code receive()} into one reused buffer, a {@link ServerDemux} that routes each datagram by
+ * connection ID, and one loop thread ({@link EndpointLoop}) that owns every connection. Senders
+ * become path ids through a {@link PathTable}; each connection's datagrams go to the address of
+ * its current path ({@link Connection#currentPathId()}).
+ *
+ * <p>Datagrams that fit no connection (garbage, forged or corrupt INITIALs, unknown connection
+ * IDs) are dropped and counted ({@link #droppedDatagrams()}), never thrown and never kept.
+ */
+public final class UdpServerEndpoint extends EndpointLoop {
+  /** How often unused paths are purged. */
+  private static final long PURGE_INTERVAL_NS = 1_000_000_000L;
+  /**
+   * How long a path no connection sends on is kept after its last datagram: longer than the
+   * default idle timeout (30 s, RFC 9000 §10.1), so that a connection that moved away and comes
+   * back finds its old path id.
+   */
+  private static final long PATH_RETENTION_NS = 120_000_000_000L;
+
+  private final ServerDemux demux;
+  private final PathTable paths = new PathTable();
+  private final ByteBuffer reply = ByteBuffer.allocate(DATAGRAM_BYTES);
+  private long[] inUse = new long[16];
+  private SocketAddress pendingTo;
+  private long nextPurgeNs;
+  private boolean anyClosed;
+  private boolean closing;
+  private long closeCode;
+  private String closeReason;
+  private long sendErrors;
+  private long unroutable;
+  private volatile long droppedSnapshot;
+  private volatile int connectionsSnapshot;
+
+  private UdpServerEndpoint(DatagramChannel channel, ConnectionConfig config,
+      Function<Connection, ConnectionListener> listeners, int maxConnections, String threadName)
+      throws IOException {
+    super(channel, threadName);
+    this.demux = new ServerDemux(config, listeners, maxConnections);
+  }
+
+  /**
+   * Binds {@code address} (port 0: any free port) and starts serving.
+   *
+   * @param address where to listen; an IPv6 address binds an IPv6 socket, the wildcard address
+   *     the platform's default (dual-stack where it has one)
+   * @param config every connection's configuration (with the server's static keys)
+   * @param listeners gives each new connection its listener (called on the loop thread)
+   * @param maxConnections connections beyond this are refused (their INITIALs dropped)
+   * @param threadName the loop thread's name
+   * @throws IOException if the address cannot be bound; the message names it
+   */
+  public static UdpServerEndpoint bind(InetSocketAddress address, ConnectionConfig config,
+      Function<Connection, ConnectionListener> listeners, int maxConnections, String threadName)
+      throws IOException {
+    DatagramChannel ch = address.getAddress() instanceof Inet6Address
+        && !address.getAddress().isAnyLocalAddress()
+        ? DatagramChannel.open(StandardProtocolFamily.INET6) : DatagramChannel.open();
+    try {
+      try {
+        ch.bind(address);
+      } catch (IOException e) {
+        IOException named = new java.net.BindException("cannot bind UDP " + address + ": "
+            + e.getMessage());
+        named.initCause(e);
+        throw named;
+      }
+      UdpServerEndpoint e = new UdpServerEndpoint(ch, config, listeners, maxConnections,
+          threadName);
+      e.start();
+      return e;
+    } catch (IOException | RuntimeException e) {
+      ch.close();
+      throw e;
+    }
+  }
+
+  /** The live connections; on the loop thread only (a live view; do not modify). */
+  public List<Connection> connections() {
+    return demux.connections();
+  }
+
+  /**
+   * Datagrams dropped so far: those the demultiplexer could not route or parse, and those to a
+   * path that was purged. Any thread (updated once per loop turn).
+   */
+  public long droppedDatagrams() {
+    return droppedSnapshot;
+  }
+
+  /** Live connections, as of the last loop turn. Any thread. */
+  public int connectionCount() {
+    return connectionsSnapshot;
+  }
+
+  /**
+   * Closes every connection with an application error code (0: no error) and ends the endpoint
+   * once all have left their closing period. Any thread; nothing happens once it has ended.
+   */
+  public void close(long applicationErrorCode, String reason) {
+    tryExecute(() -> {
+      closing = true;
+      closeCode = applicationErrorCode;
+      closeReason = reason;
+      List<Connection> list = demux.connections();
+      for (int i = 0; i < list.size(); i++) {
+        list.get(i).close(applicationErrorCode, reason);
+      }
+    });
+  }
+
+  /** Ends the endpoint at once, without telling the clients. */
+  public void abort() {
+    tryExecute(this::stop);
+  }
+
+  @Override
+  void receive(long nowNs, int batch) throws IOException {
+    for (int i = 0; i < batch; i++) {
+      rxDirect.clear();
+      SocketAddress from;
+      try {
+        from = channel.receive(rxDirect);
+      } catch (IOException e) {
+        // An ICMP error reported on the socket (a client gone away): nothing to read from it.
+        sendErrors++;
+        continue;
+      }
+      if (from == null) {
+        return;
+      }
+      moved++;
+      rxDirect.flip();
+      rx.clear();
+      rx.put(rxDirect).flip();
+      long pathId = paths.find(from, nowNs);
+      boolean known = pathId >= 0;
+      if (!known) {
+        pathId = paths.provisionalId();
+      }
+      reply.clear();
+      Connection c = demux.onDatagram(rx, nowNs, pathId, reply);
+      if (c != null && !known) {
+        paths.add(from, nowNs);
+      }
+      if (c != null && closing && c.state() == ConnectionState.HANDSHAKING) {
+        c.close(closeCode, closeReason); // a latecomer while the endpoint closes
+      }
+      if (reply.position() > 0) {
+        reply.flip();
+        sendTo(reply, from); // Version Negotiation (docs/protocol.md §3): stateless
+      }
+    }
+  }
+
+  @Override
+  void runTimers(long nowNs) {
+    List<Connection> list = demux.connections();
+    for (int i = 0; i < list.size(); i++) {
+      Connection c = list.get(i);
+      if (c.nextTimeoutNs() <= nowNs) {
+        c.onTimeout(nowNs);
+      }
+    }
+  }
+
+  @Override
+  void send(long nowNs) throws IOException {
+    if (txPending) {
+      if (!sendNow(pendingTo)) {
+        return;
+      }
+      txPending = false;
+      pendingTo = null;
+      wantWrite(false);
+    }
+    List<Connection> list = demux.connections();
+    boolean any = true;
+    while (any) {
+      any = false;
+      for (int i = 0; i < list.size(); i++) {
+        Connection c = list.get(i);
+        tx.clear();
+        if (c.pollDatagram(tx, nowNs) == 0) {
+          if (c.state() == ConnectionState.CLOSED) {
+            anyClosed = true;
+          }
+          continue;
+        }
+        any = true;
+        moved++;
+        SocketAddress to = paths.address(c.currentPathId());
+        if (to == null) {
+          unroutable++;
+          continue;
+        }
+        tx.flip();
+        txDirect.clear();
+        txDirect.put(tx).flip();
+        if (!sendNow(to)) {
+          txPending = true;
+          pendingTo = to;
+          wantWrite(true);
+          return;
+        }
+      }
+    }
+  }
+
+  /** Sends {@link #txDirect} to {@code to}; false if the socket's buffer is full. */
+  private boolean sendNow(SocketAddress to) {
+    try {
+      return channel.send(txDirect, to) > 0;
+    } catch (IOException e) {
+      sendErrors++; // an unreachable client: the datagram is lost, recovery handles it
+      return true;
+    }
+  }
+
+  private void sendTo(ByteBuffer datagram, SocketAddress to) {
+    txDirect.clear();
+    txDirect.put(datagram).flip();
+    try {
+      channel.send(txDirect, to);
+    } catch (IOException e) {
+      sendErrors++;
+    }
+  }
+
+  @Override
+  void afterTurn(long nowNs) {
+    if (anyClosed) {
+      anyClosed = false;
+      demux.reapClosed();
+    }
+    if (nowNs - nextPurgeNs >= 0) {
+      nextPurgeNs = nowNs + PURGE_INTERVAL_NS;
+      purgePaths(nowNs);
+    }
+    droppedSnapshot = demux.dropped() + unroutable;
+    connectionsSnapshot = demux.connections().size();
+    if (closing && demux.connections().isEmpty()) {
+      stop();
+    }
+  }
+
+  private void purgePaths(long nowNs) {
+    List<Connection> list = demux.connections();
+    if (inUse.length < list.size()) {
+      inUse = new long[Math.max(list.size(), 2 * inUse.length)];
+    }
+    for (int i = 0; i < list.size(); i++) {
+      inUse[i] = list.get(i).currentPathId();
+    }
+    paths.purge(nowNs - PATH_RETENTION_NS, inUse, list.size());
+  }
+
+  @Override
+  long nextTimeoutNs() {
+    long t = nextPurgeNs;
+    List<Connection> list = demux.connections();
+    for (int i = 0; i < list.size(); i++) {
+      t = Math.min(t, list.get(i).nextTimeoutNs());
+    }
+    return t;
+  }
+
+  @Override
+  public String toString() {
+    return "UdpServerEndpoint[" + localAddress() + "]";
+  }
+}

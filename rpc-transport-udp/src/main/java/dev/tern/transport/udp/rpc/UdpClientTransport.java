@@ -1,0 +1,415 @@
+package dev.tern.transport.udp.rpc;
+
+import dev.tern.rpc.ConnectionInfo;
+import dev.tern.rpc.ProtocolVersions;
+import dev.tern.rpc.spi.ClientStream;
+import dev.tern.rpc.spi.ClientStreamListener;
+import dev.tern.rpc.spi.ClientTransport;
+import dev.tern.rpc.spi.RequestHeaders;
+import dev.tern.rpc.spi.TransportOptions;
+import dev.tern.transport.udp.connection.Connection;
+import dev.tern.transport.udp.connection.ConnectionConfig;
+import dev.tern.transport.udp.connection.ConnectionListener;
+import dev.tern.transport.udp.connection.ConnectionState;
+import dev.tern.transport.udp.frame.TransportError;
+import dev.tern.transport.udp.nio.Pump;
+import dev.tern.transport.udp.nio.UdpClientEndpoint;
+import dev.tern.transport.udp.stream.Stream;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import java.net.InetSocketAddress;
+import java.net.PortUnreachableException;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalInt;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A client connection of the {@code udp} transport: one {@link UdpClientEndpoint} (socket, loop
+ * thread, protocol connection) and the calls on it, one per stream. Calls made before the
+ * handshake completes wait, then open as stream slots allow. All state is confined to the
+ * endpoint's loop; public methods hand their work to it.
+ */
+final class UdpClientTransport implements ClientTransport, ConnectionListener, Pump {
+  private final InetSocketAddress address;
+  final String authority;
+  final TransportOptions options;
+  final int maxInboundMessageBytes;
+  final int maxHeaderBytes;
+  private final int[] ourVersions;
+  final ByteBuffer scratch = ByteBuffer.allocate(64 * 1024);
+  private volatile UdpClientEndpoint endpoint;
+  private Listener listener;
+  private Connection connection;
+  private final Map<Long, UdpClientStream> byId = new HashMap<>();
+  private final ArrayDeque<UdpClientStream> waiting = new ArrayDeque<>();
+  private int openCalls;
+  private volatile boolean ready;
+  private boolean shutdown;
+  private boolean shutdownReported;
+  private boolean closing;
+  private long handshakeDeadlineNs = Long.MAX_VALUE;
+  private volatile int version;
+  private volatile ConnectionInfo info;
+  private volatile Status failure;
+
+  UdpClientTransport(InetSocketAddress address, String authority, TransportOptions options) {
+    this.address = address;
+    this.authority = authority != null ? authority
+        : address.getHostString() + ":" + address.getPort();
+    this.options = options;
+    this.maxInboundMessageBytes = options.get(TransportOptions.MAX_INBOUND_MESSAGE_SIZE);
+    this.maxHeaderBytes = Math.max(options.get(TransportOptions.MAX_INBOUND_METADATA_SIZE),
+        1024);
+    this.ourVersions = options.get(TransportOptions.PROTOCOL_VERSIONS).clone();
+    this.info = ConnectionInfo.builder(UdpTransportProvider.NAME).remoteAddress(address).build();
+  }
+
+  @Override
+  public void start(Listener listener) {
+    if (this.listener != null) {
+      throw new IllegalStateException("already started");
+    }
+    this.listener = Objects.requireNonNull(listener, "listener");
+    ConnectionConfig config;
+    try {
+      config = UdpTransportOptions.client(options);
+    } catch (IllegalArgumentException e) {
+      failUnstarted(Status.UNAVAILABLE.withDescription("udp connection to " + address
+          + " not attempted: " + e.getMessage()));
+      return;
+    }
+    if (address.isUnresolved()) {
+      failUnstarted(Status.UNAVAILABLE.withDescription("udp connection to " + address
+          + " not attempted: the address is unresolved"));
+      return;
+    }
+    UdpClientEndpoint e;
+    try {
+      e = UdpClientEndpoint.connect(address, config, this, "tern-udp-client " + address);
+    } catch (java.io.IOException | RuntimeException ex) {
+      failUnstarted(Status.UNAVAILABLE.withDescription("cannot open a UDP socket to " + address
+          + ": " + ex).withCause(ex));
+      return;
+    }
+    long timeoutMs = options.get(TransportOptions.HANDSHAKE_TIMEOUT_MILLIS);
+    endpoint = e;
+    e.terminated().whenComplete((v, t) -> endpointEnded());
+    e.tryExecute(() -> {
+      handshakeDeadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+      connection = e.connection();
+      e.setPump(this);
+    });
+  }
+
+  /** The transport could not even start: it reports shutdown and termination at once. */
+  private void failUnstarted(Status status) {
+    failure = status;
+    shutdown = true;
+    shutdownReported = true;
+    listener.transportShutdown(status);
+    listener.transportTerminated();
+  }
+
+  Connection connection() {
+    return connection;
+  }
+
+  /** Runs {@code task} on the loop; false once the transport has terminated. */
+  boolean run(Runnable task) {
+    UdpClientEndpoint e = endpoint;
+    return e != null && e.tryExecute(task);
+  }
+
+  @Override
+  public ClientStream newStream(RequestHeaders headers, ClientStreamListener listener) {
+    UdpClientStream s = new UdpClientStream(this, headers, listener, ready);
+    if (!run(() -> register(s))) {
+      Status why = failure != null ? failure
+          : Status.UNAVAILABLE.withDescription("udp transport to " + address + " has terminated");
+      s.ended = true;
+      listener.onClose(why, new Metadata());
+    }
+    return s;
+  }
+
+  private void register(UdpClientStream s) {
+    openCalls++;
+    if (shutdown || closing) {
+      Status why = failure != null ? failure
+          : Status.UNAVAILABLE.withDescription("udp transport to " + address + " is shut down");
+      s.fail(why, RpcFraming.CODE_CANCELLED);
+      return;
+    }
+    waiting.add(s);
+    openWaiting();
+  }
+
+  /** Opens waiting calls while the connection has stream slots (RFC 9000 §4.6). */
+  private void openWaiting() {
+    if (!ready || connection == null) {
+      return;
+    }
+    UdpClientStream s;
+    while ((s = waiting.peek()) != null) {
+      if (s.ended) {
+        waiting.poll();
+        continue;
+      }
+      Stream st = connection.openStream();
+      if (st == null) {
+        return; // the server's limit: a closed stream or MAX_STREAMS frees a slot
+      }
+      waiting.poll();
+      byId.put(st.id(), s);
+      s.open(st, version);
+    }
+  }
+
+  /** A call ended (its listener is being told); on the loop. */
+  void callEnded(UdpClientStream s) {
+    openCalls--;
+    waiting.remove(s);
+    maybeClose();
+  }
+
+  private void maybeClose() {
+    if (shutdown && openCalls == 0 && !closing) {
+      closeConnection(0, "transport shut down");
+    }
+  }
+
+  private void closeConnection(long code, String reason) {
+    closing = true;
+    if (connection != null && connection.state() != ConnectionState.CLOSED) {
+      connection.close(code, reason);
+    } else if (endpoint != null) {
+      endpoint.abort();
+    }
+  }
+
+  // ---- pump --------------------------------------------------------------------------------
+
+  @Override
+  public void pump(long nowNs) {
+    if (!ready && !closing && nowNs - handshakeDeadlineNs >= 0) {
+      fail(Status.UNAVAILABLE.withDescription("udp handshake with " + address
+          + " did not finish in " + options.get(TransportOptions.HANDSHAKE_TIMEOUT_MILLIS)
+          + " ms"));
+      return;
+    }
+    if (!waiting.isEmpty()) {
+      openWaiting();
+    }
+    if (closing && connection != null && connection.state() == ConnectionState.CLOSED) {
+      endpoint.abort();
+    }
+  }
+
+  @Override
+  public long nextDeadlineNs() {
+    return ready || closing ? Long.MAX_VALUE : handshakeDeadlineNs;
+  }
+
+  // ---- connection events -------------------------------------------------------------------
+
+  @Override
+  public void onHandshakeComplete(Connection c) {
+    connection = c;
+    long[] peer = c.peerRpcVersions();
+    int[] theirs = new int[peer.length];
+    for (int i = 0; i < peer.length; i++) {
+      theirs[i] = (int) Math.min(Integer.MAX_VALUE, peer[i]);
+    }
+    OptionalInt v = ProtocolVersions.highestCommon(ourVersions, theirs);
+    if (!v.isPresent()) {
+      Status status = ProtocolVersions.noCommonVersion(ourVersions, theirs);
+      fail(status);
+      return;
+    }
+    version = v.getAsInt();
+    ready = true;
+    refreshInfo();
+    if (!shutdownReported) {
+      listener.transportReady(info);
+    }
+    openWaiting();
+  }
+
+  @Override
+  public void onClosed(Connection c, TransportError error, long code, String reason,
+      boolean byPeer) {
+    if (closing && !byPeer) {
+      return;
+    }
+    String why;
+    if (error == TransportError.IDLE_TIMEOUT) {
+      why = "timed out: nothing heard for the idle timeout";
+    } else if (byPeer) {
+      why = "closed by the server (" + describe(error, code, reason) + ")";
+    } else {
+      why = "closed (" + describe(error, code, reason) + ")";
+    }
+    fail(Status.UNAVAILABLE.withDescription("udp connection to " + address + " " + why));
+  }
+
+  private static String describe(TransportError error, long code, String reason) {
+    String r = reason == null || reason.isEmpty() ? "" : ": " + reason;
+    return (error == TransportError.APPLICATION_ERROR ? "application code " + code
+        : String.valueOf(error)) + r;
+  }
+
+  @Override
+  public void onReadable(Stream s) {
+    UdpClientStream c = byId.get(s.id());
+    if (c != null) {
+      c.pull();
+    } else {
+      drop(s);
+    }
+  }
+
+  /** Reads and drops the bytes of a stream no call owns any more. */
+  private void drop(Stream s) {
+    int n;
+    do {
+      scratch.clear();
+      n = connection.read(s, scratch);
+    } while (n > 0);
+  }
+
+  @Override
+  public void onWritable(Stream s) {
+    UdpClientStream c = byId.get(s.id());
+    if (c != null) {
+      c.drain();
+    }
+  }
+
+  @Override
+  public void onReset(Stream s, long code) {
+    UdpClientStream c = byId.get(s.id());
+    if (c != null) {
+      c.onPeerReset(code);
+    }
+  }
+
+  @Override
+  public void onStopSending(Stream s, long code) {
+    UdpClientStream c = byId.get(s.id());
+    if (c != null) {
+      c.onPeerStopSending();
+    }
+  }
+
+  @Override
+  public void onClosed(Stream s) {
+    UdpClientStream c = byId.remove(s.id());
+    if (c != null) {
+      c.onCoreClosed();
+    }
+    if (!waiting.isEmpty()) {
+      openWaiting();
+    }
+  }
+
+  /** The status a call gets when the peer resets its stream with {@code code}. */
+  static Status resetStatus(long code, String who) {
+    String what = "the " + who + " reset the stream (code " + code + ")";
+    if (code == RpcFraming.CODE_CANCELLED || code == RpcFraming.CODE_NO_ERROR) {
+      return Status.CANCELLED.withDescription(what);
+    }
+    if (code == RpcFraming.CODE_REFUSED) {
+      return Status.UNAVAILABLE.withDescription(what + ": the call was not processed");
+    }
+    return Status.INTERNAL.withDescription(what);
+  }
+
+  // ---- shutdown ----------------------------------------------------------------------------
+
+  /** Fails every call with {@code status}, reports shutdown, and closes; on the loop. */
+  private void fail(Status status) {
+    if (failure == null) {
+      failure = status;
+    }
+    shutdown = true;
+    if (!shutdownReported) {
+      shutdownReported = true;
+      listener.transportShutdown(status);
+    }
+    for (UdpClientStream s : new ArrayList<>(waiting)) {
+      s.fail(status, RpcFraming.CODE_CANCELLED);
+    }
+    for (UdpClientStream s : new ArrayList<>(byId.values())) {
+      s.fail(status, RpcFraming.CODE_CANCELLED);
+    }
+    if (!closing) {
+      long code = status.getCode() == Status.Code.FAILED_PRECONDITION
+          ? RpcFraming.CLOSE_NO_COMMON_VERSION : 0;
+      closeConnection(code, status.getDescription());
+    }
+  }
+
+  /** The endpoint ended (its socket is closed); on the loop thread, its last act. */
+  private void endpointEnded() {
+    Throwable t = endpoint.failure();
+    Status status;
+    if (t instanceof PortUnreachableException) {
+      status = Status.UNAVAILABLE.withDescription("nothing listens on UDP " + address
+          + " (port unreachable)").withCause(t);
+    } else if (t != null) {
+      status = Status.UNAVAILABLE.withDescription("udp connection to " + address + " failed: "
+          + t).withCause(t);
+    } else {
+      status = Status.UNAVAILABLE.withDescription("udp connection to " + address + " closed");
+    }
+    closing = true;
+    fail(status);
+    listener.transportTerminated();
+  }
+
+  private void refreshInfo() {
+    Connection c = connection;
+    ConnectionInfo.Builder b = ConnectionInfo.builder(UdpTransportProvider.NAME)
+        .protocolVersion(version).remoteAddress(address);
+    UdpClientEndpoint e = endpoint;
+    if (e != null) {
+      b.localAddress(e.localAddress());
+    }
+    if (c != null) {
+      Infos.fill(b, c);
+    }
+    info = b.build();
+  }
+
+  @Override
+  public ConnectionInfo connectionInfo() {
+    return info;
+  }
+
+  @Override
+  public void shutdown() {
+    run(() -> {
+      shutdown = true;
+      if (!shutdownReported) {
+        shutdownReported = true;
+        listener.transportShutdown(Status.UNAVAILABLE.withDescription("transport shutdown"));
+      }
+      maybeClose();
+    });
+  }
+
+  @Override
+  public void shutdownNow(Status status) {
+    run(() -> fail(status));
+  }
+
+  @Override
+  public String toString() {
+    return "UdpClientTransport{" + address + ", version=" + version + '}';
+  }
+}

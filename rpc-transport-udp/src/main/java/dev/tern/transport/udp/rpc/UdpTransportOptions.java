@@ -1,0 +1,105 @@
+package dev.tern.transport.udp.rpc;
+
+import dev.tern.rpc.spi.TransportOptions;
+import dev.tern.transport.udp.connection.ConnectionConfig;
+import dev.tern.transport.udp.handshake.PinnedServerKey;
+import dev.tern.transport.udp.handshake.ServerStaticKey;
+import dev.tern.transport.udp.stream.StreamLimits;
+import java.security.SecureRandom;
+
+/**
+ * The {@code udp} transport's own options. The server authenticates with a static X25519 key
+ * the client has pinned in advance (docs/udp-crypto.md §5): the server sets
+ * {@link #SERVER_STATIC_KEY} (its private key), every client {@link #PINNED_SERVER_KEY} (the
+ * matching public key, {@link #publicKeyOf}). Neither has a default: a server without a key
+ * refuses to start, a client without a pin fails its connection, each saying which key is
+ * missing.
+ *
+ * <pre>{@code
+ * byte[] key = UdpTransportOptions.newServerKey();          // keep it secret, keep it stable
+ * server: .transportOption(UdpTransportOptions.SERVER_STATIC_KEY, key)
+ * client: .transportOption(UdpTransportOptions.PINNED_SERVER_KEY, UdpTransportOptions.publicKeyOf(key))
+ * }</pre>
+ */
+public final class UdpTransportOptions {
+  /** Server: its 32-byte X25519 private key. Required. */
+  public static final TransportOptions.Key<byte[]> SERVER_STATIC_KEY =
+      new TransportOptions.Key<>("udp.serverStaticKey", null);
+  /**
+   * The id under which the server's key is published and pinned (1 unless rotating keys: a
+   * client sends the id of the key it encrypted to). Both sides must use the same.
+   */
+  public static final TransportOptions.Key<Integer> SERVER_KEY_ID =
+      new TransportOptions.Key<>("udp.serverKeyId", 1);
+  /** Client: the server's 32-byte X25519 public key. Required. */
+  public static final TransportOptions.Key<byte[]> PINNED_SERVER_KEY =
+      new TransportOptions.Key<>("udp.pinnedServerKey", null);
+  /** Server: the most connections served at once; INITIALs beyond are dropped. */
+  public static final TransportOptions.Key<Integer> MAX_CONNECTIONS =
+      new TransportOptions.Key<>("udp.maxConnections", 10_000);
+
+  private UdpTransportOptions() {}
+
+  /** A new random server private key (32 bytes from {@link SecureRandom}). */
+  public static byte[] newServerKey() {
+    byte[] key = new byte[32];
+    new SecureRandom().nextBytes(key);
+    return key;
+  }
+
+  /**
+   * The public key to pin for the server's private key.
+   *
+   * @throws IllegalArgumentException if {@code privateKey} is not 32 bytes
+   */
+  public static byte[] publicKeyOf(byte[] privateKey) {
+    if (privateKey == null || privateKey.length != 32) {
+      throw new IllegalArgumentException("a server key is 32 bytes, got "
+          + (privateKey == null ? "null" : privateKey.length + " bytes"));
+    }
+    return ConnectionConfig.defaults().cryptoProvider().x25519().publicKey(privateKey);
+  }
+
+  /** The protocol settings both sides share: versions, windows, stream limit, timeouts. */
+  static ConnectionConfig.Builder base(TransportOptions o) {
+    int window = Math.max(1, o.get(TransportOptions.FLOW_CONTROL_WINDOW));
+    int streams = Math.max(1, o.get(TransportOptions.MAX_CONCURRENT_STREAMS));
+    // The send buffer is one window: a writer is told to wait (isReady false) once a window's
+    // worth waits for the peer, as over HTTP/2.
+    StreamLimits limits = new StreamLimits(Math.max(4L << 20, 4L * window), window, streams,
+        window);
+    int[] versions = o.get(TransportOptions.PROTOCOL_VERSIONS);
+    long[] rpc = new long[versions.length];
+    for (int i = 0; i < versions.length; i++) {
+      rpc[i] = versions[i];
+    }
+    ConnectionConfig.Builder b = ConnectionConfig.builder().limits(limits).rpcVersions(rpc);
+    long keepAlive = o.get(TransportOptions.KEEP_ALIVE_MILLIS);
+    if (keepAlive > 0) {
+      b.keepAliveMs(keepAlive);
+    }
+    return b;
+  }
+
+  /** The server's configuration, or an IllegalArgumentException naming the missing key. */
+  static ConnectionConfig server(TransportOptions o) {
+    byte[] key = o.get(SERVER_STATIC_KEY);
+    if (key == null) {
+      throw new IllegalArgumentException("a udp server needs its static key: set "
+          + SERVER_STATIC_KEY.name() + " (UdpTransportOptions.SERVER_STATIC_KEY) to its 32-byte"
+          + " X25519 private key");
+    }
+    return base(o).serverStaticKeys(new ServerStaticKey(o.get(SERVER_KEY_ID), key)).build();
+  }
+
+  /** The client's configuration, or an IllegalArgumentException naming the missing key. */
+  static ConnectionConfig client(TransportOptions o) {
+    byte[] pin = o.get(PINNED_SERVER_KEY);
+    if (pin == null) {
+      throw new IllegalArgumentException("a udp client needs the server's public key: set "
+          + PINNED_SERVER_KEY.name() + " (UdpTransportOptions.PINNED_SERVER_KEY) to the 32-byte"
+          + " X25519 public key the server's operator published");
+    }
+    return base(o).pinnedServerKeys(new PinnedServerKey(o.get(SERVER_KEY_ID), pin)).build();
+  }
+}
