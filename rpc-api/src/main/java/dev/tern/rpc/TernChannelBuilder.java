@@ -1079,6 +1079,7 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
         .with(TransportOptions.USER_AGENT, userAgent)
         .with(TransportOptions.COMPRESSOR_REGISTRY, compressors)
         .with(TransportOptions.DECOMPRESSOR_REGISTRY, decompressors);
+    selector = selector.configuredFor(o);
     // As grpc-java: census innermost (ClientInterceptors runs the last in the list first).
     List<ClientInterceptor> allInterceptors = new ArrayList<>(Census.clientInterceptors(censusStats, censusTracing));
     allInterceptors.addAll(interceptors);

@@ -9,7 +9,8 @@ import java.util.TreeSet;
 final class TransportNames {
   /** Tern's transports, by name, and the artifact that brings each. */
   private static final java.util.Map<String, String> TERN_ARTIFACTS =
-      java.util.Map.of("tcp", "dev.tern:rpc-transport-tcp", "quic", "dev.tern:rpc-transport-quic");
+      java.util.Map.of("tcp", "dev.tern:rpc-transport-tcp", "quic", "dev.tern:rpc-transport-quic",
+          "udp", "dev.tern:rpc-transport-udp");
 
   private TransportNames() {}
 
@@ -35,8 +36,6 @@ final class TransportNames {
     }
     if (TERN_ARTIFACTS.containsKey(lower) && !known.contains(lower)) {
       m.append("; add the ").append(TERN_ARTIFACTS.get(lower)).append(" dependency to use '").append(lower).append('\'');
-    } else if ("udp".equals(lower) && !known.contains(lower)) {
-      m.append("; Tern's own 'udp' transport is not released yet: use 'quic' or 'tcp'");
     }
     throw new IllegalArgumentException(m.toString());
   }

@@ -1,6 +1,7 @@
 package dev.tern.rpc;
 
 import dev.tern.rpc.inprocess.InProcessTransportProvider;
+import dev.tern.rpc.spi.TransportOptions;
 import dev.tern.rpc.spi.TransportProvider;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -38,6 +39,8 @@ public final class TransportSelector {
    * require TLS} are left out.
    */
   private final boolean plaintext;
+  /** Why a transport cannot serve the channel's options ({@link TransportProvider#unusableReason}). */
+  private final Map<String, String> unusable;
 
   /**
    * A selector over {@code providers}.
@@ -50,12 +53,13 @@ public final class TransportSelector {
    * @throws NullPointerException if {@code preference} or {@code providers} is null
    */
   public TransportSelector(List<String> preference, Iterable<? extends TransportProvider> providers) {
-    this(preference, providers, false);
+    this(preference, providers, false, Map.of());
   }
 
   private TransportSelector(List<String> preference, Iterable<? extends TransportProvider> providers,
-      boolean plaintext) {
+      boolean plaintext, Map<String, String> unusable) {
     this.plaintext = plaintext;
+    this.unusable = unusable;
     this.providers = new LinkedHashMap<>();
     List<TransportProvider> sorted = new ArrayList<>();
     providers.forEach(sorted::add);
@@ -114,7 +118,23 @@ public final class TransportSelector {
    * nothing else is left).
    */
   TransportSelector plaintext() {
-    return new TransportSelector(explicit ? preference : List.of(), providers.values(), true);
+    return new TransportSelector(explicit ? preference : List.of(), providers.values(), true, unusable);
+  }
+
+  /**
+   * This selector for a channel with {@code options}: with the default preference, a transport
+   * that says it cannot serve them ({@link TransportProvider#unusableReason}) is not a candidate.
+   */
+  TransportSelector configuredFor(TransportOptions options) {
+    Map<String, String> reasons = new LinkedHashMap<>();
+    for (TransportProvider p : providers.values()) {
+      String why = p.unusableReason(options);
+      if (why != null) {
+        reasons.put(p.name(), why);
+      }
+    }
+    return new TransportSelector(explicit ? preference : List.of(), providers.values(), plaintext,
+        Map.copyOf(reasons));
   }
 
   /** The names of the transports on the class path (or given by hand). */
@@ -199,11 +219,13 @@ public final class TransportSelector {
     StringBuilder why = new StringBuilder();
     for (String name : preference) {
       TransportProvider p = providers.get(name);
-      if (p != null && p.isAvailable() && !(plaintext && p.requiresTls())) {
+      String misconfigured = explicit ? null : unusable.get(name);
+      if (p != null && p.isAvailable() && !(plaintext && p.requiresTls()) && misconfigured == null) {
         out.add(p);
       } else {
         why.append(why.length() == 0 ? "" : "; ").append(name).append(": ")
             .append(p == null ? "not on the class path" : !p.isAvailable() ? p.unavailableReason()
+                : misconfigured != null ? misconfigured
                 : "needs TLS, and the channel was built with usePlaintext()");
       }
     }

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 
 class TransportSelectorTest {
   /** A provider that is only a name and an availability. */
-  private static final class Fake implements TransportProvider {
+  private static class Fake implements TransportProvider {
     private final String name;
     private final String unavailable;
 
@@ -42,6 +42,34 @@ class TransportSelectorTest {
     public ServerTransport newServerTransport(SocketAddress a, TransportOptions o) {
       throw new UnsupportedOperationException();
     }
+  }
+
+  /** A transport that needs an option the channel may not set. */
+  private static final class NeedsKey extends Fake {
+    static final TransportOptions.Key<String> KEY = new TransportOptions.Key<>("test.key", null);
+
+    NeedsKey(String name) {
+      super(name, null);
+    }
+
+    @Override
+    public String unusableReason(TransportOptions o) {
+      return o.get(KEY) == null ? "no test.key set" : null;
+    }
+  }
+
+  @Test
+  void aTransportTheOptionsCannotServeIsLeftOutOfTheDefaultRaceOnly() {
+    List<TransportProvider> all = List.of(new NeedsKey("udp"), new Fake("quic", null), new Fake("tcp", null));
+    TransportMemory memory = TransportMemory.builder().build();
+    TransportSelector unset = new TransportSelector(List.of(), all).configuredFor(TransportOptions.defaults());
+    assertThat(unset.candidates("a:1", memory)).extracting(TransportProvider::name).containsExactly("quic", "tcp");
+    TransportSelector set = new TransportSelector(List.of(), all)
+        .configuredFor(TransportOptions.defaults().with(NeedsKey.KEY, "k"));
+    assertThat(set.candidates("a:1", memory)).extracting(TransportProvider::name).containsExactly("udp", "tcp");
+    // Named explicitly, it stays: connecting then fails with the transport's own error.
+    TransportSelector named = new TransportSelector(List.of("udp"), all).configuredFor(TransportOptions.defaults());
+    assertThat(named.candidates("a:1", memory)).extracting(TransportProvider::name).containsExactly("udp");
   }
 
   @Test

@@ -73,6 +73,19 @@ public interface TransportProvider {
   }
 
   /**
+   * Why this transport cannot serve a channel given {@code options}, for instance a key it needs
+   * and the channel does not set; null when it can. A channel that names no transport leaves such
+   * a transport out of its race (instead of failing an attempt on every first connect); one that
+   * names it gets the transport's own error when it connects.
+   *
+   * @param options the channel's transport options
+   * @return a sentence naming what is missing, or null (the default)
+   */
+  default String unusableReason(TransportOptions options) {
+    return null;
+  }
+
+  /**
    * A new, unstarted client transport to one server.
    *
    * @param address the server's address

@@ -33,6 +33,16 @@ public final class UdpTransportProvider implements TransportProvider {
     return null;
   }
 
+  /**
+   * A client needs the server's pinned key ({@link UdpTransportOptions#PINNED_SERVER_KEY}); a
+   * channel without one leaves {@code udp} out of its race.
+   */
+  @Override
+  public String unusableReason(TransportOptions options) {
+    return options.get(UdpTransportOptions.PINNED_SERVER_KEY) == null
+        ? "no pinned server key (UdpTransportOptions.PINNED_SERVER_KEY) is set" : null;
+  }
+
   @Override
   public VersionHandshake versionHandshake() {
     return VersionHandshake.IN_TRANSPORT;
