@@ -10,6 +10,8 @@ import dev.tern.samples.hello.GreeterService;
 import dev.tern.samples.hello.proto.GreeterGrpc;
 import dev.tern.samples.hello.proto.HelloReply;
 import dev.tern.samples.hello.proto.HelloRequest;
+import dev.tern.transport.udp.rpc.UdpTransportOptions;
+import dev.tern.transport.udp.rpc.UdpTransportProvider;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import java.net.InetSocketAddress;
@@ -23,8 +25,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Starts a greeter server on every transport on the class path and runs the client over each,
- * printing the transport, the agreed protocol version and the latency it saw. Network transports
- * run over TLS with a throw-away self-signed certificate, on 127.0.0.1.
+ * printing the transport, the agreed protocol version and the latency it saw. TCP and QUIC run
+ * over TLS with a throw-away self-signed certificate, Tern's UDP protocol over its Noise handshake
+ * with a throw-away server key the client pins; all on 127.0.0.1.
  */
 public final class Demo {
   private static final int WARM_CALLS = 200;
@@ -61,11 +64,17 @@ public final class Demo {
 
   private static void run(String transport, SelfSignedCertificate certificate) throws Exception {
     boolean inProcess = transport.equals("inprocess");
+    // Tern's own UDP protocol authenticates the server by a static key the client pins (its
+    // Noise handshake, docs/udp-crypto.md) instead of a certificate.
+    boolean udp = transport.equals(UdpTransportProvider.NAME);
+    byte[] udpKey = udp ? UdpTransportOptions.newServerKey() : null;
     SocketAddress address = inProcess ? new InProcessAddress("demo-" + System.nanoTime())
         : new InetSocketAddress("127.0.0.1", 0);
     TernServerBuilder serverBuilder = TernServerBuilder.create().listen(transport, address)
         .addService(new GreeterService());
-    if (!inProcess) {
+    if (udp) {
+      serverBuilder.transportOption(UdpTransportOptions.SERVER_STATIC_KEY, udpKey);
+    } else if (!inProcess) {
       serverBuilder.tls(certificate.server());
     }
     Server server = serverBuilder.build().start();
@@ -75,6 +84,8 @@ public final class Demo {
     channelBuilder.transports(transport);
     if (inProcess) {
       channelBuilder.usePlaintext();
+    } else if (udp) {
+      channelBuilder.transportOption(UdpTransportOptions.PINNED_SERVER_KEY, UdpTransportOptions.publicKeyOf(udpKey));
     } else {
       channelBuilder.tls(certificate.client());
     }
@@ -112,7 +123,7 @@ public final class Demo {
 
       ConnectionInfo info = TernChannels.connectionInfo(channel);
       System.out.printf("%-10s %-8d %-6s %14.1f %12d %12d %16.1f %10s%n", info.transport(), info.protocolVersion(),
-          inProcess ? "no" : "yes", firstNs / 1e6, latencies[WARM_CALLS / 2] / 1000,
+          inProcess ? "no" : udp ? "noise" : "yes", firstNs / 1e6, latencies[WARM_CALLS / 2] / 1000,
           latencies[WARM_CALLS * 99 / 100] / 1000, streamNs / 1e6,
           info.smoothedRttNanos() < 0 ? "n/a" : Long.toString(info.smoothedRttNanos() / 1000));
     } finally {

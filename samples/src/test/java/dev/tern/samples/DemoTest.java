@@ -24,6 +24,7 @@ class DemoTest {
     original.print(output);
     assertThat(output).containsPattern("(?m)^tcp\\s+1\\s+yes\\s")
         .containsPattern("(?m)^inprocess\\s+1\\s+no\\s")
+        .containsPattern("(?m)^udp\\s+1\\s+noise\\s")
         .doesNotContain("FAILED");
   }
 }

@@ -48,6 +48,26 @@ class HelloTest {
   }
 
   @Test
+  void greetsOverUdpWithTheServersKeyPinned(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    java.nio.file.Path keyFile = dir.resolve("server.key");
+    byte[] key = HelloServer.loadOrCreateKey(keyFile);
+    assertThat(HelloServer.loadOrCreateKey(keyFile)).as("the key is kept across starts").isEqualTo(key);
+    Server udp = HelloServer.startUdp("127.0.0.1", 0, key);
+    byte[] pin = HelloClient.unhex(HelloServer.hex(dev.tern.transport.udp.rpc.UdpTransportOptions.publicKeyOf(key)));
+    ManagedChannel over = HelloClient.udpChannel("127.0.0.1", udp.getPort(), pin);
+    try {
+      GreeterGrpc.GreeterBlockingStub g = GreeterGrpc.newBlockingStub(over).withDeadlineAfter(10, TimeUnit.SECONDS);
+      assertThat(g.sayHello(HelloRequest.newBuilder().setName("Ada").build()).getMessage()).isEqualTo("Hello, Ada!");
+      assertThat(TernChannels.connectionInfo(over).transport()).isEqualTo("udp");
+    } finally {
+      over.shutdownNow();
+      udp.shutdownNow();
+      assertThat(over.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(udp.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    }
+  }
+
+  @Test
   void streamsAsManyGreetingsAsAsked() {
     List<String> messages = new ArrayList<>();
     greeter.sayHelloStream(HelloRequest.newBuilder().setName("Ada").setTimes(3).build())
