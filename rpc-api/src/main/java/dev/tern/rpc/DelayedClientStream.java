@@ -35,6 +35,8 @@ final class DelayedClientStream implements ClientStream {
   private long bytes;
   private boolean committed;
   private volatile ClientStream real;
+  /** The stream {@link #setStream} is replaying the record onto, before it is {@link #real}. */
+  private ClientStream attaching;
   /** The real stream once nothing needs recording: operations go straight to it. */
   private volatile ClientStream direct;
   private volatile boolean attached;
@@ -58,15 +60,26 @@ final class DelayedClientStream implements ClientStream {
     this.channelLimit = channelLimit;
   }
 
-  /** Sets the real stream and replays the recorded operations; cancels it if the call already ended. */
+  /**
+   * Sets the real stream and replays the recorded operations; cancels it if the call already
+   * ended. If the stream is refused while the replay runs ({@link #detachForReplay}), it stops
+   * and the stream is not attached.
+   */
   void setStream(ClientStream stream) {
     Status cancel;
+    synchronized (this) {
+      attaching = stream;
+    }
     while (true) {
       List<Consumer<ClientStream>> batch;
       synchronized (this) {
+        if (attaching != stream) {
+          return; // refused while its operations were replayed: another stream takes over
+        }
         cancel = cancelled;
         if (cancel != null || sent == ops.size()) {
           real = stream;
+          attaching = null;
           attached = true;
           if (cancel == null && committed) {
             direct = stream;
@@ -151,10 +164,11 @@ final class DelayedClientStream implements ClientStream {
    * @return false if the call cannot be replayed (committed, cancelled, or no stream attached)
    */
   synchronized boolean detachForReplay() {
-    if (committed || cancelled != null || real == null) {
+    if (committed || cancelled != null || (real == null && attaching == null)) {
       return false;
     }
     real = null;
+    attaching = null;
     attached = false;
     sent = 0;
     return true;

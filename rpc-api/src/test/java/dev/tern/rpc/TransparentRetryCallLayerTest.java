@@ -57,10 +57,17 @@ class TransparentRetryCallLayerTest {
   private final class RefusingProvider extends InProcessTransportProvider {
     final AtomicInteger refusals;
     final int refuseAfterMessages;
+    final boolean inline;
 
     RefusingProvider(int refusals, int refuseAfterMessages) {
+      this(refusals, refuseAfterMessages, false);
+    }
+
+    /** {@code inline}: the refusal comes inside the stream call that causes it, not on another thread. */
+    RefusingProvider(int refusals, int refuseAfterMessages, boolean inline) {
       this.refusals = new AtomicInteger(refusals);
       this.refuseAfterMessages = refuseAfterMessages;
+      this.inline = inline;
     }
 
     @Override
@@ -79,7 +86,7 @@ class TransparentRetryCallLayerTest {
           if (refusals.getAndDecrement() <= 0) {
             return inner.newStream(headers, listener);
           }
-          return new RefusedStream(listener, refuseAfterMessages);
+          return new RefusedStream(listener, refuseAfterMessages, inline);
         }
 
         @Override public ConnectionInfo connectionInfo() { return inner.connectionInfo(); }
@@ -95,19 +102,26 @@ class TransparentRetryCallLayerTest {
   private final class RefusedStream implements ClientStream {
     private final ClientStreamListener listener;
     private final int refuseAfterMessages;
+    private final boolean inline;
     private int messages;
     private boolean refused;
 
-    RefusedStream(ClientStreamListener listener, int refuseAfterMessages) {
+    RefusedStream(ClientStreamListener listener, int refuseAfterMessages, boolean inline) {
       this.listener = listener;
       this.refuseAfterMessages = refuseAfterMessages;
+      this.inline = inline;
     }
 
     private synchronized void refuse() {
       if (!refused) {
         refused = true;
-        transportThread.execute(() -> listener.onRefused(
-            Status.UNAVAILABLE.withDescription("refused by the test transport; not processed")));
+        Runnable tell = () -> listener.onRefused(
+            Status.UNAVAILABLE.withDescription("refused by the test transport; not processed"));
+        if (inline) {
+          tell.run();
+        } else {
+          transportThread.execute(tell);
+        }
       }
     }
 
@@ -172,6 +186,19 @@ class TransparentRetryCallLayerTest {
     assertThat(attempts.get(0).isTransparentRetry()).isFalse();
     assertThat(attempts.get(1).isTransparentRetry()).isTrue();
     assertThat(attempts.get(1).getPreviousAttempts()).as("grpc-java counts no attempt for it").isZero();
+  }
+
+  /**
+   * The channel's first call waits for the connection, so its operations are replayed onto the
+   * stream when it comes; this transport refuses inside that replay (at the half-close), before
+   * the stream is attached. The call is replayed on the next stream all the same.
+   */
+  @Test
+  void aStreamRefusedWhileTheRecordIsReplayedOntoItIsReplayedAgain() throws Exception {
+    ManagedChannel channel = channel(new RefusingProvider(1, Integer.MAX_VALUE, true));
+    assertThat(ClientCalls.blockingUnaryCall(channel, TestMethods.UNARY,
+        CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), "first")).isEqualTo("first");
+    assertThat(serverCalls.get()).isEqualTo(1);
   }
 
   @Test
