@@ -506,13 +506,27 @@ final class PacketBuilder {
    */
   private int writeClose(ByteBuffer out, int start, int max) {
     boolean initial = useInitial();
-    PacketSpace space = initial ? c.initialSpace : c.appSpace;
+    c.closeToSend = false;
+    int n = writeCloseIn(initial ? c.initialSpace : c.appSpace, initial, out, start);
+    // RFC 9000 §10.2.3: before the handshake is confirmed the peer may no longer read INITIAL
+    // packets (a client drops its Initial keys once it has the server's answer, while this server
+    // still waits for its first 1-RTT packet), so the close goes in a 1-RTT packet as well,
+    // coalesced into the same datagram (§12.2).
+    if (initial && n > 0 && c.appSpace.protection != null && max - n > MIN_CLOSE_PACKET) {
+      n += writeCloseIn(c.appSpace, false, out, out.position());
+    }
+    return n;
+  }
+
+  /** Room a 1-RTT close needs besides its reason: header, frame, AEAD tag. */
+  private static final int MIN_CLOSE_PACKET = 64;
+
+  /** One CONNECTION_CLOSE packet of {@code space} at {@code start}; its size, or 0 if none. */
+  private int writeCloseIn(PacketSpace space, boolean initial, ByteBuffer out, int start) {
     PacketProtection keys = space.protection;
     if (keys == null) {
-      c.closeToSend = false; // no keys to close with: the peer learns of it from its idle timer
-      return 0;
+      return 0; // no keys to close with: the peer learns of it from its idle timer
     }
-    c.closeToSend = false;
     long pn = space.log.beginPacket();
     int pnLength = PacketNumber.encodedLength(pn, space.loss.largestAckedPn());
     int lengthOffset = -1;

@@ -63,6 +63,32 @@ class ClosingStateTest {
   }
 
   @Test
+  void aCloseBeforeTheClientsFirstOneRttPacketReachesAClientThatDroppedItsInitialKeys() {
+    client = Connection.client(Forge.seeded(ConnectionConfig.defaults(), 1), new ConnectionListener() {});
+    ServerDemux demux = new ServerDemux(Forge.seeded(ConnectionConfig.defaults(), 2),
+        c -> new ConnectionListener() {}, 4);
+    wire.clear();
+    client.pollDatagram(wire, now);
+    wire.flip();
+    server = demux.onDatagram(wire, now, 0, ByteBuffer.allocate(2048));
+    now += MS;
+    for (byte[] d : drain(server)) {
+      client.onDatagram(ByteBuffer.wrap(d), now, 0);
+    }
+    assertThat(client.state()).as("the client has the server's answer").isEqualTo(ConnectionState.ESTABLISHED);
+    drain(client); // lost: the server never sees the client's first 1-RTT packet
+    server.close(9, "going away");
+    List<byte[]> closes = drain(server);
+    assertThat(closes).isNotEmpty();
+    for (byte[] d : closes) {
+      client.onDatagram(ByteBuffer.wrap(d), now, 0);
+    }
+    // RFC 9000 §10.2.3: the close came in a 1-RTT packet too, which the client can open.
+    assertThat(client.state()).isEqualTo(ConnectionState.DRAINING);
+    assertThat(client.closeCode()).isEqualTo(9);
+  }
+
+  @Test
   void aFloodAtAClosingEndpointDrawsFarFewerCloses() {
     handshake();
     server.close(7, "done");
