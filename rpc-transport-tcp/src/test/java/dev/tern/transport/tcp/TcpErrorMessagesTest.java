@@ -129,6 +129,6 @@ class TcpErrorMessagesTest {
         .hasMessageContaining("dev.tern:rpc-transport-quic");
     assertThatThrownBy(() -> TernChannelBuilder.forTarget("localhost:1").transports("udp").build())
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("not released yet");
+        .hasMessageContaining("dev.tern:rpc-transport-udp");
   }
 }
