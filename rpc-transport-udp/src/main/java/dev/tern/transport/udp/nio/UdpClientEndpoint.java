@@ -44,6 +44,20 @@ public final class UdpClientEndpoint extends EndpointLoop {
    */
   public static UdpClientEndpoint connect(InetSocketAddress server, ConnectionConfig config,
       ConnectionListener listener, String threadName) throws IOException {
+    return connect(server, config, listener, threadName, e -> { });
+  }
+
+  /**
+   * As {@link #connect(InetSocketAddress, ConnectionConfig, ConnectionListener, String)}, handing
+   * the endpoint to {@code beforeStart} before its loop starts: the loop may complete a handshake
+   * on loopback before this method returns, and an owner that must know its endpoint by then
+   * (to take calls the moment it is ready) records it there.
+   *
+   * @param beforeStart runs on the caller's thread with the endpoint, before the loop starts
+   */
+  public static UdpClientEndpoint connect(InetSocketAddress server, ConnectionConfig config,
+      ConnectionListener listener, String threadName,
+      java.util.function.Consumer<UdpClientEndpoint> beforeStart) throws IOException {
     if (server.isUnresolved()) {
       throw new IllegalArgumentException("server address " + server + " is unresolved");
     }
@@ -53,6 +67,7 @@ public final class UdpClientEndpoint extends EndpointLoop {
     try {
       ch.connect(server);
       UdpClientEndpoint e = new UdpClientEndpoint(ch, server, config, listener, threadName);
+      beforeStart.accept(e);
       e.start();
       return e;
     } catch (IOException | RuntimeException e) {

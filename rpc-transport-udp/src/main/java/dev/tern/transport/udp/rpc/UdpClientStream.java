@@ -222,11 +222,28 @@ final class UdpClientStream extends RpcStream implements ClientStream {
     if (ended) {
       return;
     }
-    if (stream != null) {
-      resetOutput(code);
-      stopInput(code);
+    if (stream == null) {
+      refuseUnsent(status);
+      return;
     }
+    resetOutput(code);
+    stopInput(code);
     end(status, new Metadata());
+  }
+
+  /**
+   * Ends a call that never had a stream, so nothing of it reached the server: as refused
+   * unprocessed, which lets the call layer send it again on another connection.
+   */
+  void refuseUnsent(Status status) {
+    if (ended) {
+      return;
+    }
+    ended = true;
+    dropQueued();
+    ready = false;
+    transport.callEnded(this);
+    listener.onRefused(status);
   }
 
   private void end(Status status, Metadata trailers) {

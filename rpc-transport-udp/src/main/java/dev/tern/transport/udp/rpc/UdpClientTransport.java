@@ -15,7 +15,6 @@ import dev.tern.transport.udp.frame.TransportError;
 import dev.tern.transport.udp.nio.Pump;
 import dev.tern.transport.udp.nio.UdpClientEndpoint;
 import dev.tern.transport.udp.stream.Stream;
-import io.grpc.Metadata;
 import io.grpc.Status;
 import java.net.InetSocketAddress;
 import java.net.PortUnreachableException;
@@ -50,7 +49,9 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
   private int openCalls;
   private volatile boolean ready;
   private boolean shutdown;
-  private boolean shutdownReported;
+  /** Set once transportShutdown was reported, on the loop or (for a loop already gone) a caller. */
+  private final java.util.concurrent.atomic.AtomicBoolean shutdownReported =
+      new java.util.concurrent.atomic.AtomicBoolean();
   private boolean closing;
   private long handshakeDeadlineNs = Long.MAX_VALUE;
   private volatile int version;
@@ -90,27 +91,30 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
     }
     UdpClientEndpoint e;
     try {
-      e = UdpClientEndpoint.connect(address, config, this, "tern-udp-client " + address);
+      // Known before the loop starts: on loopback the handshake can complete, and the channel
+      // hand this transport a call, before connect returns.
+      long timeoutMs = options.get(TransportOptions.HANDSHAKE_TIMEOUT_MILLIS);
+      e = UdpClientEndpoint.connect(address, config, this, "tern-udp-client " + address, x -> {
+        endpoint = x;
+        // Before the loop's first turn (Thread.start publishes them to it).
+        handshakeDeadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        connection = x.connection();
+        x.setPump(this);
+      });
     } catch (java.io.IOException | RuntimeException ex) {
+      endpoint = null;
       failUnstarted(Status.UNAVAILABLE.withDescription("cannot open a UDP socket to " + address
           + ": " + ex).withCause(ex));
       return;
     }
-    long timeoutMs = options.get(TransportOptions.HANDSHAKE_TIMEOUT_MILLIS);
-    endpoint = e;
     e.terminated().whenComplete((v, t) -> endpointEnded());
-    e.tryExecute(() -> {
-      handshakeDeadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-      connection = e.connection();
-      e.setPump(this);
-    });
   }
 
   /** The transport could not even start: it reports shutdown and termination at once. */
   private void failUnstarted(Status status) {
     failure = status;
     shutdown = true;
-    shutdownReported = true;
+    shutdownReported.set(true);
     listener.transportShutdown(status);
     listener.transportTerminated();
   }
@@ -132,7 +136,12 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
       Status why = failure != null ? failure
           : Status.UNAVAILABLE.withDescription("udp transport to " + address + " has terminated");
       s.ended = true;
-      listener.onClose(why, new Metadata());
+      // The loop has ended but may not have told the channel yet: tell it now, so that the call
+      // layer's replay of this never-sent call goes to a new connection, not to this one.
+      if (shutdownReported.compareAndSet(false, true)) {
+        this.listener.transportShutdown(why);
+      }
+      listener.onRefused(why);
     }
     return s;
   }
@@ -234,7 +243,7 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
     version = v.getAsInt();
     ready = true;
     refreshInfo();
-    if (!shutdownReported) {
+    if (!shutdownReported.get()) {
       listener.transportReady(info);
     }
     openWaiting();
@@ -337,8 +346,7 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
       failure = status;
     }
     shutdown = true;
-    if (!shutdownReported) {
-      shutdownReported = true;
+    if (shutdownReported.compareAndSet(false, true)) {
       listener.transportShutdown(status);
     }
     for (UdpClientStream s : new ArrayList<>(waiting)) {
@@ -395,8 +403,7 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
   public void shutdown() {
     run(() -> {
       shutdown = true;
-      if (!shutdownReported) {
-        shutdownReported = true;
+      if (shutdownReported.compareAndSet(false, true)) {
         listener.transportShutdown(Status.UNAVAILABLE.withDescription("transport shutdown"));
       }
       maybeClose();
