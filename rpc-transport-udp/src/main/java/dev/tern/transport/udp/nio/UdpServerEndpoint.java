@@ -49,6 +49,9 @@ public final class UdpServerEndpoint extends EndpointLoop {
   private long unroutable;
   private volatile long droppedSnapshot;
   private volatile int connectionsSnapshot;
+  private long received;
+  private volatile long receivedSnapshot;
+  private volatile long versionNegotiationsSnapshot;
 
   private UdpServerEndpoint(DatagramChannel channel, ConnectionConfig config,
       Function<Connection, ConnectionListener> listeners, int maxConnections, String threadName)
@@ -106,6 +109,16 @@ public final class UdpServerEndpoint extends EndpointLoop {
     return droppedSnapshot;
   }
 
+  /** Datagrams read from the socket so far. Any thread (updated once per loop turn). */
+  public long receivedDatagrams() {
+    return receivedSnapshot;
+  }
+
+  /** Version Negotiation answers sent so far (docs/protocol.md §3). Any thread (once per turn). */
+  public long versionNegotiationsSent() {
+    return versionNegotiationsSnapshot;
+  }
+
   /** Live connections, as of the last loop turn. Any thread. */
   public int connectionCount() {
     return connectionsSnapshot;
@@ -147,6 +160,7 @@ public final class UdpServerEndpoint extends EndpointLoop {
       if (from == null) {
         return;
       }
+      received++;
       moved++;
       rxDirect.flip();
       rx.clear();
@@ -256,6 +270,8 @@ public final class UdpServerEndpoint extends EndpointLoop {
       purgePaths(nowNs);
     }
     droppedSnapshot = demux.dropped() + unroutable;
+    receivedSnapshot = received;
+    versionNegotiationsSnapshot = demux.versionNegotiationsSent();
     connectionsSnapshot = demux.connections().size();
     if (closing && demux.connections().isEmpty()) {
       stop();
