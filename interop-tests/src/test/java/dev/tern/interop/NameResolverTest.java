@@ -148,15 +148,15 @@ class NameResolverTest {
     assertThat(channel.authority()).as("the resolver's service authority").isEqualTo("who.test");
     assertThat(who(channel)).as("past the dead first address").isEqualTo("one");
 
+    // The connection to "one" is left once the resolver no longer lists it (the channel leaves
+    // READY); the next call reaches "two".
+    io.grpc.ConnectivityState before = channel.getState(false);
+    assertThat(before).isEqualTo(io.grpc.ConnectivityState.READY);
+    java.util.concurrent.CountDownLatch left = new java.util.concurrent.CountDownLatch(1);
+    channel.notifyWhenStateChanged(before, left::countDown);
     provider.made.set(List.of(two));
-    // The connection to "one" is left once the resolver no longer lists it; later calls reach "two".
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    String answer = who(channel);
-    while (!answer.equals("two") && System.nanoTime() < deadline) {
-      Thread.sleep(20);
-      answer = who(channel);
-    }
-    assertThat(answer).as("after the resolver moved the service").isEqualTo("two");
+    assertThat(left.await(10, TimeUnit.SECONDS)).as("the channel left its connection to one").isTrue();
+    assertThat(who(channel)).as("after the resolver moved the service").isEqualTo("two");
     assertThat(provider.made.resolutions.get()).as("resolutions: the first, the change, the reconnect's")
         .isGreaterThanOrEqualTo(3);
   }
