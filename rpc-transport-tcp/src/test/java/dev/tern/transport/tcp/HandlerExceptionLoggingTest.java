@@ -18,12 +18,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ServerCalls;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -43,21 +38,7 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class HandlerExceptionLoggingTest {
-  private static final MethodDescriptor.Marshaller<String> UTF8 = new MethodDescriptor.Marshaller<>() {
-    @Override
-    public InputStream stream(String value) {
-      return new ByteArrayInputStream(value.getBytes(StandardCharsets.UTF_8));
-    }
-
-    @Override
-    public String parse(InputStream in) {
-      try {
-        return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-  };
+  private static final MethodDescriptor.Marshaller<String> UTF8 = dev.tern.conformance.Utf8.MARSHALLER;
   private static final MethodDescriptor<String, String> THROWS = method("test.Throwing/Throws");
   private static final MethodDescriptor<String, String> START_THROWS = method("test.Throwing/StartThrows");
   private static final MethodDescriptor<String, String> FINE = method("test.Throwing/Fine");
