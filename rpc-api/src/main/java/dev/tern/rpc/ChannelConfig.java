@@ -35,6 +35,12 @@ final class ChannelConfig {
   final Executor offloadExecutor;
   /** How long the channel stays connected with no call before it goes idle; 0 never. */
   final long idleTimeoutNanos;
+  /** Where the channel's name resolution, load balancer and subchannel states run. */
+  final io.grpc.SynchronizationContext sync;
+  /** Whether the name resolver's service config is used ({@code disableServiceConfigLookUp} turns it off). */
+  final boolean serviceConfigLookUp;
+  /** The builder's {@code defaultServiceConfig}, used when the resolver gives none; null if none. */
+  final java.util.Map<String, ?> defaultServiceConfig;
   /** Request bytes the channel's uncommitted calls keep for a replay (see {@link DelayedClientStream}). */
   final java.util.concurrent.atomic.AtomicLong retryBuffered = new java.util.concurrent.atomic.AtomicLong();
 
@@ -43,7 +49,8 @@ final class ChannelConfig {
       CompressorRegistry compressors, DecompressorRegistry decompressors, int maxInboundMessageSize,
       int[] protocolVersions, SecurityLevel securityLevel, long handshakeTimeoutNanos,
       long initialBackoffNanos, long maxBackoffNanos, Consumer<ConnectionInfo> connectionListener,
-      long raceHeadStartNanos, TransportMemory memory, Executor offloadExecutor, long idleTimeoutNanos) {
+      long raceHeadStartNanos, TransportMemory memory, Executor offloadExecutor, long idleTimeoutNanos,
+      io.grpc.SynchronizationContext sync, boolean serviceConfigLookUp, java.util.Map<String, ?> defaultServiceConfig) {
     this.address = address;
     this.authority = authority;
     this.selector = selector;
@@ -63,6 +70,16 @@ final class ChannelConfig {
     this.memory = memory;
     this.offloadExecutor = offloadExecutor != null ? offloadExecutor : SharedResolver.POOL;
     this.idleTimeoutNanos = idleTimeoutNanos;
+    this.sync = sync;
+    this.serviceConfigLookUp = serviceConfigLookUp;
+    this.defaultServiceConfig = defaultServiceConfig;
+  }
+
+  /** A synchronization context whose uncaught exceptions are logged as the channel's. */
+  static io.grpc.SynchronizationContext newSync(String authority) {
+    java.util.logging.Logger log = java.util.logging.Logger.getLogger(TernManagedChannel.class.getName());
+    return new io.grpc.SynchronizationContext((t, e) -> log.log(java.util.logging.Level.SEVERE,
+        "channel to " + authority + ": uncaught exception in its load balancer or name resolver", e));
   }
 
   /** The pool channels without an offload executor resolve on; its idle threads exit. */

@@ -7,13 +7,11 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.net.SocketAddress;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -21,9 +19,11 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * A channel's connection: connects lazily on the first call (a {@link TransportRace} between the
- * candidate transports), queues calls until the race has a winner, fails them with a status that
- * says why when every candidate failed, and reconnects with backoff.
+ * One backend's connection (the transport behind a load balancer's subchannel): connects when asked
+ * (a {@link TransportRace} between the candidate transports over the backend's addresses), queues
+ * calls until the race has a winner, fails them with a status that says why when every candidate
+ * failed, and, as grpc-java's subchannels do, reconnects with backoff after a failure. Its state
+ * changes go to {@link StateListener}: the channel's load balancer decides from them where calls go.
  */
 final class ConnectionManager {
   private static final Logger log = Logger.getLogger(ConnectionManager.class.getName());
@@ -37,9 +37,23 @@ final class ConnectionManager {
     void failed(Status status);
   }
 
+  /** Hears the connection's state; called with the manager's lock held, so it must only enqueue. */
+  interface StateListener {
+    /** The state changed to {@code state}; {@code failure} is the reason when it is TRANSIENT_FAILURE. */
+    void stateChanged(ConnectivityState state, Status failure);
+
+    /** The race under way lets calls allowed early data go on its first candidate now. */
+    void earlyDataPossible();
+  }
+
+  private static final StateListener NO_LISTENER = new StateListener() {
+    @Override public void stateChanged(ConnectivityState state, Status failure) {}
+
+    @Override public void earlyDataPossible() {}
+  };
+
   private final ChannelConfig cfg;
   private final ScheduledExecutorService scheduler;
-  private final Executor callbackExecutor;
   private final Runnable onTerminated;
   private final Backoff backoff;
   /** How a waiting call waits: through failures (wait-for-ready), and whether it may go early. */
@@ -54,21 +68,12 @@ final class ConnectionManager {
   }
 
   private final Map<Waiter, Mode> waiters = new LinkedHashMap<>();
-  /** Calls that asked for a connection and have not ended: while there is one, the channel is not idle. */
-  private final Set<Waiter> inUse = new HashSet<>();
-  /**
-   * The idle timer's wake-up, null when none is scheduled. It is not cancelled when a call starts
-   * nor rescheduled when one ends (as grpc-java's {@code Rescheduler}): a call costs no timer
-   * operation; a wake-up that comes early, or while calls run, schedules the rest or nothing.
-   */
-  private ScheduledFuture<?> idleTimer;
-  /** Whether the channel is idle-timing (no call in use); {@link #idleDeadlineNanos} is then valid. */
-  private boolean idleArmed;
-  private long idleDeadlineNanos;
+  private final StateListener listener;
+  /** The backend's addresses, replaced by the load balancer's {@link #updateAddresses}. */
+  private volatile java.util.function.Supplier<List<SocketAddress>> addresses;
   private final Set<ClientTransport> live = ConcurrentHashMap.newKeySet();
   /** Transports that carried calls and then shut down (a GOAWAY): their calls still run. */
   private final Set<ClientTransport> draining = ConcurrentHashMap.newKeySet();
-  private final List<Runnable> stateWatchers = new ArrayList<>();
   private ConnectivityState state = ConnectivityState.IDLE;
   private Connection ready;
   private TransportRace connecting;
@@ -80,30 +85,36 @@ final class ConnectionManager {
   private boolean shutdown;
   private boolean terminated;
 
-  ConnectionManager(ChannelConfig cfg, ScheduledExecutorService scheduler, Executor callbackExecutor,
+  /**
+   * @param addresses the backend's addresses, in the order tried (blocking: called on the offload executor)
+   * @param listener hears every state change; null for none
+   * @param onTerminated runs once, when the manager is shut down and every transport has terminated
+   */
+  ConnectionManager(ChannelConfig cfg, java.util.function.Supplier<List<SocketAddress>> addresses,
+      ScheduledExecutorService scheduler, StateListener listener,
       Runnable onTerminated) {
     this.cfg = cfg;
+    this.addresses = addresses;
     this.scheduler = scheduler;
-    this.callbackExecutor = callbackExecutor;
+    this.listener = listener != null ? listener : NO_LISTENER;
     this.onTerminated = onTerminated;
     this.backoff = new Backoff(cfg.initialBackoffNanos, cfg.maxBackoffNanos);
-    if (cfg.address instanceof ResolverAddresses) {
-      ((ResolverAddresses) cfg.address).onUpdate(this::addressesChanged);
-    }
   }
 
   /**
-   * The name resolver gave new addresses: a connection to an address no longer listed is left, as
-   * grpc-java's pick_first leaves it (its calls finish; the next call connects to the new list).
+   * The load balancer gave the backend new addresses: the next connect uses them, and a connection
+   * to an address no longer listed is left, as grpc-java's subchannels leave it (its calls finish;
+   * the next call connects to the new list).
    */
-  private void addressesChanged(List<java.net.SocketAddress> addresses) {
+  void updateAddresses(java.util.function.Supplier<List<SocketAddress>> next, List<SocketAddress> listed) {
+    this.addresses = next;
     ClientTransport leave = null;
     synchronized (this) {
-      if (shutdown || ready == null) {
+      if (shutdown || ready == null || listed == null) {
         return;
       }
       java.net.SocketAddress at = ready.info().remoteAddress();
-      if (at != null && !addresses.contains(at)) {
+      if (at != null && !listed.contains(at)) {
         leave = ready.transport;
         draining.add(leave);
         ready = null;
@@ -124,17 +135,13 @@ final class ConnectionManager {
    * the handshake even when allowed early data: a stream opened on a connection that then fails
    * would fail the call, where wait-for-ready promises to wait through connection failures.
    */
-  void obtain(Waiter waiter, boolean waitForReady, boolean earlyData) {
+  boolean obtain(Waiter waiter, boolean waitForReady, boolean earlyData) {
     Connection c = null;
     Status fail = null;
     TransportRace start = null;
     synchronized (this) {
-      if (!shutdown) {
-        inUse.add(waiter);
-        disarmIdleTimer();
-      }
       if (shutdown) {
-        fail = Status.UNAVAILABLE.withDescription("channel is shut down");
+        return false;
       } else if (ready != null) {
         c = ready;
       } else if (state == ConnectivityState.TRANSIENT_FAILURE && !waitForReady) {
@@ -156,66 +163,20 @@ final class ConnectionManager {
     if (start != null) {
       start.start();
     }
+    return true;
   }
 
-  /**
-   * A call ended (whether or not a transport was ready for it): forgets it, and once no call is
-   * left, arms the idle timer.
-   */
+  /** A call ended (whether or not a transport was ready for it): forgets it. */
   synchronized void cancelWait(Waiter waiter) {
     waiters.remove(waiter);
-    if (inUse.remove(waiter) && inUse.isEmpty()) {
-      armIdleTimer();
-    }
-  }
-
-  private void armIdleTimer() {
-    if (cfg.idleTimeoutNanos > 0 && !shutdown && ready != null) {
-      idleArmed = true;
-      idleDeadlineNanos = System.nanoTime() + cfg.idleTimeoutNanos;
-      if (idleTimer == null) {
-        idleTimer = scheduler.schedule(this::idleTimerFired, cfg.idleTimeoutNanos, TimeUnit.NANOSECONDS);
-      }
-    }
-  }
-
-  private void disarmIdleTimer() {
-    idleArmed = false;
-  }
-
-  private void cancelIdleTimer() {
-    idleArmed = false;
-    if (idleTimer != null) {
-      idleTimer.cancel(false);
-      idleTimer = null;
-    }
   }
 
   /**
-   * No call for the idle timeout: the channel goes IDLE as grpc-java's does. Its connection is
-   * closed gracefully (no call runs on it) and the next call connects again.
+   * The first candidate of the race under way when calls allowed early data may go on it now (see
+   * {@link #obtain}), else null.
    */
-  private void idleTimerFired() {
-    ClientTransport close;
-    synchronized (this) {
-      idleTimer = null;
-      if (!idleArmed || shutdown || !inUse.isEmpty() || ready == null) {
-        return;
-      }
-      long left = idleDeadlineNanos - System.nanoTime();
-      if (left > 0) {
-        idleTimer = scheduler.schedule(this::idleTimerFired, left, TimeUnit.NANOSECONDS);
-        return;
-      }
-      idleArmed = false;
-      close = ready.transport;
-      draining.add(close);
-      ready = null;
-      backoff.reset();
-      setState(ConnectivityState.IDLE);
-    }
-    log.log(Level.FINE, "channel to {0} idle: closing its connection", cfg.authority);
-    close.shutdown();
+  synchronized Connection earlyConnection() {
+    return !shutdown && ready == null && connecting != null ? early : null;
   }
 
   synchronized ConnectivityState state(boolean requestConnection) {
@@ -226,35 +187,24 @@ final class ConnectionManager {
     return state;
   }
 
-  synchronized void notifyWhenStateChanged(ConnectivityState source, Runnable callback) {
-    if (state != source) {
-      callbackExecutor.execute(callback);
-    } else {
-      stateWatchers.add(callback);
-    }
-  }
-
   /** The ready connection, or null. */
   synchronized Connection current() {
     return ready;
   }
 
   private TransportRace beginConnect() {
-    TransportRace a = new TransportRace(cfg, scheduler, outcome);
+    TransportRace a = new TransportRace(cfg, addresses, scheduler, outcome);
     connecting = a;
     setState(ConnectivityState.CONNECTING);
     return a;
   }
 
   private void setState(ConnectivityState s) {
-    if (state == s || state == ConnectivityState.SHUTDOWN) {
+    if (state == s && s != ConnectivityState.TRANSIENT_FAILURE || state == ConnectivityState.SHUTDOWN) {
       return;
     }
     state = s;
-    for (Runnable r : stateWatchers) {
-      callbackExecutor.execute(r);
-    }
-    stateWatchers.clear();
+    listener.stateChanged(s, s == ConnectivityState.TRANSIENT_FAILURE ? lastFailure : null);
   }
 
   void resetBackoff() {
@@ -271,18 +221,15 @@ final class ConnectionManager {
     }
   }
 
+  /** As grpc-java's subchannels: once the backoff is over, the next connect starts by itself. */
   private TransportRace afterBackoff() {
     if (shutdown) {
       return null;
     }
-    setState(ConnectivityState.IDLE);
-    return waiters.isEmpty() ? null : beginConnect();
+    return beginConnect();
   }
 
   void shutdown() {
-    if (cfg.address instanceof ResolverAddresses) {
-      ((ResolverAddresses) cfg.address).shutdown();
-    }
     List<ClientTransport> close = new ArrayList<>();
     List<ClientTransport> closeNow = new ArrayList<>();
     List<Waiter> fail = new ArrayList<>();
@@ -291,7 +238,6 @@ final class ConnectionManager {
         return;
       }
       shutdown = true;
-      cancelIdleTimer();
       setState(ConnectivityState.SHUTDOWN);
       if (reconnect != null) {
         reconnect.cancel(false);
@@ -314,6 +260,7 @@ final class ConnectionManager {
       }
     }
     Status status = Status.UNAVAILABLE.withDescription("channel shut down before a transport was ready");
+    // The waiters are those that went straight to this backend (health checks, early data).
     fail.forEach(w -> w.failed(status));
     close.forEach(ClientTransport::shutdown);
     closeNow.forEach(t -> t.shutdownNow(Status.UNAVAILABLE.withDescription("channel shut down")));
@@ -363,6 +310,7 @@ final class ConnectionManager {
           return; // early calls wait for the winner like the others
         }
         early = first;
+        listener.earlyDataPossible();
         for (Map.Entry<Waiter, Mode> e : new ArrayList<>(waiters.entrySet())) {
           if (e.getValue().earlyData && !e.getValue().waitForReady) {
             release.add(e.getKey());
@@ -393,9 +341,6 @@ final class ConnectionManager {
           serve = new ArrayList<>(waiters.keySet());
           waiters.clear();
           closeAfter = shutdown;
-          if (inUse.isEmpty()) {
-            armIdleTimer(); // connected on request (getState(true)) with no call
-          }
         }
       }
       for (Waiter w : serve) {

@@ -1,193 +1,189 @@
 package dev.tern.rpc;
 
+import io.grpc.Attributes;
 import io.grpc.ChannelLogger;
 import io.grpc.EquivalentAddressGroup;
 import io.grpc.NameResolver;
 import io.grpc.Status;
 import io.grpc.StatusOr;
 import io.grpc.SynchronizationContext;
-import java.net.SocketAddress;
 import java.net.URI;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * A channel's addresses from a grpc-java {@link NameResolver} (one from the {@code
+ * A channel's name resolution through a grpc-java {@link NameResolver} (one from the {@code
  * NameResolverRegistry} for the target's scheme, or the builder's {@code nameResolverFactory}).
- * The resolver starts at the channel's first connect, which waits for its first answer; every later
- * connect asks it to resolve again ({@link NameResolver#refresh()}, grpc-java's re-resolution after a
- * connection failure) and uses the latest answer at once. Every answer is passed to the channel,
- * which leaves a connection to an address no longer listed. {@link #get()} blocks and runs on the
- * channel's offload executor, never on a caller's thread.
+ * The channel starts it when it leaves idle and stops it when it goes idle or shuts down (a stopped
+ * resolver cannot start again, so each start after the first makes a new one, as grpc-java's
+ * channel does); the channel's load balancer asks it to resolve again through {@link #refresh()}
+ * (grpc-java's re-resolution after a connection failure). Every call runs in the channel's
+ * synchronization context, the one the resolver was given.
  */
-final class ResolverAddresses implements java.util.function.Supplier<List<SocketAddress>> {
-  private static final Logger log = Logger.getLogger(ResolverAddresses.class.getName());
+final class ResolverAddresses {
 
+  /** Receives the resolver's answers, in the channel's synchronization context. */
+  interface Listener {
+    /**
+     * New addresses.
+     *
+     * @param serviceConfig the resolver's service config (parsed by the channel), or null if it gave none
+     */
+    Status addresses(List<EquivalentAddressGroup> groups, Attributes attributes,
+        NameResolver.ConfigOrError serviceConfig);
+
+    /** Resolution failed; the channel retries it with backoff. */
+    void error(Status status);
+  }
+
+  private final NameResolver.Factory factory;
   private final URI target;
-  private final NameResolver resolver;
-  private final SynchronizationContext sync;
-  private final long firstAnswerTimeoutNanos;
-  private Consumer<List<SocketAddress>> onUpdate = a -> { };
-  private List<SocketAddress> latest;
-  private Status error;
-  private boolean started;
-  private boolean shutdown;
+  private final NameResolver.Args args;
+  /** The resolver made at construction (to check the target and give the authority); used by the first start. */
+  private NameResolver unstarted;
+  private NameResolver running;
 
   /**
    * @param factory makes the resolver for {@code target}
    * @param defaultPort the port for addresses that name none (443 with TLS, 80 without)
    * @param proxies the channel's proxy detector, which resolvers consult as grpc-java's DNS one does
-   * @param firstAnswerTimeoutNanos how long the first connect waits for the resolver's first answer
+   * @param sync the channel's synchronization context, shared with its load balancer
+   * @param serviceConfigParser parses the service configs the resolver finds
    * @throws IllegalArgumentException if the factory gives no resolver for {@code target}
    */
   ResolverAddresses(NameResolver.Factory factory, URI target, int defaultPort, io.grpc.ProxyDetector proxies,
-      ScheduledExecutorService scheduler, Executor offload, long firstAnswerTimeoutNanos) {
+      ScheduledExecutorService scheduler, Executor offload, SynchronizationContext sync,
+      NameResolver.ServiceConfigParser serviceConfigParser) {
+    this.factory = factory;
     this.target = target;
-    this.firstAnswerTimeoutNanos = firstAnswerTimeoutNanos;
-    this.sync = new SynchronizationContext((t, e) ->
-        log.log(Level.WARNING, "name resolver for " + target + " threw", e));
-    NameResolver.Args args = NameResolver.Args.newBuilder()
+    this.args = NameResolver.Args.newBuilder()
         .setDefaultPort(defaultPort)
         .setProxyDetector(proxies)
         .setSynchronizationContext(sync)
         .setScheduledExecutorService(scheduler)
-        .setServiceConfigParser(new NameResolver.ServiceConfigParser() {
-          @Override
-          public NameResolver.ConfigOrError parseServiceConfig(java.util.Map<String, ?> rawServiceConfig) {
-            // Service configs are accepted but not applied yet (docs/transport-choice.md).
-            return NameResolver.ConfigOrError.fromConfig(rawServiceConfig);
-          }
-        })
-        .setChannelLogger(new ChannelLogger() {
-          @Override
-          public void log(ChannelLogLevel level, String message) {
-            log.log(level == ChannelLogLevel.ERROR || level == ChannelLogLevel.WARNING ? Level.FINE : Level.FINEST,
-                message);
-          }
-
-          @Override
-          public void log(ChannelLogLevel level, String messageFormat, Object... args) {
-            log(level, java.text.MessageFormat.format(messageFormat, args));
-          }
-        })
+        .setServiceConfigParser(serviceConfigParser)
+        .setChannelLogger(ChannelLoggers.forClass(ResolverAddresses.class))
         .setOffloadExecutor(offload)
         .build();
+    this.unstarted = newResolver();
+  }
+
+  private NameResolver newResolver() {
     NameResolver r = factory.newNameResolver(target, args);
     if (r == null) {
       throw new IllegalArgumentException("the name resolver for scheme '" + target.getScheme()
           + "' does not accept target '" + target + "'");
     }
-    this.resolver = r;
+    return r;
+  }
+
+  /** The target, for messages. */
+  URI target() {
+    return target;
   }
 
   /** The authority the resolver gives for the target (the channel's authority by default). */
   String serviceAuthority() {
-    return resolver.getServiceAuthority();
+    return (unstarted != null ? unstarted : newResolver()).getServiceAuthority();
   }
 
-  /** Where each answer goes (the channel's connection manager); set before the first {@link #get()}. */
-  synchronized void onUpdate(Consumer<List<SocketAddress>> listener) {
-    onUpdate = listener;
+  /** Starts resolving (in the synchronization context); answers go to {@code listener}. */
+  void start(Listener listener) {
+    if (running != null) {
+      return;
+    }
+    NameResolver r = unstarted != null ? unstarted : newResolver();
+    unstarted = null;
+    running = r;
+    r.start(new Forward(r, listener));
   }
 
-  @Override
-  public List<SocketAddress> get() {
-    boolean first;
-    synchronized (this) {
-      if (shutdown) {
-        throw Status.UNAVAILABLE.withDescription("channel is shut down").asRuntimeException();
-      }
-      first = !started;
-      started = true;
-    }
-    if (first) {
-      sync.execute(() -> resolver.start(new Listener()));
-    } else {
-      sync.execute(resolver::refresh);
-    }
-    synchronized (this) {
-      long deadline = System.nanoTime() + firstAnswerTimeoutNanos;
-      while (latest == null && error == null && !shutdown) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          throw Status.UNAVAILABLE.withDescription("name resolver for " + target + " gave no addresses within "
-              + TimeUnit.NANOSECONDS.toMillis(firstAnswerTimeoutNanos) + " ms").asRuntimeException();
-        }
-        try {
-          TimeUnit.NANOSECONDS.timedWait(this, left);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw Status.UNAVAILABLE.withDescription("interrupted while resolving " + target).asRuntimeException();
-        }
-      }
-      if (latest == null || latest.isEmpty()) {
-        Status why = error != null ? error : Status.UNAVAILABLE.withDescription("no addresses");
-        throw Status.UNAVAILABLE.withDescription("name resolution of " + target + " failed: " + why.getCode()
-            + (why.getDescription() == null ? "" : ": " + why.getDescription())).withCause(why.getCause())
-            .asRuntimeException();
-      }
-      return latest;
+  /** Asks the running resolver to resolve again (in the synchronization context). */
+  void refresh() {
+    if (running != null) {
+      running.refresh();
     }
   }
 
-  /** Stops the resolver (the channel shut down). */
+  /** Stops the running resolver, if any (in the synchronization context). */
   void shutdown() {
-    synchronized (this) {
-      if (shutdown) {
-        return;
-      }
-      shutdown = true;
-      notifyAll();
+    if (running != null) {
+      running.shutdown();
+      running = null;
     }
-    sync.execute(resolver::shutdown);
   }
 
-  private final class Listener extends NameResolver.Listener2 {
+  /** Passes on the answers of one resolver while it is the running one. */
+  private final class Forward extends NameResolver.Listener2 {
+    private final NameResolver owner;
+    private final Listener listener;
+
+    Forward(NameResolver owner, Listener listener) {
+      this.owner = owner;
+      this.listener = listener;
+    }
+
     @Override
     public void onResult(NameResolver.ResolutionResult result) {
-      onResult2(result);
+      args.getSynchronizationContext().execute(() -> onResult2(result));
     }
 
     @Override
     public Status onResult2(NameResolver.ResolutionResult result) {
+      if (running != owner) {
+        return Status.OK; // an answer of a resolver stopped since
+      }
       StatusOr<List<EquivalentAddressGroup>> groups = result.getAddressesOrError();
       if (!groups.hasValue()) {
-        onError(groups.getStatus());
+        listener.error(groups.getStatus());
         return groups.getStatus();
       }
-      List<SocketAddress> addresses = new ArrayList<>();
-      for (EquivalentAddressGroup g : groups.getValue()) {
-        addresses.addAll(g.getAddresses());
-      }
-      if (addresses.isEmpty()) {
-        Status empty = Status.UNAVAILABLE.withDescription("the resolver returned no addresses");
-        onError(empty);
-        return empty;
-      }
-      Consumer<List<SocketAddress>> tell;
-      List<SocketAddress> now = List.copyOf(addresses);
-      synchronized (ResolverAddresses.this) {
-        latest = now;
-        error = null;
-        tell = onUpdate;
-        ResolverAddresses.this.notifyAll();
-      }
-      tell.accept(now);
-      return Status.OK;
+      return listener.addresses(groups.getValue(), result.getAttributes(), result.getServiceConfig());
     }
 
     @Override
     public void onError(Status status) {
-      synchronized (ResolverAddresses.this) {
-        error = status;
-        ResolverAddresses.this.notifyAll();
-      }
+      args.getSynchronizationContext().execute(() -> {
+        if (running == owner) {
+          listener.error(status);
+        }
+      });
     }
+  }
+
+  /** grpc-java's channel loggers, onto java.util.logging: errors and warnings at FINE, the rest FINEST. */
+  static final class ChannelLoggers {
+    private ChannelLoggers() {}
+
+    static ChannelLogger forClass(Class<?> owner) {
+      Logger l = Logger.getLogger(owner.getName());
+      return new ChannelLogger() {
+        @Override
+        public void log(ChannelLogLevel level, String message) {
+          Level at = level == ChannelLogLevel.ERROR || level == ChannelLogLevel.WARNING ? Level.FINE : Level.FINEST;
+          if (l.isLoggable(at)) {
+            l.log(at, message);
+          }
+        }
+
+        @Override
+        public void log(ChannelLogLevel level, String messageFormat, Object... args) {
+          Level at = level == ChannelLogLevel.ERROR || level == ChannelLogLevel.WARNING ? Level.FINE : Level.FINEST;
+          if (l.isLoggable(at)) {
+            l.log(at, java.text.MessageFormat.format(messageFormat, args));
+          }
+        }
+      };
+    }
+  }
+
+  /** The raw service config of a resolver's answer, when the channel's parser kept it as a map. */
+  @SuppressWarnings("unchecked")
+  static Map<String, ?> rawServiceConfig(NameResolver.ConfigOrError config) {
+    return config != null && config.getConfig() instanceof Map ? (Map<String, ?>) config.getConfig() : null;
   }
 }

@@ -91,6 +91,8 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   private long raceHeadStartNanos = DEFAULT_RACE_HEAD_START_NANOS;
   private TransportMemory memory = TransportMemory.shared();
   private boolean retryEnabled = true;
+  private boolean serviceConfigLookUp = true;
+  private String loadBalancingPolicy = ChannelBalancer.DEFAULT_POLICY;
   private Executor offloadExecutor;
   private boolean censusStats = true;
   private boolean censusTracing = true;
@@ -776,6 +778,7 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
    */
   @Override
   public TernChannelBuilder disableServiceConfigLookUp() {
+    serviceConfigLookUp = false;
     return this;
   }
 
@@ -906,17 +909,22 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   }
 
   /**
-   * Not supported: a Tern channel connects to its one target; choose transports with {@link
-   * #transports}.
+   * The load-balancing policy used when the service config names none, as in grpc-java: a name in
+   * grpc-java's {@link io.grpc.LoadBalancerRegistry}, {@code "pick_first"} (the default: one
+   * connection, to the first address that answers) or {@code "round_robin"} (a connection to every
+   * resolved address, calls spread over the ready ones), or a custom policy's. Each backend's
+   * connection races the channel's transports ({@link #transports}). With grpc-java's {@code
+   * grpc-services} on the class path, {@code round_robin} checks each backend's health when the
+   * service config has a {@code healthCheckConfig}.
    *
-   * @param policy ignored
-   * @return never returns
-   * @throws UnsupportedOperationException always, naming the alternative
+   * @param policy the policy's name
+   * @return this builder
+   * @throws NullPointerException if {@code policy} is null
    */
   @Override
   public TernChannelBuilder defaultLoadBalancingPolicy(String policy) {
-    throw unsupported("defaultLoadBalancingPolicy(String)",
-        "a Tern channel connects to its one target; choose transports with transports(...)");
+    loadBalancingPolicy = Objects.requireNonNull(policy, "policy");
+    return this;
   }
 
   /**
@@ -1048,6 +1056,16 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     return Unsupported.method("TernChannelBuilder", signature, instead);
   }
 
+  /** Keeps a resolver's service config as its map; the channel reads what it applies from it. */
+  private static NameResolver.ServiceConfigParser rawServiceConfigs() {
+    return new NameResolver.ServiceConfigParser() {
+      @Override
+      public NameResolver.ConfigOrError parseServiceConfig(Map<String, ?> rawServiceConfig) {
+        return NameResolver.ConfigOrError.fromConfig(rawServiceConfig);
+      }
+    };
+  }
+
   /**
    * The channel; it connects on its first call.
    *
@@ -1091,14 +1109,27 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
       addresses = () -> resolveAll(h, p, d);
     }
     String auth = authority;
-    if (resolverTarget != null || nameResolverFactory != null) {
+    io.grpc.SynchronizationContext sync = ChannelConfig.newSync(target != null ? target : String.valueOf(authority));
+    ResolverAddresses resolver = null;
+    ChannelBalancer.policyConfig(loadBalancingPolicy); // a policy that is not registered fails here
+    if (host != null && resolverTarget == null && nameResolverFactory == null
+        && !ChannelBalancer.DEFAULT_POLICY.equals(loadBalancingPolicy)) {
+      // A policy over several backends sees each address of the host as one, as with grpc-java's DNS resolver.
+      ProxyDetector d = proxyDetector != null ? proxyDetector : SystemProxyDetector.INSTANCE;
+      String hostPort = (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
+      resolver = new ResolverAddresses(HostNameResolver.factory(host, port, hostPort, d),
+          java.net.URI.create("dns:///" + hostPort), tls == null ? 80 : 443, d, ChannelConfig.resolverTimer(),
+          offloadExecutor != null ? offloadExecutor : ChannelConfig.resolverPool(), sync, rawServiceConfigs());
+    } else if (resolverTarget != null || nameResolverFactory != null) {
       NameResolver.Factory factory = nameResolverFactory != null ? nameResolverFactory
           : NameResolverRegistry.getDefaultRegistry().asFactory();
       java.net.URI uri = resolverTarget != null ? resolverTarget : withScheme(target, factory.getDefaultScheme());
-      ResolverAddresses resolver = new ResolverAddresses(factory, uri, tls == null ? 80 : 443,
-          proxyDetector != null ? proxyDetector : SystemProxyDetector.INSTANCE, ChannelConfig.resolverTimer(), offloadExecutor != null ? offloadExecutor : ChannelConfig.resolverPool(),
-          handshakeTimeoutNanos);
-      addresses = resolver;
+      resolver = new ResolverAddresses(factory, uri, tls == null ? 80 : 443,
+          proxyDetector != null ? proxyDetector : SystemProxyDetector.INSTANCE, ChannelConfig.resolverTimer(),
+          offloadExecutor != null ? offloadExecutor : ChannelConfig.resolverPool(), sync, rawServiceConfigs());
+      addresses = () -> {
+        throw new IllegalStateException("a resolver channel's addresses come from its load balancer");
+      };
       if (auth == null || resolverTarget == null && !authorityOverridden) {
         auth = resolver.serviceAuthority();
       }
@@ -1108,7 +1139,7 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
         decompressors, maxInboundMessageSize, protocolVersions.clone(),
         tls == null ? SecurityLevel.NONE : SecurityLevel.PRIVACY_AND_INTEGRITY, handshakeTimeoutNanos,
         initialBackoffNanos, maxBackoffNanos, connectionListener, raceHeadStartNanos, memory, offloadExecutor,
-        idleTimeoutNanos);
-    return new TernManagedChannel(cfg);
+        idleTimeoutNanos, sync, serviceConfigLookUp, null);
+    return new TernManagedChannel(cfg, resolver, loadBalancingPolicy);
   }
 }

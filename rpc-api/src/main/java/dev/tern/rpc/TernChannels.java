@@ -8,7 +8,8 @@ public final class TernChannels {
 
   /**
    * The channel's current connection (transport, protocol version, counters), or null while it is
-   * not connected.
+   * not connected. A channel whose load-balancing policy keeps several backends connected
+   * ({@code round_robin}) gives the connection of the first backend that is ready.
    *
    * @param channel a channel built by {@link TernChannelBuilder} (itself, not one wrapped with
    *     interceptors)
@@ -21,7 +22,8 @@ public final class TernChannels {
   }
 
   /**
-   * The name of the transport the channel is connected with.
+   * The name of the transport the channel is connected with (with several backends connected, the
+   * first ready backend's).
    *
    * @param channel a channel built by {@link TernChannelBuilder} (itself, not one wrapped with
    *     interceptors)

@@ -36,7 +36,7 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
   private final MethodDescriptor<ReqT, RespT> method;
   private final CallOptions callOptions;
   private final ChannelConfig cfg;
-  private final ConnectionManager connections;
+  private final CallRouter connections;
   private final java.util.concurrent.ScheduledExecutorService scheduler;
   private final Executor callExecutor;
   private final Context context;
@@ -60,7 +60,7 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
   private long timeoutNanos;
 
   TernClientCall(MethodDescriptor<ReqT, RespT> method, CallOptions callOptions, ChannelConfig cfg,
-      ConnectionManager connections, java.util.concurrent.ScheduledExecutorService scheduler,
+      CallRouter connections, java.util.concurrent.ScheduledExecutorService scheduler,
       Executor channelExecutor) {
     this.method = method;
     this.callOptions = callOptions;
@@ -132,7 +132,7 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
         .idempotent(method.isIdempotent());
     CallCredentials creds = callOptions.getCredentials();
     if (creds == null) {
-      connections.obtain(this, callOptions.isWaitForReady(), earlyData);
+      connections.obtain(this, pickArgs(), callOptions.isWaitForReady(), earlyData);
     } else {
       applyCredentials(creds, copy);
     }
@@ -164,7 +164,7 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
         @Override
         public void apply(Metadata extra) {
           md.merge(extra);
-          connections.obtain(TernClientCall.this, callOptions.isWaitForReady(), earlyData);
+          connections.obtain(TernClientCall.this, pickArgs(), callOptions.isWaitForReady(), earlyData);
         }
 
         @Override
@@ -176,6 +176,11 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
     } catch (RuntimeException e) {
       stream.cancel(Status.UNAUTHENTICATED.withDescription("call credentials threw: " + e).withCause(e));
     }
+  }
+
+  /** What the channel's load balancer sees of this call. */
+  private CallRouter.PickArgs pickArgs() {
+    return new CallRouter.PickArgs(method, requestMetadata, callOptions);
   }
 
   @Override
@@ -277,7 +282,7 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
       // grpc-java does not count a transparent retry as an attempt: previousAttempts stays 0.
       tracers = ClientTracers.create(callOptions, requestMetadata, 0, true);
       streamListener.setTracers(tracers);
-      connections.obtain(this, callOptions.isWaitForReady(), earlyData);
+      connections.obtain(this, pickArgs(), callOptions.isWaitForReady(), earlyData);
       return;
     }
     streamListener.onClose(status, new Metadata());

@@ -21,12 +21,12 @@ final class TernManagedChannel extends ManagedChannel {
   private final ScheduledThreadPoolExecutor scheduler;
   private final ExecutorService ownedExecutor;
   private final Executor executor;
-  private final ConnectionManager connections;
+  private final ChannelBalancer connections;
   private final Channel intercepted;
   private final CountDownLatch terminatedLatch = new CountDownLatch(1);
   private volatile boolean shutdown;
 
-  TernManagedChannel(ChannelConfig cfg) {
+  TernManagedChannel(ChannelConfig cfg, ResolverAddresses resolver, String loadBalancingPolicy) {
     this.cfg = cfg;
     this.scheduler = new ScheduledThreadPoolExecutor(1, DaemonThreads.factory("tern-channel-timer"));
     this.scheduler.setRemoveOnCancelPolicy(true);
@@ -37,7 +37,7 @@ final class TernManagedChannel extends ManagedChannel {
       this.ownedExecutor = null;
       this.executor = cfg.executor;
     }
-    this.connections = new ConnectionManager(cfg, scheduler, executor, this::terminated);
+    this.connections = new ChannelBalancer(cfg, resolver, loadBalancingPolicy, scheduler, executor, this::terminated);
     this.intercepted = ClientInterceptors.intercept(new CallFactory(), cfg.interceptors);
   }
 
@@ -49,7 +49,7 @@ final class TernManagedChannel extends ManagedChannel {
     terminatedLatch.countDown();
   }
 
-  ConnectionManager connections() {
+  ChannelBalancer connections() {
     return connections;
   }
 

@@ -58,6 +58,8 @@ final class TransportRace {
   }
 
   private final ChannelConfig cfg;
+  /** The backend's addresses (blocking: runs on the offload executor). */
+  private final java.util.function.Supplier<List<SocketAddress>> resolve;
   private final ScheduledExecutorService scheduler;
   private final Outcome outcome;
   private final List<TransportProvider> candidates;
@@ -86,8 +88,10 @@ final class TransportRace {
   /** Why the race cannot even start (no usable transport, an unresolvable address), or null. */
   private volatile RuntimeException failure;
 
-  TransportRace(ChannelConfig cfg, ScheduledExecutorService scheduler, Outcome outcome) {
+  TransportRace(ChannelConfig cfg, java.util.function.Supplier<List<SocketAddress>> resolve,
+      ScheduledExecutorService scheduler, Outcome outcome) {
     this.cfg = cfg;
+    this.resolve = resolve;
     this.scheduler = scheduler;
     this.outcome = outcome;
     List<TransportProvider> c;
@@ -139,7 +143,7 @@ final class TransportRace {
   private void resolveAndStart() {
     List<SocketAddress> resolved;
     try {
-      resolved = cfg.address.get();
+      resolved = resolve.get();
       if (resolved == null || resolved.isEmpty()) {
         throw new IllegalStateException(cfg.authority + " resolved to no address");
       }

@@ -27,9 +27,8 @@ class BuilderMessagesTest {
         () -> TernChannelBuilder.forTarget("localhost:1"));
     // The methods Tern does not implement; a bare UnsupportedOperationException fails in callEveryMethod.
     assertThat(unsupported).doesNotContain("enableRetry", "disableRetry", "retryBufferSize", "perRpcBufferLimit");
-    assertThat(unsupported).contains("maxRetryAttempts", "defaultServiceConfig", "setBinaryLog",
-        "defaultLoadBalancingPolicy");
-    assertThat(unsupported).doesNotContain("proxyDetector");
+    assertThat(unsupported).contains("maxRetryAttempts", "defaultServiceConfig", "setBinaryLog");
+    assertThat(unsupported).doesNotContain("proxyDetector", "defaultLoadBalancingPolicy");
     assertThat(unsupported).doesNotContain("nameResolverFactory");
     assertThat(unsupported).doesNotContain("keepAliveTime", "keepAliveTimeout", "keepAliveWithoutCalls");
   }

@@ -5,6 +5,7 @@ import dev.tern.rpc.TernChannelBuilder;
 import dev.tern.rpc.TernServerBuilder;
 import dev.tern.rpc.spi.TlsSettings;
 import dev.tern.rpc.spi.TransportProvider;
+import dev.tern.transport.udp.rpc.UdpTransportOptions;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
@@ -14,7 +15,10 @@ import java.net.InetSocketAddress;
 
 /**
  * Tern's public API ({@link TernServerBuilder}, {@link TernChannelBuilder}) pinned to one transport,
- * chosen by its provider's name; nothing here knows the transport's classes.
+ * chosen by its provider's name. The one transport-specific step: {@code udp} authenticates its
+ * server by a static X25519 key the client pins (docs/protocol.md) rather than by the certificate,
+ * so both sides derive that key from the run's TLS material (SHA-256 of its private key), which
+ * the server and the client processes both read.
  */
 final class TernStack implements RpcStack {
   private final TransportProvider provider;
@@ -45,6 +49,9 @@ final class TernStack implements RpcStack {
     if (tls != null) {
       b.tls(TlsSettings.forServer(tls.certificatePem(), tls.privateKeyPem()));
     }
+    if (isUdp()) {
+      b.transportOption(UdpTransportOptions.SERVER_STATIC_KEY, udpServerKey(tls));
+    }
     return b.build().start();
   }
 
@@ -56,7 +63,26 @@ final class TernStack implements RpcStack {
     } else {
       b.tls(TlsSettings.forClient(tls.certificatePem()).withServerNameOverride(TlsMaterial.SERVER_NAME));
     }
+    if (isUdp()) {
+      b.transportOption(UdpTransportOptions.PINNED_SERVER_KEY, UdpTransportOptions.publicKeyOf(udpServerKey(tls)));
+    }
     return b.build();
+  }
+
+  private boolean isUdp() {
+    return "udp".equals(name());
+  }
+
+  /** The udp server's static key for this run: derived from the run's TLS key, so both processes agree. */
+  static byte[] udpServerKey(TlsMaterial tls) {
+    if (tls == null) {
+      throw new IllegalArgumentException("the udp variant needs the run's TLS material (it always encrypts)");
+    }
+    try {
+      return java.security.MessageDigest.getInstance("SHA-256").digest(tls.privateKeyPem());
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+    }
   }
 
   @Override
