@@ -94,6 +94,11 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   private Executor offloadExecutor;
   private boolean censusStats = true;
   private boolean censusTracing = true;
+  /** The default service config, normalised (checked when set); null if none. */
+  private Map<String, ?> defaultServiceConfig;
+  private boolean serviceConfigLookUp = true;
+  private int maxRetryAttempts = ServiceConfigs.DEFAULT_MAX_ATTEMPTS;
+  private int maxHedgedAttempts = ServiceConfigs.DEFAULT_MAX_ATTEMPTS;
 
   /** The head start a channel gives its preferred transport before starting the next: 300 ms. */
   public static final long DEFAULT_RACE_HEAD_START_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
@@ -756,9 +761,10 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   }
 
   /**
-   * Turns off transparent retry (as in grpc-java): a call whose stream a connection refused
-   * unprocessed, for instance one still queued when the server sent GOAWAY, fails UNAVAILABLE
-   * instead of being sent again on a new connection. Tern has no retry or hedging policies yet.
+   * Turns off retries (as in grpc-java): a call whose stream a connection refused unprocessed, for
+   * instance one still queued when the server sent GOAWAY, fails UNAVAILABLE instead of being sent
+   * again on a new connection (transparent retry), and the service config's {@code retryPolicy},
+   * {@code hedgingPolicy} and {@code retryThrottling} are not read.
    *
    * @return this builder
    */
@@ -770,12 +776,15 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   }
 
   /**
-   * Accepted: Tern never looks up a service config.
+   * Leaves out the service config a name resolver gives, as in grpc-java: the channel's calls get
+   * the {@link #defaultServiceConfig default service config} (or none) whatever the resolver says.
+   * See docs/service-config.md.
    *
    * @return this builder
    */
   @Override
   public TernChannelBuilder disableServiceConfigLookUp() {
+    serviceConfigLookUp = false;
     return this;
   }
 
@@ -798,8 +807,10 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   /**
    * Retry on, the default as in grpc-java: a call whose stream a connection refused unprocessed
    * (one still queued when the server sent GOAWAY, say) is sent again, once, on a new connection
-   * (transparent retry). Tern has no retry or hedging policies yet, so a call that reached the
-   * server is not sent again; retry in the application or a {@link ClientInterceptor} meanwhile.
+   * (transparent retry), and the service config's retry and hedging policies are read and handed
+   * to each call ({@link TernCallOptions#RETRY_POLICY}, {@link TernCallOptions#HEDGING_POLICY})
+   * for the resilience module to carry out; without it on the class path they are ignored, with a
+   * warning logged once.
    *
    * @return this builder
    */
@@ -816,27 +827,39 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   }
 
   /**
-   * Not supported: Tern never retries a call (see {@link #enableRetry()}).
+   * Most attempts, the first included, a service config's retry policy may give a call (5 by
+   * default, as grpc-java): a policy's larger {@code maxAttempts} is lowered to this. 1 allows no
+   * retry at all: the policies are then not handed on.
    *
-   * @param maxRetryAttempts ignored
-   * @return never returns
-   * @throws UnsupportedOperationException always, naming the alternative
+   * @param maxRetryAttempts the cap, 1 or more
+   * @return this builder
+   * @throws IllegalArgumentException if {@code maxRetryAttempts} is less than 1
    */
   @Override
   public TernChannelBuilder maxRetryAttempts(int maxRetryAttempts) {
-    throw unsupported("maxRetryAttempts(int)", NO_RETRY);
+    if (maxRetryAttempts < 1) {
+      throw new IllegalArgumentException("maxRetryAttempts must be >= 1, was " + maxRetryAttempts);
+    }
+    this.maxRetryAttempts = maxRetryAttempts;
+    return this;
   }
 
   /**
-   * Not supported: Tern never hedges a call (see {@link #enableRetry()}).
+   * Most copies of a call, the first included, a service config's hedging policy may send (5 by
+   * default, as grpc-java): a policy's larger {@code maxAttempts} is lowered to this. 1 allows no
+   * hedging at all: the policies are then not handed on.
    *
-   * @param maxHedgedAttempts ignored
-   * @return never returns
-   * @throws UnsupportedOperationException always, naming the alternative
+   * @param maxHedgedAttempts the cap, 1 or more
+   * @return this builder
+   * @throws IllegalArgumentException if {@code maxHedgedAttempts} is less than 1
    */
   @Override
   public TernChannelBuilder maxHedgedAttempts(int maxHedgedAttempts) {
-    throw unsupported("maxHedgedAttempts(int)", NO_RETRY);
+    if (maxHedgedAttempts < 1) {
+      throw new IllegalArgumentException("maxHedgedAttempts must be >= 1, was " + maxHedgedAttempts);
+    }
+    this.maxHedgedAttempts = maxHedgedAttempts;
+    return this;
   }
 
   /**
@@ -920,17 +943,30 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   }
 
   /**
-   * Not supported: set deadlines per call ({@code CallOptions.withDeadline}) and method options
-   * with {@code TernMethodOptions}.
+   * The service config the channel uses when its name resolver gives none (or look-up is
+   * {@linkplain #disableServiceConfigLookUp() disabled}), in grpc's JSON format as a map, as in
+   * grpc-java: numbers may be any {@link Number}, durations are strings such as {@code "1.5s"}.
+   * Each call gets its method's config ({@code timeout}, {@code waitForReady}, {@code
+   * maxRequestMessageBytes}, {@code maxResponseMessageBytes}) as grpc-java applies it, and its
+   * {@code retryPolicy} or {@code hedgingPolicy} is handed to the resilience module; the balancing
+   * configs go to the channel's load balancing. See docs/service-config.md. Checked at once.
    *
-   * @param serviceConfig ignored
-   * @return never returns
-   * @throws UnsupportedOperationException always, naming the alternative
+   * <pre>{@code
+   * builder.defaultServiceConfig(Map.of("methodConfig", List.of(Map.of(
+   *     "name", List.of(Map.of("service", "helloworld.Greeter")),
+   *     "timeout", "2s",
+   *     "waitForReady", true))));
+   * }</pre>
+   *
+   * @param serviceConfig the config; null for none (the default)
+   * @return this builder
+   * @throws IllegalArgumentException if the config is not valid, naming the field and the value
+   *     (such as {@code methodConfig[1].timeout: '1x' is not a duration})
    */
   @Override
   public TernChannelBuilder defaultServiceConfig(Map<String, ?> serviceConfig) {
-    throw unsupported("defaultServiceConfig(Map)",
-        "set deadlines per call (CallOptions.withDeadline) and method options with TernMethodOptions");
+    defaultServiceConfig = serviceConfig == null ? null : ServiceConfigs.parse(serviceConfig).raw();
+    return this;
   }
 
   /**
@@ -1041,9 +1077,6 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     throw unsupported("addMetricSink(MetricSink)", "count calls with a ClientInterceptor or ClientStreamTracer");
   }
 
-  private static final String NO_RETRY =
-      "Tern never retries or hedges a call; retry in the application or a ClientInterceptor";
-
   private static UnsupportedOperationException unsupported(String signature, String instead) {
     return Unsupported.method("TernChannelBuilder", signature, instead);
   }
@@ -1103,12 +1136,14 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
         auth = resolver.serviceAuthority();
       }
     }
+    ServiceConfigs.Limits limits = new ServiceConfigs.Limits(retryEnabled, maxRetryAttempts, maxHedgedAttempts);
     ChannelConfig cfg = new ChannelConfig(addresses, auth,
         selector, o, executor, allInterceptors, compressors,
         decompressors, maxInboundMessageSize, protocolVersions.clone(),
         tls == null ? SecurityLevel.NONE : SecurityLevel.PRIVACY_AND_INTEGRITY, handshakeTimeoutNanos,
         initialBackoffNanos, maxBackoffNanos, connectionListener, raceHeadStartNanos, memory, offloadExecutor,
-        idleTimeoutNanos);
+        idleTimeoutNanos, defaultServiceConfig == null ? null : ServiceConfigs.parse(defaultServiceConfig, limits),
+        serviceConfigLookUp, limits);
     return new TernManagedChannel(cfg);
   }
 }

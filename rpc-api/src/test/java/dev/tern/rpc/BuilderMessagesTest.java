@@ -27,8 +27,9 @@ class BuilderMessagesTest {
         () -> TernChannelBuilder.forTarget("localhost:1"));
     // The methods Tern does not implement; a bare UnsupportedOperationException fails in callEveryMethod.
     assertThat(unsupported).doesNotContain("enableRetry", "disableRetry", "retryBufferSize", "perRpcBufferLimit");
-    assertThat(unsupported).contains("maxRetryAttempts", "defaultServiceConfig", "setBinaryLog",
-        "defaultLoadBalancingPolicy");
+    assertThat(unsupported).contains("setBinaryLog", "defaultLoadBalancingPolicy");
+    assertThat(unsupported).doesNotContain("maxRetryAttempts", "maxHedgedAttempts", "defaultServiceConfig",
+        "disableServiceConfigLookUp");
     assertThat(unsupported).doesNotContain("proxyDetector");
     assertThat(unsupported).doesNotContain("nameResolverFactory");
     assertThat(unsupported).doesNotContain("keepAliveTime", "keepAliveTimeout", "keepAliveWithoutCalls");
