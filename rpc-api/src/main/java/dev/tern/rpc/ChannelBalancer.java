@@ -130,6 +130,8 @@ final class ChannelBalancer implements CallRouter {
   private BalancerHelper helper;
   private SynchronizationContext.ScheduledHandle resolutionRetry;
   private boolean loggedBadPolicy;
+  /** Whether a resolver's own service config was applied (grpc-java keeps it over a later bad one). */
+  private boolean hadResolvedConfig;
 
   /**
    * @param resolver the channel's name resolver, or null when {@code cfg.address} gives the addresses
@@ -335,7 +337,7 @@ final class ChannelBalancer implements CallRouter {
     } else {
       Status accepted = policy.acceptResolvedAddresses(LoadBalancer.ResolvedAddresses.newBuilder()
           .setAddresses(List.of(new EquivalentAddressGroup(new DeferredAddress(cfg.address, cfg.authority))))
-          .setLoadBalancingPolicyConfig(policyConfigOrDefault(cfg.defaultServiceConfig))
+          .setLoadBalancingPolicyConfig(policyConfigFor(cfg.defaultServiceConfig))
           .build());
       if (!accepted.isOk()) {
         log.log(Level.WARNING, "channel to {0}: the load balancer refused its address: {1}",
@@ -388,9 +390,9 @@ final class ChannelBalancer implements CallRouter {
     }, resolutionBackoff.nextDelayNanos(), TimeUnit.NANOSECONDS, scheduler);
   }
 
-  /** The load-balancing config of a resolver's service config, or the default policy's. */
-  private Object policyConfigFor(Map<String, ?> serviceConfig) {
-    List<Map<String, ?>> configs = ServiceConfigLb.loadBalancingConfigs(serviceConfig);
+  /** The load-balancing config a service config names, or the default policy's. */
+  private Object policyConfigFor(ServiceConfigs serviceConfig) {
+    List<Map<String, ?>> configs = serviceConfig == null ? List.of() : serviceConfig.loadBalancingConfigs();
     if (configs.isEmpty()) {
       return defaultPolicyConfig;
     }
@@ -404,16 +406,6 @@ final class ChannelBalancer implements CallRouter {
       return defaultPolicyConfig;
     }
     return c.getConfig();
-  }
-
-  private Object policyConfigOrDefault(Map<String, ?> serviceConfig) {
-    try {
-      return policyConfigFor(serviceConfig);
-    } catch (IllegalArgumentException e) {
-      log.log(Level.WARNING, "channel to {0}: the service config''s load balancing is not valid ({1}); using"
-          + " the default policy", new Object[] {cfg.authority, e.getMessage()});
-      return defaultPolicyConfig;
-    }
   }
 
   /** Receives one resolver run's answers while its helper is the current one. */
@@ -430,20 +422,23 @@ final class ChannelBalancer implements CallRouter {
       if (owner != helper) {
         return Status.OK;
       }
-      Map<String, ?> raw = cfg.serviceConfigLookUp ? ResolverAddresses.rawServiceConfig(serviceConfig) : null;
-      if (raw == null) {
-        raw = cfg.defaultServiceConfig;
+      // grpc-java's choice between the resolver's config, the default and the last good one.
+      NameResolver.ConfigOrError effective = ServiceConfigs.effective(serviceConfig, cfg.defaultServiceConfig,
+          cfg.serviceConfigLookUp, cfg.serviceConfig.get(), hadResolvedConfig);
+      if (effective.getError() != null) {
+        error(effective.getError()); // a first config that is invalid, with no default to fall back on
+        return effective.getError();
       }
+      ServiceConfigs sc = (ServiceConfigs) effective.getConfig();
+      if (serviceConfig != null && serviceConfig.getConfig() != null && cfg.serviceConfigLookUp) {
+        hadResolvedConfig = true;
+      }
+      cfg.serviceConfig.set(sc);
       Attributes.Builder attrs = attributes.toBuilder();
-      Object policyConfig = policyConfigOrDefault(raw);
-      try {
-        Map<String, ?> health = ServiceConfigLb.healthCheckConfig(raw);
-        if (health != null) {
-          attrs.set(LoadBalancer.ATTR_HEALTH_CHECKING_CONFIG, health);
-        }
-      } catch (IllegalArgumentException e) {
-        log.log(Level.WARNING, "channel to {0}: the service config''s healthCheckConfig is not valid ({1});"
-            + " no health checks", new Object[] {cfg.authority, e.getMessage()});
+      Object policyConfig = policyConfigFor(sc);
+      Map<String, ?> health = sc.healthCheckConfig();
+      if (health != null) {
+        attrs.set(LoadBalancer.ATTR_HEALTH_CHECKING_CONFIG, health);
       }
       Status accepted = policy.acceptResolvedAddresses(LoadBalancer.ResolvedAddresses.newBuilder()
           .setAddresses(groups)

@@ -37,12 +37,22 @@ final class ChannelConfig {
   final long idleTimeoutNanos;
   /** Where the channel's name resolution, load balancer and subchannel states run. */
   final io.grpc.SynchronizationContext sync;
-  /** Whether the name resolver's service config is used ({@code disableServiceConfigLookUp} turns it off). */
-  final boolean serviceConfigLookUp;
-  /** The builder's {@code defaultServiceConfig}, used when the resolver gives none; null if none. */
-  final java.util.Map<String, ?> defaultServiceConfig;
   /** Request bytes the channel's uncommitted calls keep for a replay (see {@link DelayedClientStream}). */
   final java.util.concurrent.atomic.AtomicLong retryBuffered = new java.util.concurrent.atomic.AtomicLong();
+  /**
+   * The service config the channel's calls get now ({@link ServiceConfigInterceptor} reads it on
+   * each call): the builder's default (or {@link ServiceConfigs#empty()}) until name resolution
+   * replaces it with the resolver's config, chosen by {@link ServiceConfigs#effective}.
+   */
+  final java.util.concurrent.atomic.AtomicReference<ServiceConfigs> serviceConfig;
+  /** The builder's {@code defaultServiceConfig} parsed; null if none was set. */
+  final ServiceConfigs defaultServiceConfig;
+  /** False after {@code disableServiceConfigLookUp()}: a resolver's service config is not used. */
+  final boolean serviceConfigLookUp;
+  /** Retries on or off and the attempt caps, which a resolver's service config is parsed within. */
+  final ServiceConfigs.Limits serviceConfigLimits;
+  /** Parses a resolver's service config within {@link #serviceConfigLimits}: give it to the resolver's args. */
+  final io.grpc.NameResolver.ServiceConfigParser serviceConfigParser;
 
   ChannelConfig(Supplier<List<SocketAddress>> address, String authority, TransportSelector selector,
       TransportOptions options, Executor executor, List<ClientInterceptor> interceptors,
@@ -50,7 +60,8 @@ final class ChannelConfig {
       int[] protocolVersions, SecurityLevel securityLevel, long handshakeTimeoutNanos,
       long initialBackoffNanos, long maxBackoffNanos, Consumer<ConnectionInfo> connectionListener,
       long raceHeadStartNanos, TransportMemory memory, Executor offloadExecutor, long idleTimeoutNanos,
-      io.grpc.SynchronizationContext sync, boolean serviceConfigLookUp, java.util.Map<String, ?> defaultServiceConfig) {
+      io.grpc.SynchronizationContext sync, ServiceConfigs defaultServiceConfig, boolean serviceConfigLookUp,
+      ServiceConfigs.Limits serviceConfigLimits) {
     this.address = address;
     this.authority = authority;
     this.selector = selector;
@@ -71,8 +82,12 @@ final class ChannelConfig {
     this.offloadExecutor = offloadExecutor != null ? offloadExecutor : SharedResolver.POOL;
     this.idleTimeoutNanos = idleTimeoutNanos;
     this.sync = sync;
-    this.serviceConfigLookUp = serviceConfigLookUp;
     this.defaultServiceConfig = defaultServiceConfig;
+    this.serviceConfig = new java.util.concurrent.atomic.AtomicReference<>(
+        defaultServiceConfig != null ? defaultServiceConfig : ServiceConfigs.empty());
+    this.serviceConfigLookUp = serviceConfigLookUp;
+    this.serviceConfigLimits = serviceConfigLimits;
+    this.serviceConfigParser = ServiceConfigs.resolverParser(serviceConfigLimits);
   }
 
   /** A synchronization context whose uncaught exceptions are logged as the channel's. */

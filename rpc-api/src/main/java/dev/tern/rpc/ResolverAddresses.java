@@ -180,10 +180,4 @@ final class ResolverAddresses {
       };
     }
   }
-
-  /** The raw service config of a resolver's answer, when the channel's parser kept it as a map. */
-  @SuppressWarnings("unchecked")
-  static Map<String, ?> rawServiceConfig(NameResolver.ConfigOrError config) {
-    return config != null && config.getConfig() instanceof Map ? (Map<String, ?>) config.getConfig() : null;
-  }
 }

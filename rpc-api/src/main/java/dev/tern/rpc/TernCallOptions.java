@@ -4,7 +4,8 @@ import io.grpc.CallOptions;
 import io.grpc.MethodDescriptor;
 
 /**
- * Tern's {@link CallOptions} keys: a call's priority and whether it may travel as 0-RTT early data.
+ * Tern's {@link CallOptions} keys: a call's priority, whether it may travel as 0-RTT early data,
+ * and the retry or hedging policy the channel's service config gives it.
  *
  * <pre>{@code
  * stub.withOption(TernCallOptions.PRIORITY, Priority.of(1, false)).getFeed(request);
@@ -24,6 +25,28 @@ public final class TernCallOptions {
    */
   public static final CallOptions.Key<Boolean> ALLOW_EARLY_DATA =
       CallOptions.Key.createWithDefault("tern.allowEarlyData", null);
+
+  /**
+   * The call's retry policy: set by the channel from its service config ({@code retryPolicy} of the
+   * method's {@code methodConfig}, capped by the builder's {@code maxRetryAttempts}), replacing a
+   * value the call carried; unset (null) if the method has none. The channel itself does not retry
+   * (beyond grpc-java's transparent retry of a stream refused unprocessed): the resilience module,
+   * whose entry point is {@code dev.tern.rpc.resilience.TernResilience}, reads this key and carries
+   * the policy out. Without that class on the class path the policy is ignored, and the channel
+   * logs so once, at WARNING.
+   */
+  public static final CallOptions.Key<RetryPolicy> RETRY_POLICY =
+      CallOptions.Key.createWithDefault("tern.retryPolicy", null);
+
+  /**
+   * The call's hedging policy: set by the channel from its service config ({@code hedgingPolicy} of
+   * the method's {@code methodConfig}, capped by the builder's {@code maxHedgedAttempts}), replacing
+   * a value the call carried; unset (null) if the method has none. As for {@link #RETRY_POLICY},
+   * the resilience module ({@code dev.tern.rpc.resilience.TernResilience}) carries it out; without
+   * it on the class path the policy is ignored, and the channel logs so once, at WARNING.
+   */
+  public static final CallOptions.Key<HedgingPolicy> HEDGING_POLICY =
+      CallOptions.Key.createWithDefault("tern.hedgingPolicy", null);
 
   private TernCallOptions() {}
 

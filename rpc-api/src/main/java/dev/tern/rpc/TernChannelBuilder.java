@@ -91,11 +91,15 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   private long raceHeadStartNanos = DEFAULT_RACE_HEAD_START_NANOS;
   private TransportMemory memory = TransportMemory.shared();
   private boolean retryEnabled = true;
-  private boolean serviceConfigLookUp = true;
   private String loadBalancingPolicy = ChannelBalancer.DEFAULT_POLICY;
   private Executor offloadExecutor;
   private boolean censusStats = true;
   private boolean censusTracing = true;
+  /** The default service config, normalised (checked when set); null if none. */
+  private Map<String, ?> defaultServiceConfig;
+  private boolean serviceConfigLookUp = true;
+  private int maxRetryAttempts = ServiceConfigs.DEFAULT_MAX_ATTEMPTS;
+  private int maxHedgedAttempts = ServiceConfigs.DEFAULT_MAX_ATTEMPTS;
 
   /** The head start a channel gives its preferred transport before starting the next: 300 ms. */
   public static final long DEFAULT_RACE_HEAD_START_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
@@ -758,9 +762,10 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   }
 
   /**
-   * Turns off transparent retry (as in grpc-java): a call whose stream a connection refused
-   * unprocessed, for instance one still queued when the server sent GOAWAY, fails UNAVAILABLE
-   * instead of being sent again on a new connection. Tern has no retry or hedging policies yet.
+   * Turns off retries (as in grpc-java): a call whose stream a connection refused unprocessed, for
+   * instance one still queued when the server sent GOAWAY, fails UNAVAILABLE instead of being sent
+   * again on a new connection (transparent retry), and the service config's {@code retryPolicy},
+   * {@code hedgingPolicy} and {@code retryThrottling} are not read.
    *
    * @return this builder
    */
@@ -772,7 +777,9 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   }
 
   /**
-   * Accepted: Tern never looks up a service config.
+   * Leaves out the service config a name resolver gives, as in grpc-java: the channel's calls get
+   * the {@link #defaultServiceConfig default service config} (or none) whatever the resolver says.
+   * See docs/service-config.md.
    *
    * @return this builder
    */
@@ -801,8 +808,10 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   /**
    * Retry on, the default as in grpc-java: a call whose stream a connection refused unprocessed
    * (one still queued when the server sent GOAWAY, say) is sent again, once, on a new connection
-   * (transparent retry). Tern has no retry or hedging policies yet, so a call that reached the
-   * server is not sent again; retry in the application or a {@link ClientInterceptor} meanwhile.
+   * (transparent retry), and the service config's retry and hedging policies are read and handed
+   * to each call ({@link TernCallOptions#RETRY_POLICY}, {@link TernCallOptions#HEDGING_POLICY})
+   * for the resilience module to carry out; without it on the class path they are ignored, with a
+   * warning logged once.
    *
    * @return this builder
    */
@@ -819,27 +828,39 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   }
 
   /**
-   * Not supported: Tern never retries a call (see {@link #enableRetry()}).
+   * Most attempts, the first included, a service config's retry policy may give a call (5 by
+   * default, as grpc-java): a policy's larger {@code maxAttempts} is lowered to this. 1 allows no
+   * retry at all: the policies are then not handed on.
    *
-   * @param maxRetryAttempts ignored
-   * @return never returns
-   * @throws UnsupportedOperationException always, naming the alternative
+   * @param maxRetryAttempts the cap, 1 or more
+   * @return this builder
+   * @throws IllegalArgumentException if {@code maxRetryAttempts} is less than 1
    */
   @Override
   public TernChannelBuilder maxRetryAttempts(int maxRetryAttempts) {
-    throw unsupported("maxRetryAttempts(int)", NO_RETRY);
+    if (maxRetryAttempts < 1) {
+      throw new IllegalArgumentException("maxRetryAttempts must be >= 1, was " + maxRetryAttempts);
+    }
+    this.maxRetryAttempts = maxRetryAttempts;
+    return this;
   }
 
   /**
-   * Not supported: Tern never hedges a call (see {@link #enableRetry()}).
+   * Most copies of a call, the first included, a service config's hedging policy may send (5 by
+   * default, as grpc-java): a policy's larger {@code maxAttempts} is lowered to this. 1 allows no
+   * hedging at all: the policies are then not handed on.
    *
-   * @param maxHedgedAttempts ignored
-   * @return never returns
-   * @throws UnsupportedOperationException always, naming the alternative
+   * @param maxHedgedAttempts the cap, 1 or more
+   * @return this builder
+   * @throws IllegalArgumentException if {@code maxHedgedAttempts} is less than 1
    */
   @Override
   public TernChannelBuilder maxHedgedAttempts(int maxHedgedAttempts) {
-    throw unsupported("maxHedgedAttempts(int)", NO_RETRY);
+    if (maxHedgedAttempts < 1) {
+      throw new IllegalArgumentException("maxHedgedAttempts must be >= 1, was " + maxHedgedAttempts);
+    }
+    this.maxHedgedAttempts = maxHedgedAttempts;
+    return this;
   }
 
   /**
@@ -928,17 +949,30 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   }
 
   /**
-   * Not supported: set deadlines per call ({@code CallOptions.withDeadline}) and method options
-   * with {@code TernMethodOptions}.
+   * The service config the channel uses when its name resolver gives none (or look-up is
+   * {@linkplain #disableServiceConfigLookUp() disabled}), in grpc's JSON format as a map, as in
+   * grpc-java: numbers may be any {@link Number}, durations are strings such as {@code "1.5s"}.
+   * Each call gets its method's config ({@code timeout}, {@code waitForReady}, {@code
+   * maxRequestMessageBytes}, {@code maxResponseMessageBytes}) as grpc-java applies it, and its
+   * {@code retryPolicy} or {@code hedgingPolicy} is handed to the resilience module; the balancing
+   * configs go to the channel's load balancing. See docs/service-config.md. Checked at once.
    *
-   * @param serviceConfig ignored
-   * @return never returns
-   * @throws UnsupportedOperationException always, naming the alternative
+   * <pre>{@code
+   * builder.defaultServiceConfig(Map.of("methodConfig", List.of(Map.of(
+   *     "name", List.of(Map.of("service", "helloworld.Greeter")),
+   *     "timeout", "2s",
+   *     "waitForReady", true))));
+   * }</pre>
+   *
+   * @param serviceConfig the config; null for none (the default)
+   * @return this builder
+   * @throws IllegalArgumentException if the config is not valid, naming the field and the value
+   *     (such as {@code methodConfig[1].timeout: '1x' is not a duration})
    */
   @Override
   public TernChannelBuilder defaultServiceConfig(Map<String, ?> serviceConfig) {
-    throw unsupported("defaultServiceConfig(Map)",
-        "set deadlines per call (CallOptions.withDeadline) and method options with TernMethodOptions");
+    defaultServiceConfig = serviceConfig == null ? null : ServiceConfigs.parse(serviceConfig).raw();
+    return this;
   }
 
   /**
@@ -1049,21 +1083,8 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     throw unsupported("addMetricSink(MetricSink)", "count calls with a ClientInterceptor or ClientStreamTracer");
   }
 
-  private static final String NO_RETRY =
-      "Tern never retries or hedges a call; retry in the application or a ClientInterceptor";
-
   private static UnsupportedOperationException unsupported(String signature, String instead) {
     return Unsupported.method("TernChannelBuilder", signature, instead);
-  }
-
-  /** Keeps a resolver's service config as its map; the channel reads what it applies from it. */
-  private static NameResolver.ServiceConfigParser rawServiceConfigs() {
-    return new NameResolver.ServiceConfigParser() {
-      @Override
-      public NameResolver.ConfigOrError parseServiceConfig(Map<String, ?> rawServiceConfig) {
-        return NameResolver.ConfigOrError.fromConfig(rawServiceConfig);
-      }
-    };
   }
 
   /**
@@ -1111,22 +1132,25 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     String auth = authority;
     io.grpc.SynchronizationContext sync = ChannelConfig.newSync(target != null ? target : String.valueOf(authority));
     ResolverAddresses resolver = null;
+    ServiceConfigs.Limits limits = new ServiceConfigs.Limits(retryEnabled, maxRetryAttempts, maxHedgedAttempts);
     ChannelBalancer.policyConfig(loadBalancingPolicy); // a policy that is not registered fails here
+    ServiceConfigs parsedDefault = defaultServiceConfig == null ? null : ServiceConfigs.parse(defaultServiceConfig, limits);
     if (host != null && resolverTarget == null && nameResolverFactory == null
-        && !ChannelBalancer.DEFAULT_POLICY.equals(loadBalancingPolicy)) {
+        && (!ChannelBalancer.DEFAULT_POLICY.equals(loadBalancingPolicy)
+            || parsedDefault != null && !parsedDefault.loadBalancingConfigs().isEmpty())) {
       // A policy over several backends sees each address of the host as one, as with grpc-java's DNS resolver.
       ProxyDetector d = proxyDetector != null ? proxyDetector : SystemProxyDetector.INSTANCE;
       String hostPort = (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
       resolver = new ResolverAddresses(HostNameResolver.factory(host, port, hostPort, d),
           java.net.URI.create("dns:///" + hostPort), tls == null ? 80 : 443, d, ChannelConfig.resolverTimer(),
-          offloadExecutor != null ? offloadExecutor : ChannelConfig.resolverPool(), sync, rawServiceConfigs());
+          offloadExecutor != null ? offloadExecutor : ChannelConfig.resolverPool(), sync, ServiceConfigs.resolverParser(limits));
     } else if (resolverTarget != null || nameResolverFactory != null) {
       NameResolver.Factory factory = nameResolverFactory != null ? nameResolverFactory
           : NameResolverRegistry.getDefaultRegistry().asFactory();
       java.net.URI uri = resolverTarget != null ? resolverTarget : withScheme(target, factory.getDefaultScheme());
       resolver = new ResolverAddresses(factory, uri, tls == null ? 80 : 443,
           proxyDetector != null ? proxyDetector : SystemProxyDetector.INSTANCE, ChannelConfig.resolverTimer(),
-          offloadExecutor != null ? offloadExecutor : ChannelConfig.resolverPool(), sync, rawServiceConfigs());
+          offloadExecutor != null ? offloadExecutor : ChannelConfig.resolverPool(), sync, ServiceConfigs.resolverParser(limits));
       addresses = () -> {
         throw new IllegalStateException("a resolver channel's addresses come from its load balancer");
       };
@@ -1139,7 +1163,7 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
         decompressors, maxInboundMessageSize, protocolVersions.clone(),
         tls == null ? SecurityLevel.NONE : SecurityLevel.PRIVACY_AND_INTEGRITY, handshakeTimeoutNanos,
         initialBackoffNanos, maxBackoffNanos, connectionListener, raceHeadStartNanos, memory, offloadExecutor,
-        idleTimeoutNanos, sync, serviceConfigLookUp, null);
+        idleTimeoutNanos, sync, parsedDefault, serviceConfigLookUp, limits);
     return new TernManagedChannel(cfg, resolver, loadBalancingPolicy);
   }
 }

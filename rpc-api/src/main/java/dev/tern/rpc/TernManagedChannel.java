@@ -38,7 +38,8 @@ final class TernManagedChannel extends ManagedChannel {
       this.executor = cfg.executor;
     }
     this.connections = new ChannelBalancer(cfg, resolver, loadBalancingPolicy, scheduler, executor, this::terminated);
-    this.intercepted = ClientInterceptors.intercept(new CallFactory(), cfg.interceptors);
+    this.intercepted = ClientInterceptors.intercept(ClientInterceptors.intercept(new CallFactory(),
+        new ServiceConfigInterceptor(cfg.serviceConfig, cfg.authority)), cfg.interceptors);
   }
 
   private void terminated() {

@@ -27,8 +27,10 @@ class BuilderMessagesTest {
         () -> TernChannelBuilder.forTarget("localhost:1"));
     // The methods Tern does not implement; a bare UnsupportedOperationException fails in callEveryMethod.
     assertThat(unsupported).doesNotContain("enableRetry", "disableRetry", "retryBufferSize", "perRpcBufferLimit");
-    assertThat(unsupported).contains("maxRetryAttempts", "defaultServiceConfig", "setBinaryLog");
-    assertThat(unsupported).doesNotContain("proxyDetector", "defaultLoadBalancingPolicy");
+    assertThat(unsupported).contains("setBinaryLog");
+    assertThat(unsupported).doesNotContain("maxRetryAttempts", "maxHedgedAttempts", "defaultServiceConfig",
+        "disableServiceConfigLookUp", "defaultLoadBalancingPolicy");
+    assertThat(unsupported).doesNotContain("proxyDetector");
     assertThat(unsupported).doesNotContain("nameResolverFactory");
     assertThat(unsupported).doesNotContain("keepAliveTime", "keepAliveTimeout", "keepAliveWithoutCalls");
   }
