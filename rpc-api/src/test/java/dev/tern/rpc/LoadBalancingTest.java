@@ -51,6 +51,9 @@ class LoadBalancingTest {
       InProcessAddress address = new InProcessAddress("lb-" + name + "-" + UUID.randomUUID());
       servers.add(TernServerBuilder.create().listen("inprocess", address)
           .addService(ServerServiceDefinition.builder("test.Echo").addMethod(WHO, ServerCalls.asyncUnaryCall((req, obs) -> {
+            if (req.equals("slow")) {
+              return; // never answered: only a deadline ends the call
+            }
             count.incrementAndGet();
             obs.onNext(name);
             obs.onCompleted();
@@ -151,6 +154,20 @@ class LoadBalancingTest {
       who(c);
     }
     assertThat(counts).allMatch(n -> n.get() == 50);
+  }
+
+  @Test
+  void theResolversMethodConfigAppliesToCalls() throws Exception {
+    servers(1);
+    ManagedChannel c = channel(Map.of("methodConfig", List.of(Map.of(
+        "name", List.of(Map.of("service", "test.Echo", "method", "Who")), "timeout", "0.2s"))), null, 0);
+    // The first call resolves; calls made after it see the resolver's config.
+    assertThat(who(c)).isEqualTo("s0");
+    long start = System.nanoTime();
+    io.grpc.StatusRuntimeException e = org.assertj.core.api.Assertions.catchThrowableOfType(
+        io.grpc.StatusRuntimeException.class, () -> ClientCalls.blockingUnaryCall(c, WHO, CallOptions.DEFAULT, "slow"));
+    assertThat(e.getStatus().getCode()).isEqualTo(io.grpc.Status.Code.DEADLINE_EXCEEDED);
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("ms until the 0.2 s timeout").isLessThan(5_000);
   }
 
   @Test
