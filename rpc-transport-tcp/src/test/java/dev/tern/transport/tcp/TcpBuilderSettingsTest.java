@@ -1,0 +1,175 @@
+package dev.tern.transport.tcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tern.conformance.Echo;
+import dev.tern.conformance.TestCertificates;
+import dev.tern.rpc.TernChannelBuilder;
+import dev.tern.rpc.TernServerBuilder;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
+import io.grpc.ClientInterceptors;
+import io.grpc.ForwardingClientCall;
+import io.grpc.ForwardingServerCall;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.Server;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.Status;
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * grpc-java builder settings that the {@code tcp} transport carries out on the wire: the channel's
+ * user agent, the header-block limits of both sides, and the server's handshake timeout (rows of
+ * docs/builder-methods.md).
+ */
+@Timeout(60)
+class TcpBuilderSettingsTest {
+  private static final Metadata.Key<String> USER_AGENT = Metadata.Key.of("user-agent", Metadata.ASCII_STRING_MARSHALLER);
+  private static final Metadata.Key<String> BIG = Metadata.Key.of("big", Metadata.ASCII_STRING_MARSHALLER);
+  private static final TestCertificates CERTS = TestCertificates.generate();
+
+  private final List<Server> servers = new ArrayList<>();
+  private final List<ManagedChannel> channels = new ArrayList<>();
+
+  @AfterEach
+  void tearDown() throws InterruptedException {
+    for (ManagedChannel c : channels) {
+      c.shutdownNow();
+      assertThat(c.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    }
+    for (Server s : servers) {
+      s.shutdownNow();
+      assertThat(s.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    }
+  }
+
+  private int start(TernServerBuilder b) throws Exception {
+    Server s = b.listen("tcp", new InetSocketAddress("127.0.0.1", 0)).addService(Echo.service()).build().start();
+    servers.add(s);
+    return s.getPort();
+  }
+
+  private ManagedChannel channel(TernChannelBuilder b) {
+    ManagedChannel c = b.transports("tcp").usePlaintext().build();
+    channels.add(c);
+    return c;
+  }
+
+  /** Records each call's request headers; answers with a header {@code big} as long as the request's says. */
+  private static ServerInterceptor headersRecordedAndEchoedBig(List<Metadata> seen) {
+    return new ServerInterceptor() {
+      @Override
+      public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
+          ServerCallHandler<Q, R> next) {
+        seen.add(headers);
+        String answer = headers.get(BIG);
+        return next.startCall(new ForwardingServerCall.SimpleForwardingServerCall<Q, R>(call) {
+          @Override
+          public void sendHeaders(Metadata responseHeaders) {
+            if (answer != null && !answer.isEmpty() && Character.isDigit(answer.charAt(0))) {
+              responseHeaders.put(BIG, "r".repeat(Integer.parseInt(answer)));
+            }
+            super.sendHeaders(responseHeaders);
+          }
+        }, headers);
+      }
+    };
+  }
+
+  private static Channel withHeader(Channel channel, String value) {
+    return ClientInterceptors.intercept(channel, new ClientInterceptor() {
+      @Override
+      public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
+        return new ForwardingClientCall.SimpleForwardingClientCall<Q, R>(next.newCall(method, options)) {
+          @Override
+          public void start(Listener<R> listener, Metadata headers) {
+            headers.put(BIG, value);
+            super.start(listener, headers);
+          }
+        };
+      }
+    });
+  }
+
+  @Test
+  void userAgentGoesAheadOfGrpcNettysOwn() throws Exception {
+    List<Metadata> seen = new CopyOnWriteArrayList<>();
+    int port = start(TernServerBuilder.create().intercept(headersRecordedAndEchoedBig(seen)));
+    ManagedChannel channel = channel(TernChannelBuilder.forAddress("127.0.0.1", port).userAgent("feed-app/2.1"));
+
+    assertThat(Echo.call(channel, "hi")).isEqualTo("hi");
+
+    assertThat(seen).hasSize(1);
+    assertThat(seen.get(0).get(USER_AGENT)).startsWith("feed-app/2.1 ").contains("grpc-java-netty");
+  }
+
+  @Test
+  void theServersMaxInboundMetadataSizeRefusesLargerRequestHeaders() throws Exception {
+    List<Metadata> seen = new CopyOnWriteArrayList<>();
+    int port = start(TernServerBuilder.create().intercept(headersRecordedAndEchoedBig(seen))
+        .maxInboundMetadataSize(2_000));
+    ManagedChannel channel = channel(TernChannelBuilder.forAddress("127.0.0.1", port));
+
+    assertThat(Echo.call(withHeader(channel, "h".repeat(1_000)), "fits")).isEqualTo("fits");
+    Status refused = Echo.failure(withHeader(channel, "h".repeat(3_000)), "too large");
+
+    assertThat(refused.getCode()).isNotEqualTo(Status.Code.OK);
+    assertThat(seen).as("the refused call never reached the server's interceptors").hasSize(1);
+    assertThat(Echo.call(channel, "again")).as("other calls go on").isEqualTo("again");
+  }
+
+  @Test
+  void theChannelsMaxInboundMetadataSizeFailsLargerResponseHeaders() throws Exception {
+    List<Metadata> seen = new CopyOnWriteArrayList<>();
+    int port = start(TernServerBuilder.create().intercept(headersRecordedAndEchoedBig(seen)));
+    ManagedChannel channel = channel(TernChannelBuilder.forAddress("127.0.0.1", port).maxInboundMetadataSize(2_000));
+
+    assertThat(Echo.call(withHeader(channel, "1000"), "fits")).isEqualTo("fits");
+    Status refused = Echo.failure(withHeader(channel, "3000"), "too large");
+
+    assertThat(refused.getCode()).isNotEqualTo(Status.Code.OK);
+    assertThat(Echo.call(channel, "again")).as("other calls go on").isEqualTo("again");
+  }
+
+  @Test
+  void theServerDropsAConnectionThatDoesNotFinishItsHandshakeInTime() throws Exception {
+    int port = start(TernServerBuilder.create()
+        .useTransportSecurity(new ByteArrayInputStream(CERTS.certificatePem()),
+            new ByteArrayInputStream(CERTS.privateKeyPem()))
+        .handshakeTimeout(500, TimeUnit.MILLISECONDS));
+    CompletableFuture<Long> closedAfterMillis = new CompletableFuture<>();
+    try (Socket silent = new Socket("127.0.0.1", port)) {
+      // A client that connects and never sends its TLS ClientHello.
+      silent.setSoTimeout(15_000);
+      long start = System.nanoTime();
+      InputStream in = silent.getInputStream();
+      int read;
+      try {
+        read = in.read();
+      } catch (java.net.SocketException reset) {
+        read = -1;
+      }
+      assertThat(read).as("the server closed the connection, sending nothing").isEqualTo(-1);
+      closedAfterMillis.complete(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+    }
+    assertThat(closedAfterMillis.get()).as("ms until the server closed it (the default would be 20 s)")
+        .isLessThan(10_000);
+  }
+}
