@@ -172,4 +172,83 @@ class TcpBuilderSettingsTest {
     assertThat(closedAfterMillis.get()).as("ms until the server closed it (the default would be 20 s)")
         .isLessThan(10_000);
   }
+
+  /** Reads frames until one of {@code type} (returned) or the connection's end (null). */
+  private static RawHttp2Client.Frame until(RawHttp2Client client, int type, List<RawHttp2Client.Frame> seen)
+      throws Exception {
+    for (RawHttp2Client.Frame f = client.next(); f != null; f = client.next()) {
+      seen.add(f);
+      if (f.type() == type) {
+        return f;
+      }
+    }
+    return null;
+  }
+
+  @Test
+  void maxConnectionIdleSendsGoAwayToAConnectionWithNoCall() throws Exception {
+    int port = start(TernServerBuilder.create().maxConnectionIdle(300, TimeUnit.MILLISECONDS));
+    List<RawHttp2Client.Frame> seen = new ArrayList<>();
+    try (RawHttp2Client client = RawHttp2Client.connect(port, true, 15_000)) {
+      RawHttp2Client.Frame goAway = until(client, RawHttp2Client.GOAWAY, seen);
+
+      assertThat(goAway).as("GOAWAY after the idle time; frames seen: %s", seen).isNotNull();
+      assertThat(goAway.goAwayDebug()).isEqualTo("max_idle");
+    }
+  }
+
+  @Test
+  void theServersKeepAlivePingsAndClosesAConnectionThatNeverAnswers() throws Exception {
+    int port = start(TernServerBuilder.create().keepAliveTime(200, TimeUnit.MILLISECONDS)
+        .keepAliveTimeout(300, TimeUnit.MILLISECONDS));
+    List<RawHttp2Client.Frame> seen = new ArrayList<>();
+    try (RawHttp2Client client = RawHttp2Client.connect(port, false, 15_000)) {
+      RawHttp2Client.Frame ping = until(client, RawHttp2Client.PING, seen);
+      assertThat(ping).as("a keep-alive PING from the server; frames seen: %s", seen).isNotNull();
+      assertThat(ping.ack()).isFalse();
+
+      // The server closes the connection that leaves its PING unanswered (keepAliveTimeout); a read
+      // that times out instead throws and fails the test.
+      int framesUntilClosed = 0;
+      while (client.next() != null) {
+        framesUntilClosed++;
+      }
+      assertThat(framesUntilClosed).as("frames after the PING before the server closed").isLessThan(100);
+    }
+  }
+
+  @Test
+  void pingsWithoutACallArePolicedUnlessPermitted() throws Exception {
+    int policing = start(TernServerBuilder.create());
+    List<RawHttp2Client.Frame> seen = new ArrayList<>();
+    try (RawHttp2Client client = RawHttp2Client.connect(policing, true, 15_000)) {
+      for (long id = 1; id <= 5; id++) {
+        client.ping(id);
+      }
+      RawHttp2Client.Frame goAway = until(client, RawHttp2Client.GOAWAY, seen);
+
+      assertThat(goAway).as("GOAWAY for pings without a call; frames seen: %s", seen).isNotNull();
+      assertThat(goAway.goAwayError()).isEqualTo(RawHttp2Client.ENHANCE_YOUR_CALM);
+      assertThat(goAway.goAwayDebug()).isEqualTo("too_many_pings");
+    }
+
+    int permitting = start(TernServerBuilder.create().permitKeepAliveWithoutCalls(true)
+        .permitKeepAliveTime(0, TimeUnit.MILLISECONDS));
+    seen.clear();
+    try (RawHttp2Client client = RawHttp2Client.connect(permitting, true, 15_000)) {
+      for (long id = 1; id <= 5; id++) {
+        client.ping(id);
+      }
+      int acks = 0;
+      for (RawHttp2Client.Frame f = client.next(); f != null && acks < 5; f = client.next()) {
+        seen.add(f);
+        assertThat(f.type()).as("no GOAWAY where pings without calls are permitted; frames: %s", seen)
+            .isNotEqualTo(RawHttp2Client.GOAWAY);
+        if (f.type() == RawHttp2Client.PING && f.ack()) {
+          acks++;
+        }
+      }
+      assertThat(acks).as("every PING answered; frames: %s", seen).isEqualTo(5);
+    }
+  }
 }
