@@ -33,6 +33,8 @@ import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -42,6 +44,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -208,7 +211,7 @@ class ChannelBuilderMethodsTest {
     List<String> order = new CopyOnWriteArrayList<>();
     List<String> targets = new CopyOnWriteArrayList<>();
     TernChannelBuilder b = channelBuilder().intercept(named("first", order));
-    b.interceptWithTarget(target -> {
+    interceptWithTarget(b, target -> {
       targets.add(target);
       return named("from-factory", order);
     });
@@ -221,7 +224,7 @@ class ChannelBuilderMethodsTest {
         .containsExactly(address.toString());
 
     TernChannelBuilder forTarget = TernChannelBuilder.forTarget("api.example.com:443");
-    forTarget.interceptWithTarget(target -> {
+    interceptWithTarget(forTarget, target -> {
       targets.add(target);
       return named("unused", order);
     });
@@ -229,9 +232,36 @@ class ChannelBuilderMethodsTest {
     assertThat(targets).as("a forTarget channel's factory gets the target").endsWith("api.example.com:443");
 
     TernChannelBuilder returnsNull = channelBuilder();
-    returnsNull.interceptWithTarget(target -> null);
+    interceptWithTarget(returnsNull, target -> null);
     assertThatThrownBy(returnsNull::build).isInstanceOf(NullPointerException.class)
         .hasMessageContaining("interceptWithTarget").hasMessageContaining("returned no interceptor");
+  }
+
+  /**
+   * Calls the protected {@code interceptWithTarget} as grpc-java's libraries do, with a factory
+   * answering as {@code factory}: its parameter type, {@code ManagedChannelBuilder.InterceptorFactory},
+   * is protected, so only reflection reaches it from here.
+   */
+  private static void interceptWithTarget(TernChannelBuilder b, Function<String, ClientInterceptor> factory)
+      throws Exception {
+    Class<?> type = Class.forName("io.grpc.ManagedChannelBuilder$InterceptorFactory");
+    Object proxy = Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, (self, m, args) -> {
+      switch (m.getName()) {
+        case "newInterceptor":
+          return factory.apply((String) args[0]);
+        case "toString":
+          return "test factory";
+        case "hashCode":
+          return System.identityHashCode(self);
+        case "equals":
+          return self == args[0];
+        default:
+          throw new UnsupportedOperationException(m.toString());
+      }
+    });
+    Method method = TernChannelBuilder.class.getDeclaredMethod("interceptWithTarget", type);
+    method.setAccessible(true);
+    method.invoke(b, proxy);
   }
 
   @Test
