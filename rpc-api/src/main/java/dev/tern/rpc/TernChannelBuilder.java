@@ -489,8 +489,8 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
 
   /**
    * The {@code user-agent} this channel announces, as in grpc-java (added ahead of grpc-java's
-   * own part); null (the default): grpc-java's alone. Sent by {@code tcp}; {@code quic} does not
-   * send it yet.
+   * own part); null (the default): grpc-java's alone. Sent by {@code tcp} and {@code inprocess};
+   * {@code quic} and {@code udp} do not send it yet (docs/builder-methods.md).
    *
    * @param ua the user agent, or null
    * @return this builder
