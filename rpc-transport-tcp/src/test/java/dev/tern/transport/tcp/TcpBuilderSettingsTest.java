@@ -23,7 +23,9 @@ import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
@@ -174,9 +176,9 @@ class TcpBuilderSettingsTest {
   }
 
   /** Reads frames until one of {@code type} (returned) or the connection's end (null). */
-  private static RawHttp2Client.Frame until(RawHttp2Client client, int type, List<RawHttp2Client.Frame> seen)
+  private static RawHttp2Peer.Frame until(RawHttp2Peer client, int type, List<RawHttp2Peer.Frame> seen)
       throws Exception {
-    for (RawHttp2Client.Frame f = client.next(); f != null; f = client.next()) {
+    for (RawHttp2Peer.Frame f = client.next(); f != null; f = client.next()) {
       seen.add(f);
       if (f.type() == type) {
         return f;
@@ -188,9 +190,9 @@ class TcpBuilderSettingsTest {
   @Test
   void maxConnectionIdleSendsGoAwayToAConnectionWithNoCall() throws Exception {
     int port = start(TernServerBuilder.create().maxConnectionIdle(300, TimeUnit.MILLISECONDS));
-    List<RawHttp2Client.Frame> seen = new ArrayList<>();
-    try (RawHttp2Client client = RawHttp2Client.connect(port, true, 15_000)) {
-      RawHttp2Client.Frame goAway = until(client, RawHttp2Client.GOAWAY, seen);
+    List<RawHttp2Peer.Frame> seen = new ArrayList<>();
+    try (RawHttp2Peer client = RawHttp2Peer.connect(port, true, 15_000)) {
+      RawHttp2Peer.Frame goAway = until(client, RawHttp2Peer.GOAWAY, seen);
 
       assertThat(goAway).as("GOAWAY after the idle time; frames seen: %s", seen).isNotNull();
       assertThat(goAway.goAwayDebug()).isEqualTo("max_idle");
@@ -201,9 +203,9 @@ class TcpBuilderSettingsTest {
   void theServersKeepAlivePingsAndClosesAConnectionThatNeverAnswers() throws Exception {
     int port = start(TernServerBuilder.create().keepAliveTime(200, TimeUnit.MILLISECONDS)
         .keepAliveTimeout(300, TimeUnit.MILLISECONDS));
-    List<RawHttp2Client.Frame> seen = new ArrayList<>();
-    try (RawHttp2Client client = RawHttp2Client.connect(port, false, 15_000)) {
-      RawHttp2Client.Frame ping = until(client, RawHttp2Client.PING, seen);
+    List<RawHttp2Peer.Frame> seen = new ArrayList<>();
+    try (RawHttp2Peer client = RawHttp2Peer.connect(port, false, 15_000)) {
+      RawHttp2Peer.Frame ping = until(client, RawHttp2Peer.PING, seen);
       assertThat(ping).as("a keep-alive PING from the server; frames seen: %s", seen).isNotNull();
       assertThat(ping.ack()).isFalse();
 
@@ -220,37 +222,71 @@ class TcpBuilderSettingsTest {
   @Test
   void pingsWithoutACallArePolicedUnlessPermitted() throws Exception {
     int policing = start(TernServerBuilder.create());
-    List<RawHttp2Client.Frame> seen = new ArrayList<>();
-    try (RawHttp2Client client = RawHttp2Client.connect(policing, true, 15_000)) {
+    List<RawHttp2Peer.Frame> seen = new ArrayList<>();
+    try (RawHttp2Peer client = RawHttp2Peer.connect(policing, true, 15_000)) {
       for (long id = 1; id <= 5; id++) {
         client.ping(id);
       }
-      RawHttp2Client.Frame goAway = until(client, RawHttp2Client.GOAWAY, seen);
+      RawHttp2Peer.Frame goAway = until(client, RawHttp2Peer.GOAWAY, seen);
 
       assertThat(goAway).as("GOAWAY for pings without a call; frames seen: %s", seen).isNotNull();
-      assertThat(goAway.goAwayError()).isEqualTo(RawHttp2Client.ENHANCE_YOUR_CALM);
+      assertThat(goAway.goAwayError()).isEqualTo(RawHttp2Peer.ENHANCE_YOUR_CALM);
       assertThat(goAway.goAwayDebug()).isEqualTo("too_many_pings");
     }
 
     int permitting = start(TernServerBuilder.create().permitKeepAliveWithoutCalls(true)
         .permitKeepAliveTime(0, TimeUnit.MILLISECONDS));
     seen.clear();
-    try (RawHttp2Client client = RawHttp2Client.connect(permitting, true, 15_000)) {
+    try (RawHttp2Peer client = RawHttp2Peer.connect(permitting, true, 15_000)) {
       for (long id = 1; id <= 5; id++) {
         client.ping(id);
       }
       int acks = 0;
       while (acks < 5) {
-        RawHttp2Client.Frame f = client.next();
+        RawHttp2Peer.Frame f = client.next();
         assertThat(f).as("the connection stays open; frames: %s", seen).isNotNull();
         seen.add(f);
         assertThat(f.type()).as("no GOAWAY where pings without calls are permitted; frames: %s", seen)
-            .isNotEqualTo(RawHttp2Client.GOAWAY);
-        if (f.type() == RawHttp2Client.PING && f.ack()) {
+            .isNotEqualTo(RawHttp2Peer.GOAWAY);
+        if (f.type() == RawHttp2Peer.PING && f.ack()) {
           acks++;
         }
       }
       assertThat(acks).as("every PING answered; frames: %s", seen).isEqualTo(5);
+    }
+  }
+
+  @Test
+  void keepAliveWithoutCallsPingsAConnectionThatHasNoCall() throws Exception {
+    try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      CompletableFuture<RawHttp2Peer.Frame> ping = new CompletableFuture<>();
+      List<RawHttp2Peer.Frame> seen = new CopyOnWriteArrayList<>();
+      Thread peer = new Thread(() -> {
+        try (Socket accepted = listener.accept(); RawHttp2Peer server = RawHttp2Peer.accept(accepted, true, 40_000)) {
+          for (RawHttp2Peer.Frame f = server.next(); f != null; f = server.next()) {
+            seen.add(f);
+            if (f.type() == RawHttp2Peer.PING && !f.ack()) {
+              ping.complete(f);
+              return;
+            }
+          }
+          ping.completeExceptionally(new AssertionError("the channel closed the connection without a PING; frames: "
+              + seen));
+        } catch (Exception | AssertionError e) {
+          ping.completeExceptionally(e);
+        }
+      }, "raw-http2-server");
+      peer.setDaemon(true);
+      peer.start();
+      // grpc-java's shortest client keep-alive interval is 10 s, so this test takes that long.
+      ManagedChannel channel = channel(TernChannelBuilder.forAddress("127.0.0.1", listener.getLocalPort())
+          .keepAliveTime(10, TimeUnit.SECONDS).keepAliveTimeout(5, TimeUnit.SECONDS).keepAliveWithoutCalls(true));
+
+      channel.getState(true); // connects, with no call ever made
+
+      RawHttp2Peer.Frame received = ping.get(45, TimeUnit.SECONDS);
+      assertThat(received.ack()).isFalse();
+      assertThat(seen).as("no stream was opened: every frame on stream 0").allMatch(f -> f.stream() == 0);
     }
   }
 }

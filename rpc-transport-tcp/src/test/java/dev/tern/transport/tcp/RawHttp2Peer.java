@@ -10,11 +10,12 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
- * A bare HTTP/2 client on a plain socket (RFC 9113 §3.4: prior knowledge, then frames), for tests
- * that watch what a server sends on a connection no gRPC client would leave that quiet: it opens no
- * stream, acknowledges the server's SETTINGS, and answers the server's PINGs only when told to.
+ * A bare HTTP/2 endpoint on a plain socket (RFC 9113 §3.4: prior knowledge, then frames), for tests
+ * that watch what a Tern peer sends on a connection no gRPC peer would leave that quiet: as a client
+ * ({@link #connect}) or a server ({@link #accept}) it opens no stream, acknowledges the peer's
+ * SETTINGS, and answers the peer's PINGs only when told to.
  */
-final class RawHttp2Client implements AutoCloseable {
+final class RawHttp2Peer implements AutoCloseable {
   static final int SETTINGS = 0x4;
   static final int PING = 0x6;
   static final int GOAWAY = 0x7;
@@ -50,18 +51,34 @@ final class RawHttp2Client implements AutoCloseable {
   private final OutputStream out;
   private final boolean answerPings;
 
-  private RawHttp2Client(Socket socket, boolean answerPings) throws IOException {
+  private RawHttp2Peer(Socket socket, boolean answerPings) throws IOException {
     this.socket = socket;
     this.in = new DataInputStream(socket.getInputStream());
     this.out = socket.getOutputStream();
     this.answerPings = answerPings;
   }
 
+  /**
+   * Reads a client's preface on {@code accepted} and sends empty SETTINGS; reads time out after
+   * {@code readTimeoutMillis}.
+   */
+  static RawHttp2Peer accept(Socket accepted, boolean answerPings, int readTimeoutMillis) throws IOException {
+    accepted.setSoTimeout(readTimeoutMillis);
+    RawHttp2Peer p = new RawHttp2Peer(accepted, answerPings);
+    byte[] preface = new byte[PREFACE.length];
+    p.in.readFully(preface);
+    if (!java.util.Arrays.equals(preface, PREFACE)) {
+      throw new IOException("not an HTTP/2 client preface: " + new String(preface, StandardCharsets.US_ASCII));
+    }
+    p.write(SETTINGS, 0, new byte[0]);
+    return p;
+  }
+
   /** Connects, sends the preface and empty SETTINGS; reads time out after {@code readTimeoutMillis}. */
-  static RawHttp2Client connect(int port, boolean answerPings, int readTimeoutMillis) throws IOException {
+  static RawHttp2Peer connect(int port, boolean answerPings, int readTimeoutMillis) throws IOException {
     Socket s = new Socket("127.0.0.1", port);
     s.setSoTimeout(readTimeoutMillis);
-    RawHttp2Client c = new RawHttp2Client(s, answerPings);
+    RawHttp2Peer c = new RawHttp2Peer(s, answerPings);
     c.out.write(PREFACE);
     c.write(SETTINGS, 0, new byte[0]);
     return c;
@@ -85,7 +102,7 @@ final class RawHttp2Client implements AutoCloseable {
   }
 
   /**
-   * The next frame the server sends, having acknowledged it if it is SETTINGS (and a PING, if this
+   * The next frame the peer sends, having acknowledged it if it is SETTINGS (and a PING, if this
    * client answers pings); null once the server has closed the connection.
    */
   Frame next() throws IOException {
