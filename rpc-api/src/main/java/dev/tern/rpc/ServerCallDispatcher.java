@@ -111,7 +111,7 @@ final class ServerCallDispatcher implements ServerTransportListener {
     if (early && !EarlyData.replaySafe(def.getMethodDescriptor())) {
       return refuse(stream, tracers, EarlyData.refusal(name), new Metadata());
     }
-    return start(stream, headers, def, base.withValues(TernServerCalls.CONNECTION_INFO, info,
+    return start(stream, headers, served(def), base.withValues(TernServerCalls.CONNECTION_INFO, info,
         TernServerCalls.PROTOCOL_VERSION, version, TernServerCalls.EARLY_DATA, early), info, selected, tracers, early);
   }
 
@@ -131,7 +131,7 @@ final class ServerCallDispatcher implements ServerTransportListener {
         stream.cancel(Contexts.statusFromCancelled(ctx));
       }
     }, Runnable::run);
-    ServerCallHandler<ReqT, RespT> handler = intercept(def.getServerCallHandler(), cfg.interceptors);
+    ServerCallHandler<ReqT, RespT> handler = def.getServerCallHandler();
     adapter.executor().execute(() -> {
       ServerStreamTracer.ServerCallInfo<ReqT, RespT> callInfo = new CallInfo<>(call);
       for (ServerStreamTracer t : tracers) {
@@ -167,6 +167,17 @@ final class ServerCallDispatcher implements ServerTransportListener {
       }
     }
     return cfg.executor;
+  }
+
+  /**
+   * {@code def} as it is served: the interceptors around its handler and, as in grpc-java, the
+   * binary log ({@code ServerBuilder.setBinaryLog}) around them, so the log sees the call as it
+   * came from the transport.
+   */
+  private <ReqT, RespT> ServerMethodDefinition<?, ?> served(ServerMethodDefinition<ReqT, RespT> def) {
+    ServerMethodDefinition<ReqT, RespT> intercepted =
+        def.withServerCallHandler(intercept(def.getServerCallHandler(), cfg.interceptors));
+    return cfg.binaryLog == null ? intercepted : cfg.binaryLog.wrapMethodDefinition(intercepted);
   }
 
   private static <ReqT, RespT> ServerCallHandler<ReqT, RespT> intercept(

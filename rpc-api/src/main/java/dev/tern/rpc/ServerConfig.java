@@ -21,11 +21,14 @@ final class ServerConfig {
   final int[] protocolVersions;
   /** Picks a call's executor ({@code ServerBuilder.callExecutor}); null: every call on {@link #executor}. */
   final io.grpc.ServerCallExecutorSupplier callExecutors;
+  /** Wraps every method served, outside the interceptors ({@code ServerBuilder.setBinaryLog}); null: none. */
+  final io.grpc.BinaryLog binaryLog;
 
   ServerConfig(ServiceRegistry registry, HandlerRegistry fallback, List<ServerInterceptor> interceptors,
       List<ServerStreamTracer.Factory> tracerFactories, Executor executor, CompressorRegistry compressors,
       DecompressorRegistry decompressors, int maxInboundMessageSize, int[] protocolVersions,
-      io.grpc.ServerCallExecutorSupplier callExecutors) {
+      io.grpc.ServerCallExecutorSupplier callExecutors, io.grpc.BinaryLog binaryLog) {
+    this.binaryLog = binaryLog;
     this.registry = registry;
     this.fallback = fallback;
     this.interceptors = List.copyOf(interceptors);

@@ -100,6 +100,7 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   private boolean serviceConfigLookUp = true;
   private int maxRetryAttempts = ServiceConfigs.DEFAULT_MAX_ATTEMPTS;
   private int maxHedgedAttempts = ServiceConfigs.DEFAULT_MAX_ATTEMPTS;
+  private BinaryLog binaryLog;
 
   /** The head start a channel gives its preferred transport before starting the next: 300 ms. */
   public static final long DEFAULT_RACE_HEAD_START_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
@@ -494,8 +495,8 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
 
   /**
    * The {@code user-agent} this channel announces, as in grpc-java (added ahead of grpc-java's
-   * own part); null (the default): grpc-java's alone. Sent by {@code tcp}; {@code quic} does not
-   * send it yet.
+   * own part); null (the default): grpc-java's alone. Sent by {@code tcp} and {@code inprocess};
+   * {@code quic} and {@code udp} do not send it yet (docs/builder-methods.md).
    *
    * @param ua the user agent, or null
    * @return this builder
@@ -976,15 +977,17 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   }
 
   /**
-   * Not supported yet: log calls with a {@link ClientInterceptor}.
+   * Logs every call with {@code binaryLog}, as in grpc-java: the log wraps the channel inside every
+   * interceptor (census included), so it sees each call as it leaves for the transport. Closing
+   * the log stays the application's job, once the channel has terminated.
    *
-   * @param binaryLog ignored
-   * @return never returns
-   * @throws UnsupportedOperationException always, naming the alternative
+   * @param binaryLog the binary log, or null for none (the default)
+   * @return this builder
    */
   @Override
   public TernChannelBuilder setBinaryLog(BinaryLog binaryLog) {
-    throw unsupported("setBinaryLog(BinaryLog)", "log calls with a ClientInterceptor");
+    this.binaryLog = binaryLog;
+    return this;
   }
 
   /**
@@ -1032,7 +1035,9 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   }
 
   /**
-   * Not supported: Tern resolves its {@code host:port} target itself.
+   * Not supported: Tern builds the name resolver's {@code NameResolver.Args} itself, with no place
+   * for custom arguments yet; give your {@code NameResolver.Factory} the value itself and install it
+   * with {@link #nameResolverFactory}.
    *
    * @param <X> ignored
    * @param key ignored
@@ -1043,11 +1048,13 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   @Override
   public <X> TernChannelBuilder setNameResolverArg(NameResolver.Args.Key<X> key, X value) {
     throw unsupported("setNameResolverArg(NameResolver.Args.Key, Object)",
-        "Tern resolves its host:port target itself (name resolution is coming)");
+        "Tern passes no custom arguments to name resolvers; give your NameResolver.Factory the value itself"
+            + " and install it with nameResolverFactory(...)");
   }
 
   /**
-   * Not supported: Tern channels make no child channels.
+   * Not supported: Tern's load balancers and resolvers make no child channels for a configurator
+   * to configure; configure this channel itself (interceptors, executors, limits).
    *
    * @param channelConfigurator ignored
    * @return never returns
@@ -1055,19 +1062,58 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
    */
   @Override
   public TernChannelBuilder childChannelConfigurator(ChannelConfigurator channelConfigurator) {
-    throw unsupported("childChannelConfigurator(ChannelConfigurator)", "Tern channels make no child channels");
+    throw unsupported("childChannelConfigurator(ChannelConfigurator)", "Tern makes no child channels; configure"
+        + " this channel itself with intercept(...), executor(...) and its limits");
   }
 
   /**
-   * Not supported: use {@link #intercept(ClientInterceptor...)}.
+   * Adds the interceptor {@code factory} makes for this channel's target, as in grpc-java: at
+   * {@link #build()} the factory is asked with the target (the {@link #forTarget} string, or the
+   * authority of a channel built for an address), and its interceptor takes the place in the
+   * interceptor order where this call put it.
    *
-   * @param factory ignored
-   * @return never returns
-   * @throws UnsupportedOperationException always, naming the alternative
+   * @param factory the factory; not null, and it must not return null
+   * @return this builder
+   * @throws NullPointerException if {@code factory} is null
    */
   @Override
   protected TernChannelBuilder interceptWithTarget(InterceptorFactory factory) {
-    throw unsupported("interceptWithTarget(InterceptorFactory)", "use intercept(ClientInterceptor...)");
+    interceptors.add(new InterceptorFactoryPlace(Objects.requireNonNull(factory, "factory")));
+    return this;
+  }
+
+  /** Where an {@link InterceptorFactory}'s interceptor goes in the list, until {@link #build()}. */
+  private static final class InterceptorFactoryPlace implements ClientInterceptor {
+    final InterceptorFactory factory;
+
+    InterceptorFactoryPlace(InterceptorFactory factory) {
+      this.factory = factory;
+    }
+
+    @Override
+    public <ReqT, RespT> io.grpc.ClientCall<ReqT, RespT> interceptCall(io.grpc.MethodDescriptor<ReqT, RespT> method,
+        io.grpc.CallOptions callOptions, io.grpc.Channel next) {
+      throw new IllegalStateException("replaced by the factory's interceptor at build()");
+    }
+  }
+
+  /** {@code binaryLog} as the innermost interceptor: it wraps the channel the calls leave on. */
+  private static ClientInterceptor binaryLogInterceptor(BinaryLog binaryLog) {
+    return new ClientInterceptor() {
+      /** {@code next} and what the log made of it: the channel below is always the same one. */
+      private volatile io.grpc.Channel[] wrapped;
+
+      @Override
+      public <ReqT, RespT> io.grpc.ClientCall<ReqT, RespT> interceptCall(
+          io.grpc.MethodDescriptor<ReqT, RespT> method, io.grpc.CallOptions callOptions, io.grpc.Channel next) {
+        io.grpc.Channel[] w = wrapped;
+        if (w == null || w[0] != next) {
+          w = new io.grpc.Channel[] {next, binaryLog.wrapChannel(next)};
+          wrapped = w;
+        }
+        return w[1].newCall(method, callOptions);
+      }
+    };
   }
 
   /**
@@ -1093,6 +1139,8 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
    * @return a new channel with this builder's settings
    * @throws IllegalArgumentException if {@link #transports} names a transport that is not on the
    *     class path, or, with {@link #usePlaintext()}, one that always encrypts (QUIC)
+   * @throws NullPointerException if a factory given to {@link #interceptWithTarget} returns no
+   *     interceptor
    */
   @Override
   public ManagedChannel build() {
@@ -1119,9 +1167,25 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
         .with(TransportOptions.COMPRESSOR_REGISTRY, compressors)
         .with(TransportOptions.DECOMPRESSOR_REGISTRY, decompressors);
     selector = selector.configuredFor(o);
-    // As grpc-java: census innermost (ClientInterceptors runs the last in the list first).
-    List<ClientInterceptor> allInterceptors = new ArrayList<>(Census.clientInterceptors(censusStats, censusTracing));
-    allInterceptors.addAll(interceptors);
+    // As grpc-java: the binary log innermost, then census (ClientInterceptors runs the last in the
+    // list first).
+    List<ClientInterceptor> allInterceptors = new ArrayList<>();
+    if (binaryLog != null) {
+      allInterceptors.add(binaryLogInterceptor(binaryLog));
+    }
+    allInterceptors.addAll(Census.clientInterceptors(censusStats, censusTracing));
+    String computedTarget = target != null ? target : authority;
+    for (ClientInterceptor i : interceptors) {
+      if (i instanceof InterceptorFactoryPlace) {
+        InterceptorFactory factory = ((InterceptorFactoryPlace) i).factory;
+        i = factory.newInterceptor(computedTarget);
+        if (i == null) {
+          throw new NullPointerException("interceptWithTarget(...): " + factory + " returned no interceptor for '"
+              + computedTarget + "'");
+        }
+      }
+      allInterceptors.add(i);
+    }
     Supplier<List<SocketAddress>> addresses = address;
     if (host != null) {
       String h = host;

@@ -62,6 +62,7 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
   private int[] protocolVersions = ProtocolVersions.SUPPORTED.clone();
   private TransportOptions options = TransportOptions.defaults();
   private TlsSettings tls;
+  private BinaryLog binaryLog;
 
   private TernServerBuilder() {}
 
@@ -621,15 +622,17 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
   }
 
   /**
-   * Not supported yet: log calls with a {@link ServerInterceptor}.
+   * Logs every call with {@code binaryLog}, as in grpc-java: the log wraps each method after the
+   * interceptors have been applied, so it sees each call as it came from the transport, on every
+   * transport. Closing the log stays the application's job, once the server has terminated.
    *
-   * @param binaryLog ignored
-   * @return never returns
-   * @throws UnsupportedOperationException always, naming the alternative
+   * @param binaryLog the binary log, or null for none (the default)
+   * @return this builder
    */
   @Override
   public TernServerBuilder setBinaryLog(BinaryLog binaryLog) {
-    throw unsupported("setBinaryLog(BinaryLog)", "log calls with a ServerInterceptor");
+    this.binaryLog = binaryLog;
+    return this;
   }
 
   /**
@@ -704,7 +707,7 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
     allTracers.addAll(tracers);
     ServerConfig cfg = new ServerConfig(new ServiceRegistry(services), fallback, interceptors, allTracers,
         owned != null ? owned : executor, compressors, decompressors, maxInboundMessageSize,
-        protocolVersions.clone(), callExecutors);
+        protocolVersions.clone(), callExecutors, binaryLog);
     TransportOptions o = options.with(TransportOptions.PROTOCOL_VERSIONS, protocolVersions.clone())
         .with(TransportOptions.TLS, tls)
         .with(TransportOptions.MAX_INBOUND_MESSAGE_SIZE, maxInboundMessageSize)

@@ -27,9 +27,9 @@ class BuilderMessagesTest {
         () -> TernChannelBuilder.forTarget("localhost:1"));
     // The methods Tern does not implement; a bare UnsupportedOperationException fails in callEveryMethod.
     assertThat(unsupported).doesNotContain("enableRetry", "disableRetry", "retryBufferSize", "perRpcBufferLimit");
-    assertThat(unsupported).contains("setBinaryLog");
+    assertThat(unsupported).contains("maxTraceEvents");
     assertThat(unsupported).doesNotContain("maxRetryAttempts", "maxHedgedAttempts", "defaultServiceConfig",
-        "disableServiceConfigLookUp", "defaultLoadBalancingPolicy");
+        "disableServiceConfigLookUp", "defaultLoadBalancingPolicy", "setBinaryLog", "interceptWithTarget");
     assertThat(unsupported).doesNotContain("proxyDetector");
     assertThat(unsupported).doesNotContain("nameResolverFactory");
     assertThat(unsupported).doesNotContain("keepAliveTime", "keepAliveTimeout", "keepAliveWithoutCalls");
@@ -38,7 +38,8 @@ class BuilderMessagesTest {
   @Test
   void everyUnsupportedServerBuilderMethodSaysTernTheMethodAndWhatElse() throws Exception {
     List<String> unsupported = callEveryMethod(ServerBuilder.class, () -> TernServerBuilder.forPort(0));
-    assertThat(unsupported).contains("addTransportFilter", "setBinaryLog");
+    assertThat(unsupported).contains("addTransportFilter", "addMetricSink");
+    assertThat(unsupported).doesNotContain("setBinaryLog");
     assertThat(unsupported).doesNotContain("callExecutor");
     assertThat(unsupported).doesNotContain("keepAliveTime", "keepAliveTimeout", "permitKeepAliveTime",
         "permitKeepAliveWithoutCalls", "maxConnectionIdle", "maxConnectionAge", "maxConnectionAgeGrace");

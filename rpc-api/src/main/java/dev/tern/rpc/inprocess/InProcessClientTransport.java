@@ -76,12 +76,15 @@ final class InProcessClientTransport implements ClientTransport {
   public ClientStream newStream(RequestHeaders headers, ClientStreamListener streamListener) {
     InProcessServerTransport s = server;
     InProcessStream stream = new InProcessStream(this, s, headers, streamListener);
+    Status tooLarge = stream.requestHeadersTooLarge();
     Status refused;
     synchronized (this) {
       if (listener == null) {
         refused = Status.UNAVAILABLE.withDescription("transport not started");
       } else if (shutdownStatus != null) {
         refused = shutdownStatus;
+      } else if (tooLarge != null) {
+        refused = tooLarge;
       } else if (!s.addStream(stream)) {
         refused = Status.UNAVAILABLE.withDescription("in-process server " + address + " is shutting down");
       } else {

@@ -20,6 +20,13 @@ import java.nio.ByteBuffer;
  * side's serializing executor while the lock is held, and run after it is released.
  */
 final class InProcessStream {
+  private static final Metadata.Key<String> USER_AGENT =
+      Metadata.Key.of("user-agent", Metadata.ASCII_STRING_MARSHALLER);
+  /** The in-process transport's part of the {@code user-agent} it sends. */
+  static final String OWN_USER_AGENT = "tern-inprocess";
+
+  private final int clientMaxMetadataSize;
+  private final int serverMaxMetadataSize;
   private final InProcessClientTransport transport;
   private final RequestHeaders headers;
   private final ClientStreamListener clientListener;
@@ -45,12 +52,18 @@ final class InProcessStream {
       RequestHeaders headers, ClientStreamListener clientListener) {
     this.transport = transport;
     this.server = server;
-    Metadata md = new Metadata();
-    md.merge(headers.metadata());
-    this.headers = headers.toBuilder().metadata(md).build();
-    this.clientListener = clientListener;
     TransportOptions c = transport.options();
     TransportOptions s = server == null ? TransportOptions.defaults() : server.options();
+    Metadata md = new Metadata();
+    md.merge(headers.metadata());
+    // As grpc-java's in-process transport: the channel's user agent ahead of the transport's own.
+    md.discardAll(USER_AGENT);
+    String userAgent = c.get(TransportOptions.USER_AGENT);
+    md.put(USER_AGENT, userAgent == null ? OWN_USER_AGENT : userAgent + " " + OWN_USER_AGENT);
+    this.headers = headers.toBuilder().metadata(md).build();
+    this.clientListener = clientListener;
+    this.clientMaxMetadataSize = c.get(TransportOptions.MAX_INBOUND_METADATA_SIZE);
+    this.serverMaxMetadataSize = s.get(TransportOptions.MAX_INBOUND_METADATA_SIZE);
     this.toServer = new Pipe(s.get(TransportOptions.FLOW_CONTROL_WINDOW),
         s.get(TransportOptions.MAX_INBOUND_MESSAGE_SIZE), true,
         c.get(TransportOptions.COMPRESSOR_REGISTRY), s.get(TransportOptions.DECOMPRESSOR_REGISTRY));
@@ -61,6 +74,23 @@ final class InProcessStream {
 
   ClientStream clientSide() {
     return client;
+  }
+
+  /**
+   * The status that refuses this call because its request headers are larger than the server's
+   * {@link TransportOptions#MAX_INBOUND_METADATA_SIZE}; null if they fit.
+   */
+  Status requestHeadersTooLarge() {
+    int size = MetadataSize.of(headers.metadata());
+    return size <= serverMaxMetadataSize ? null : Status.RESOURCE_EXHAUSTED.withDescription("request headers of "
+        + size + " bytes are larger than the server's maxInboundMetadataSize of " + serverMaxMetadataSize + " bytes");
+  }
+
+  private Status responseTooLarge(String what, Metadata md) {
+    int size = MetadataSize.of(md);
+    return size <= clientMaxMetadataSize ? null : Status.RESOURCE_EXHAUSTED.withDescription("response " + what
+        + " of " + size + " bytes are larger than the client's maxInboundMetadataSize of " + clientMaxMetadataSize
+        + " bytes");
   }
 
   /** Refused before reaching the server: only the client hears of it. */
@@ -238,6 +268,12 @@ final class InProcessStream {
           return;
         }
         headersSent = true;
+        Status tooLarge = responseTooLarge("headers", md);
+        if (tooLarge != null) {
+          abort(tooLarge, Status.CANCELLED.withDescription("the client refused the response headers: "
+              + tooLarge.getDescription()));
+          return;
+        }
         Metadata copy = new Metadata();
         copy.merge(md);
         clientEvents.execute(() -> clientListener.onHeaders(copy));
@@ -278,8 +314,9 @@ final class InProcessStream {
         }
         Metadata copy = new Metadata();
         copy.merge(trailers);
-        pendingStatus = status;
-        pendingTrailers = copy;
+        Status tooLarge = responseTooLarge("trailers", copy);
+        pendingStatus = tooLarge != null ? tooLarge : status;
+        pendingTrailers = tooLarge != null ? new Metadata() : copy;
         drainToClient();
       }
     }

@@ -14,7 +14,10 @@ import java.net.SocketAddress;
  * (never shared), flow control is real (a per-stream window of {@link
  * TransportOptions#FLOW_CONTROL_WINDOW} bytes; a sender's {@code isReady()} turns false when the
  * receiver has not asked for what is buffered), gzip-encoded calls really pass through gzip, the
- * receiver's {@link TransportOptions#MAX_INBOUND_MESSAGE_SIZE} is enforced, and the protocol
+ * receiver's {@link TransportOptions#MAX_INBOUND_MESSAGE_SIZE} and {@link
+ * TransportOptions#MAX_INBOUND_METADATA_SIZE} (header blocks counted as HTTP/2 counts them) are
+ * enforced with {@code RESOURCE_EXHAUSTED}, requests carry a {@code user-agent} ({@link
+ * TransportOptions#USER_AGENT} ahead of {@code tern-inprocess}), and the protocol
  * version is agreed when connecting ({@link VersionHandshake#IN_TRANSPORT}).
  */
 public class InProcessTransportProvider implements TransportProvider {
