@@ -115,6 +115,19 @@ final class UdpServerTransport implements ServerTransport, Pump {
     }
   }
 
+  /**
+   * Whether every connection is quiescent: no stream, nothing unacknowledged (for tests that must
+   * know the server has heard every acknowledgement); on the loop.
+   */
+  boolean allQuiescent() {
+    for (int i = 0; i < connections.size(); i++) {
+      if (!connections.get(i).connection.isQuiescent()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   @Override
   public SocketAddress listenAddress() {
     return bound;

@@ -211,15 +211,30 @@ final class Loopback {
     return v.get(10, TimeUnit.SECONDS);
   }
 
+  /** Waits until every connection of {@code server} has no stream and nothing unacknowledged. */
+  static void awaitQuiescent(EchoServer server) throws Exception {
+    while (true) {
+      CompletableFuture<Boolean> quiet = new CompletableFuture<>();
+      if (!server.transport.run(() -> quiet.complete(server.transport.allQuiescent()))) {
+        throw new IllegalStateException("the server has terminated");
+      }
+      if (quiet.get(10, TimeUnit.SECONDS)) {
+        return;
+      }
+    }
+  }
+
   /**
    * Forwards datagrams between one client and a server, both ways, until closed; {@link
-   * #blackHole} drops everything from then on, as a path that died would.
+   * #blackHole} drops everything from then on, as a path that died would; {@link #dropToServer}
+   * only what the client sends.
    */
   static final class Relay implements AutoCloseable {
     private final DatagramSocket front;
     private final DatagramSocket back;
     private volatile SocketAddress client;
     volatile boolean blackHole;
+    volatile boolean dropToServer;
 
     Relay(int serverPort) throws IOException {
       InetAddress loopback = InetAddress.getByName("127.0.0.1");
@@ -245,7 +260,7 @@ final class Loopback {
             if (upstream) {
               client = p.getSocketAddress();
             }
-            if (blackHole) {
+            if (blackHole || (upstream && dropToServer)) {
               continue;
             }
             DatagramPacket out = new DatagramPacket(p.getData(), p.getLength());

@@ -45,6 +45,39 @@ class UdpServerConnectionLimitsTest {
   }
 
   @Test
+  void aCallWhoseRequestCrossedTheDrainedCloseIsRefusedUnprocessed() throws Exception {
+    Loopback.EchoServer server = new Loopback.EchoServer(Loopback.serverOptions()
+        .with(TransportOptions.IDLE_TIMEOUT_MILLIS, 1_500L));
+    Loopback.Events events = new Loopback.Events();
+    try (Loopback.Relay relay = new Loopback.Relay(server.port())) {
+      UdpClientTransport client = Loopback.connect(relay.port(), Loopback.clientOptions(), events);
+      try {
+        assertThat(Loopback.echo(client, "test.Limits/First", "x").status
+            .get(10, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.OK);
+        // The server has every acknowledgement; from now on nothing of the client's reaches
+        // it, so the next call's request is lost as if it crossed the close on the way.
+        Loopback.awaitQuiescent(server);
+        relay.dropToServer = true;
+        Loopback.Call crossed = Loopback.echo(client, "test.Limits/Crossed", "y");
+        // The idle time runs out: the server closes the drained connection (code 0x11), and
+        // the call it never saw ends as refused unprocessed, for the channel to replay.
+        Status status = crossed.status.get(10, TimeUnit.SECONDS);
+        assertThat(status.getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+        assertThat(crossed.refused).as("a call the drained server never saw: %s", status)
+            .isTrue();
+        assertThat(events.shutdown.get(10, TimeUnit.SECONDS).getDescription())
+            .contains("application code " + RpcFraming.CLOSE_DRAINED);
+        assertThat(server.headers).extracting(RequestHeaders::fullMethodName)
+            .containsExactly("test.Limits/First");
+      } finally {
+        client.shutdownNow(Status.CANCELLED.withDescription("test over"));
+      }
+    } finally {
+      assertThat(server.stop()).isTrue();
+    }
+  }
+
+  @Test
   void aConnectionWithACallOpenIsNotIdle() throws Exception {
     Loopback.EchoServer server = new Loopback.EchoServer(Loopback.serverOptions()
         .with(TransportOptions.IDLE_TIMEOUT_MILLIS, 300L));
