@@ -15,11 +15,11 @@ import org.junit.jupiter.api.Timeout;
  * PINGs defer the protocol's idle timeout while a call is open (RFC 9000 §10.1.2), and without
  * calls only if asked to; with keep-alive off the idle timeout ends a quiet call; a PING that
  * draws nothing within the keep-alive timeout ends the connection with a status that says so.
- * The idle timeout is shortened to 1 s so that each case takes seconds.
+ * The idle timeout is shortened to 2 s so that each case takes seconds.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class UdpKeepAliveTest {
-  private static final long IDLE_MILLIS = 1_000;
+  private static final long IDLE_MILLIS = 2_000;
   /** Three idle timeouts: what a connection left to itself would not outlive. */
   private static final long QUIET_MILLIS = 3 * IDLE_MILLIS;
   private static final long OFF = TimeUnit.DAYS.toMillis(1000);
@@ -31,7 +31,7 @@ class UdpKeepAliveTest {
   @Test
   void aQuietCallOutlivesTheIdleTimeoutWithTheDefaultKeepAlive() throws Exception {
     // The server's keep-alive is off, so that the client's own PINGs (15 s by default, capped at
-    // half the 1 s idle timeout) are what keep the call.
+    // half the 2 s idle timeout) are what keep the call.
     Loopback.EchoServer server = new Loopback.EchoServer(shortIdle(Loopback.serverOptions())
         .with(TransportOptions.KEEP_ALIVE_MILLIS, OFF));
     Loopback.Events events = new Loopback.Events();
@@ -43,7 +43,7 @@ class UdpKeepAliveTest {
       assertThatThrownBy(() -> call.status.get(QUIET_MILLIS, TimeUnit.MILLISECONDS))
           .as("the call ended while quiet").isInstanceOf(TimeoutException.class);
       assertThat(Loopback.clientStat(client, s -> s.keepAlivePingsSent))
-          // One per half idle timeout (and its acknowledgement's delay) of the 3 s.
+          // One per half idle timeout (and its acknowledgement's delay) of the 6 s.
           .as("PINGs about every half idle timeout").isGreaterThanOrEqualTo(4);
       call.stream.halfClose();
       assertThat(call.status.get(10, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.OK);
