@@ -9,6 +9,7 @@ import dev.tern.rpc.TernServerBuilder;
 import dev.tern.rpc.spi.TransportOptions;
 import dev.tern.transport.quic.QuicTransportOptions;
 import dev.tern.transport.quic.QuicTransportProvider;
+import dev.tern.transport.udp.rpc.UdpTransportOptions;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
@@ -37,7 +38,9 @@ import org.junit.jupiter.api.Timeout;
  * more often than every 5 minutes) polices the same pings with GOAWAY {@code too_many_pings},
  * which shows they are really sent. Over QUIC, whose connections close after their idle timeout
  * (20 s here) when nothing crosses, the same call survives with 10 s keep-alive probes and is cut
- * without them. All run side by side, so the test takes one minute.
+ * without them; over Tern's UDP protocol likewise, with 10 s PINGs and with keep-alive turned off
+ * (an interval of 1000 days or more, as in grpc-java), its server's own keep-alive off too so that
+ * only the client's PINGs keep the call. All run side by side, so the test takes one minute.
  */
 class KeepAliveTest {
   private static final long QUIET_MILLIS = 60_000;
@@ -48,6 +51,7 @@ class KeepAliveTest {
       .setRequestMarshaller(UTF8).setResponseMarshaller(UTF8).build();
 
   private static final TestCertificates CERTS = TestCertificates.generate();
+  private static final byte[] UDP_SERVER_KEY = UdpTransportOptions.newServerKey();
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
   private final List<Server> servers = new ArrayList<>();
   private final List<ManagedChannel> channels = new ArrayList<>();
@@ -88,6 +92,18 @@ class KeepAliveTest {
         Long.toString(QUIET_MILLIS)));
   }
 
+  private CompletableFuture<String> quietUdpCall(int port, long keepAliveMillis) {
+    ManagedChannel channel = TernChannelBuilder.forAddress("127.0.0.1", port).transports("udp")
+        .usePlaintext()
+        .transportOption(UdpTransportOptions.PINNED_SERVER_KEY, UdpTransportOptions.publicKeyOf(UDP_SERVER_KEY))
+        .transportOption(UdpTransportOptions.MAX_IDLE_TIMEOUT_MILLIS, 20_000L)
+        .keepAliveTime(keepAliveMillis, TimeUnit.MILLISECONDS).keepAliveTimeout(5, TimeUnit.SECONDS).build();
+    channels.add(channel);
+    return CompletableFuture.supplyAsync(() -> ClientCalls.blockingUnaryCall(channel, QUIET,
+        CallOptions.DEFAULT.withDeadlineAfter(QUIET_MILLIS + 30_000, TimeUnit.MILLISECONDS),
+        Long.toString(QUIET_MILLIS)));
+  }
+
   @Test
   @Timeout(120)
   void aQuietCallSurvivesWherePingsArePermittedAndIsPolicedWhereNot() throws Exception {
@@ -98,6 +114,9 @@ class KeepAliveTest {
     int defaultTern = started(TernServerBuilder.create().listen("tcp", 0).addService(service()).build());
     int quicTern = started(TernServerBuilder.create().listen("quic", new InetSocketAddress("127.0.0.1", 0))
         .addService(service()).tls(CERTS.server()).build());
+    int udpTern = started(TernServerBuilder.create().listen("udp", new InetSocketAddress("127.0.0.1", 0))
+        .addService(service()).transportOption(UdpTransportOptions.SERVER_STATIC_KEY, UDP_SERVER_KEY)
+        .keepAliveTime(1000, TimeUnit.DAYS).build());
 
     CompletableFuture<String> onTern = quietCall(permissiveTern);
     CompletableFuture<String> onStock = quietCall(permissiveStock);
@@ -105,6 +124,9 @@ class KeepAliveTest {
     CompletableFuture<String> onQuic = quietQuicCall(quicTern, 10_000);
     // An interval longer than the call: no probe is sent before the idle timeout.
     CompletableFuture<String> quicUnprobed = quietQuicCall(quicTern, TimeUnit.DAYS.toMillis(1));
+    CompletableFuture<String> onUdp = quietUdpCall(udpTern, 10_000);
+    // Keep-alive off: nothing crosses, and the 20 s idle timeout ends the call.
+    CompletableFuture<String> udpUnprobed = quietUdpCall(udpTern, TimeUnit.DAYS.toMillis(1000));
 
     assertThat(onTern.get(100, TimeUnit.SECONDS)).isEqualTo("answered after 60000 ms");
     assertThat(onStock.get(100, TimeUnit.SECONDS)).isEqualTo("answered after 60000 ms");
@@ -119,6 +141,13 @@ class KeepAliveTest {
     Throwable cut = quicUnprobed.handle((ok, e) -> e).get(100, TimeUnit.SECONDS);
     assertThat(cut).as("the quic call without probes, past the 20 s idle timeout").isNotNull();
     assertThat(Status.fromThrowable(cut).getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+
+    assertThat(onUdp.get(100, TimeUnit.SECONDS)).as("udp with 10 s PINGs").isEqualTo("answered after 60000 ms");
+    Throwable udpCut = udpUnprobed.handle((ok, e) -> e).get(100, TimeUnit.SECONDS);
+    assertThat(udpCut).as("the udp call without keep-alive, past the 20 s idle timeout").isNotNull();
+    Status udpStatus = Status.fromThrowable(udpCut);
+    assertThat(udpStatus.getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+    assertThat(udpStatus.getDescription()).contains("idle timeout");
   }
 
   @AfterEach

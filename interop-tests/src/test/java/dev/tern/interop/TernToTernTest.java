@@ -8,6 +8,7 @@ import dev.tern.rpc.TernChannels;
 import dev.tern.rpc.TernServerBuilder;
 import dev.tern.rpc.inprocess.InProcessAddress;
 import dev.tern.rpc.spi.TransportProvider;
+import dev.tern.transport.udp.rpc.UdpTransportOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import java.net.InetSocketAddress;
@@ -34,6 +35,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 @Timeout(120)
 class TernToTernTest {
   private static final TestCertificates CERTS = TestCertificates.generate();
+  private static final byte[] UDP_SERVER_KEY = UdpTransportOptions.newServerKey();
   private static final ScheduledExecutorService SCHEDULER = Executors.newSingleThreadScheduledExecutor();
   private static final Map<String, Peers> PEERS = new ConcurrentHashMap<>();
 
@@ -71,11 +73,16 @@ class TernToTernTest {
   private static Peers start(String transport) {
     try {
       boolean inProcess = transport.equals("inprocess");
+      // Tern's UDP protocol authenticates the server by a static key the client has pinned, not
+      // by a certificate.
+      boolean udp = transport.equals("udp");
       SocketAddress address = inProcess ? new InProcessAddress("interop-" + System.nanoTime())
           : new InetSocketAddress("127.0.0.1", 0);
       TernServerBuilder serverBuilder = TernServerBuilder.create().listen(transport, address)
           .addService(TernTestService.definition(SCHEDULER));
-      if (!inProcess) {
+      if (udp) {
+        serverBuilder.transportOption(UdpTransportOptions.SERVER_STATIC_KEY, UDP_SERVER_KEY);
+      } else if (!inProcess) {
         serverBuilder.tls(CERTS.server());
       }
       Server server = serverBuilder.build().start();
@@ -84,7 +91,10 @@ class TernToTernTest {
           ? TernChannelBuilder.forAddress("localhost", ((InetSocketAddress) bound).getPort())
           : TernChannelBuilder.forAddress(bound);
       channelBuilder.transports(transport);
-      if (inProcess) {
+      if (udp) {
+        channelBuilder.usePlaintext().transportOption(UdpTransportOptions.PINNED_SERVER_KEY,
+            UdpTransportOptions.publicKeyOf(UDP_SERVER_KEY));
+      } else if (inProcess) {
         channelBuilder.usePlaintext();
       } else {
         channelBuilder.tls(CERTS.client());

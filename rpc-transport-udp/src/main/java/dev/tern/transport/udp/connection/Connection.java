@@ -177,7 +177,8 @@ public final class Connection {
     this.builder = new PacketBuilder(this);
     this.handshakeCopy = new HandshakeCopy(config.handshakeCopyDelayNs, config.firstDataCopy);
     this.idleTimeoutNs = Saturating.msToNs(config.idleTimeoutMs);
-    this.idle = new IdlePolicy(Saturating.msToNs(config.keepAliveMs), idleTimeoutNs, 0);
+    this.idle = new IdlePolicy(Saturating.msToNs(config.keepAliveMs),
+        Saturating.msToNs(config.keepAliveTimeoutMs), idleTimeoutNs, 0);
   }
 
   /**
@@ -378,6 +379,8 @@ public final class Connection {
     IdlePolicy.Action idleAction = idlePolicy().onTimeout(nowNs, rtt.ptoNs(0));
     if (idleAction == IdlePolicy.Action.SEND_PING && state == ConnectionState.ESTABLISHED) {
       pingPending = true;
+      stats.keepAlivePingsSent++;
+      idle.onKeepAlivePingSent(nowNs, rtt.ptoNs(0));
     }
     if (idleAction == IdlePolicy.Action.CLOSE) {
       // RFC 9000 §10.1: an idle connection is closed silently.
@@ -385,6 +388,16 @@ public final class Connection {
       closeError = TransportError.IDLE_TIMEOUT;
       listener.onClosed(this, TransportError.IDLE_TIMEOUT, TransportError.IDLE_TIMEOUT.code(),
           "idle timeout", false);
+      return;
+    }
+    if (idleAction == IdlePolicy.Action.KEEP_ALIVE_TIMEOUT) {
+      // Nothing came back for the keep-alive PING: the peer, or the path to it, is gone. As for
+      // the idle timeout, nothing is sent (it would not arrive).
+      state = ConnectionState.CLOSED;
+      closeError = TransportError.KEEP_ALIVE_TIMEOUT;
+      listener.onClosed(this, TransportError.KEEP_ALIVE_TIMEOUT,
+          TransportError.KEEP_ALIVE_TIMEOUT.code(), "keep-alive PING unanswered for "
+              + config.keepAliveTimeoutMs + " ms", false);
       return;
     }
     onLossDetectionTimeout(nowNs);

@@ -30,6 +30,8 @@ public final class ConnectionConfig {
   final boolean priorityScheduling;
   final int maxProbedDatagramBytes;
   final long keepAliveMs;
+  /** How long a keep-alive PING may go without any packet back, ms; 0: the idle timeout decides. */
+  final long keepAliveTimeoutMs;
   final boolean wantReceiveTimestamps;
   final int serverId;
   final int configRotation;
@@ -73,6 +75,7 @@ public final class ConnectionConfig {
     this.priorityScheduling = b.priorityScheduling;
     this.maxProbedDatagramBytes = Math.max(b.maxProbedDatagramBytes, b.maxDatagramBytes);
     this.keepAliveMs = b.keepAliveMs;
+    this.keepAliveTimeoutMs = b.keepAliveTimeoutMs;
     this.wantReceiveTimestamps = b.wantReceiveTimestamps;
     this.serverId = b.serverId;
     this.configRotation = b.configRotation;
@@ -98,6 +101,7 @@ public final class ConnectionConfig {
     this.priorityScheduling = o.priorityScheduling;
     this.maxProbedDatagramBytes = o.maxProbedDatagramBytes;
     this.keepAliveMs = o.keepAliveMs;
+    this.keepAliveTimeoutMs = o.keepAliveTimeoutMs;
     this.wantReceiveTimestamps = o.wantReceiveTimestamps;
     this.serverId = o.serverId;
     this.configRotation = o.configRotation;
@@ -253,6 +257,21 @@ public final class ConnectionConfig {
     return maxDatagramBytes;
   }
 
+  /** The idle timeout this side advertises (max_idle_timeout), ms; 0: none. */
+  public long idleTimeoutMs() {
+    return idleTimeoutMs;
+  }
+
+  /** The keep-alive interval, ms; 0: no keep-alive. */
+  public long keepAliveMs() {
+    return keepAliveMs;
+  }
+
+  /** How long a keep-alive PING may go unanswered, ms; 0: the idle timeout decides. */
+  public long keepAliveTimeoutMs() {
+    return keepAliveTimeoutMs;
+  }
+
   /** Builds {@link ConnectionConfig}s; every setter checks its argument. */
   public static final class Builder {
     private int[] versions = {Versions.V2};
@@ -265,6 +284,7 @@ public final class ConnectionConfig {
     private boolean priorityScheduling = true;
     private int maxProbedDatagramBytes = 1472;
     private long keepAliveMs = 15_000;
+    private long keepAliveTimeoutMs;
     private boolean wantReceiveTimestamps;
     private int serverId;
     private int configRotation;
@@ -415,6 +435,19 @@ public final class ConnectionConfig {
         throw new IllegalArgumentException("keepAliveMs must be >= 0: " + ms);
       }
       this.keepAliveMs = ms;
+      return this;
+    }
+
+    /**
+     * How long a keep-alive PING may go without any packet from the peer before the connection
+     * is given up for dead ({@code TransportError.KEEP_ALIVE_TIMEOUT}), ms; 0 (the default): no
+     * such limit, the idle timeout decides.
+     */
+    public Builder keepAliveTimeoutMs(long ms) {
+      if (ms < 0) {
+        throw new IllegalArgumentException("keepAliveTimeoutMs must be >= 0: " + ms);
+      }
+      this.keepAliveTimeoutMs = ms;
       return this;
     }
 

@@ -35,6 +35,8 @@ public final class ConnectionStats {
   public long unroutableDropped;
   /** Probe timeouts. */
   public long ptoCount;
+  /** Keep-alive PINGs sent (IdlePolicy: quiet for the keep-alive interval). */
+  public long keepAlivePingsSent;
   /** ACK frames received that carried receive timestamps. */
   public long timestampedAcksReceived;
   /** Path changes followed. */

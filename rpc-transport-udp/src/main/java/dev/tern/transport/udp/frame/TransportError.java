@@ -36,7 +36,12 @@ public enum TransportError {
   /** The application closed the connection (APPLICATION_CLOSE). */
   APPLICATION_ERROR(0xc),
   /** Local only: the idle timeout expired; never sent (its code is outside the wire's use). */
-  IDLE_TIMEOUT(-1);
+  IDLE_TIMEOUT(-1),
+  /**
+   * Local only: a keep-alive PING went unanswered for the keep-alive timeout; never sent (its
+   * code is outside the wire's use).
+   */
+  KEEP_ALIVE_TIMEOUT(-2);
 
   private final long code;
 

@@ -8,9 +8,17 @@ import dev.tern.transport.udp.util.Saturating;
  * traffic (FIELD-NOTES: NAT bindings for UDP time out after 15-30 s idle, so 15 s by default);
  * otherwise the connection is left to go quiet. After {@code idleTimeoutNs} without receiving
  * anything the connection closes silently (RFC 9000 §10.1), the timeout being at least three
- * probe timeouts so a slow path is not mistaken for a dead one. The keep-alive interval is capped
- * at half the idle timeout in force (the peer may negotiate a shorter one), so a ping always goes
- * out before the connection would time out.
+ * probe timeouts so a slow path is not mistaken for a dead one.
+ *
+ * <p>The keep-alive is what defers the idle timeout (RFC 9000 §10.1.2): the PING restarts the
+ * peer's idle timer when it arrives and ours when its acknowledgement does. So that the idle
+ * timeout never ends a connection the keep-alive is keeping, the interval is capped at half the
+ * idle timeout in force (the peer may negotiate a shorter one than ours): the PING then never
+ * leaves close to the effective timeout, where RFC 9000 §10.1.1 warns the peer may already have
+ * discarded the connection, and a lost PING is still repaired by a probe before it.
+ *
+ * <p>With a keep-alive timeout, a PING that draws no packet at all within it ends the connection
+ * ({@link Action#KEEP_ALIVE_TIMEOUT}), sooner than the idle timeout would.
  */
 public final class IdlePolicy {
   /** Default keep-alive interval: 15 s. */
@@ -25,11 +33,19 @@ public final class IdlePolicy {
     /** Send an ack-eliciting PING to keep the path's NAT bindings alive. */
     SEND_PING,
     /** The idle timeout expired: discard the connection silently (RFC 9000 §10.1). */
-    CLOSE
+    CLOSE,
+    /**
+     * A keep-alive PING drew no packet within the keep-alive timeout: the peer is unreachable;
+     * discard the connection.
+     */
+    KEEP_ALIVE_TIMEOUT
   }
 
   private final long keepAliveIntervalNs;
+  private final long keepAliveTimeoutNs;
   private long idleTimeoutNs;
+  /** When the outstanding keep-alive PING's time is up; Long.MAX_VALUE with none outstanding. */
+  private long pingDeadlineNs = Long.MAX_VALUE;
   private long lastReceiveNs;
   private long lastActivityNs;
   private boolean ackElicitingSentSinceReceive;
@@ -42,6 +58,20 @@ public final class IdlePolicy {
    * {@code nowNs}.
    */
   public IdlePolicy(long keepAliveIntervalNs, long idleTimeoutNs, long nowNs) {
+    this(keepAliveIntervalNs, 0, idleTimeoutNs, nowNs);
+  }
+
+  /**
+   * A policy as {@link #IdlePolicy(long, long, long)} whose keep-alive PINGs must draw a packet
+   * within {@code keepAliveTimeoutNs} (0: no such limit, the idle timeout alone decides).
+   */
+  public IdlePolicy(long keepAliveIntervalNs, long keepAliveTimeoutNs, long idleTimeoutNs,
+      long nowNs) {
+    if (keepAliveTimeoutNs < 0) {
+      throw new IllegalArgumentException(
+          "keepAliveTimeoutNs must not be negative, was " + keepAliveTimeoutNs);
+    }
+    this.keepAliveTimeoutNs = keepAliveTimeoutNs;
     if (keepAliveIntervalNs < 0) {
       throw new IllegalArgumentException(
           "keepAliveIntervalNs must not be negative, was " + keepAliveIntervalNs);
@@ -81,6 +111,19 @@ public final class IdlePolicy {
     lastReceiveNs = nowNs;
     lastActivityNs = nowNs;
     ackElicitingSentSinceReceive = false;
+    pingDeadlineNs = Long.MAX_VALUE; // the peer is there: the PING is answered
+  }
+
+  /**
+   * The keep-alive PING {@link #onTimeout} asked for is going out now: with a keep-alive timeout,
+   * the peer has that long to send any packet, and at least one probe timeout (RFC 9002 §6.2.1:
+   * the time within which its acknowledgement is expected), so that a timeout set below the
+   * path's round trip does not declare a live peer dead.
+   */
+  public void onKeepAlivePingSent(long nowNs, long ptoNs) {
+    if (keepAliveTimeoutNs > 0 && pingDeadlineNs == Long.MAX_VALUE) {
+      pingDeadlineNs = Saturating.add(nowNs, Math.max(keepAliveTimeoutNs, ptoNs));
+    }
   }
 
   /**
@@ -124,7 +167,8 @@ public final class IdlePolicy {
 
   /** The next time {@link #onTimeout} has something to do. */
   public long nextTimeoutNs(long ptoNs) {
-    long close = Saturating.add(lastReceiveNs, effectiveIdleTimeoutNs(ptoNs));
+    long close = Math.min(pingDeadlineNs,
+        Saturating.add(lastReceiveNs, effectiveIdleTimeoutNs(ptoNs)));
     if (!keepAliveActive()) {
       return close;
     }
@@ -135,6 +179,9 @@ public final class IdlePolicy {
   public Action onTimeout(long nowNs, long ptoNs) {
     if (nowNs - lastReceiveNs >= effectiveIdleTimeoutNs(ptoNs)) {
       return Action.CLOSE;
+    }
+    if (pingDeadlineNs != Long.MAX_VALUE && nowNs - pingDeadlineNs >= 0) {
+      return Action.KEEP_ALIVE_TIMEOUT;
     }
     if (keepAliveActive() && nowNs - lastActivityNs >= keepAliveNs()) {
       // The next keep-alive is one interval after this request, whether or not the ping can go

@@ -61,6 +61,12 @@ final class RpcFraming {
   static final long CODE_REFUSED = 0x3;
   /** Application close code of a connection whose sides share no Tern protocol version. */
   static final long CLOSE_NO_COMMON_VERSION = 0x10;
+  /**
+   * Application close code of a connection the server drained (its shutdown, age or idleness)
+   * and closed once none of its calls was left and all it sent was acknowledged: no call the
+   * client still has open on it was processed (docs/protocol.md §10.7).
+   */
+  static final long CLOSE_DRAINED = 0x11;
 
   /** Keys the mapping carries in fields of its own; never sent as metadata. */
   private static final Set<String> RESERVED = new HashSet<>(Arrays.asList("grpc-status",

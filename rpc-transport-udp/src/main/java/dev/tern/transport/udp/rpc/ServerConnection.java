@@ -2,22 +2,39 @@ package dev.tern.transport.udp.rpc;
 
 import dev.tern.rpc.ConnectionInfo;
 import dev.tern.rpc.ProtocolVersions;
+import dev.tern.rpc.spi.TransportOptions;
 import dev.tern.transport.udp.connection.Connection;
 import dev.tern.transport.udp.connection.ConnectionListener;
+import dev.tern.transport.udp.connection.ConnectionState;
 import dev.tern.transport.udp.frame.TransportError;
 import dev.tern.transport.udp.stream.Stream;
+import dev.tern.transport.udp.util.Saturating;
 import io.grpc.Status;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.OptionalInt;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * One client connection of a {@link UdpServerTransport}: its calls by stream ID, the Tern
- * protocol version agreed in its handshake, and what it reports of itself. Loop thread only,
- * except {@link #info()}.
+ * protocol version agreed in its handshake, what it reports of itself, and the server's limits on
+ * it (docs/protocol.md §10.7), as grpc-netty carries them out: past {@code maxConnectionAge}
+ * (±10% jitter) or with no call for {@code maxConnectionIdle} the connection is drained, and once
+ * {@code maxConnectionAgeGrace} has passed too it is closed with the calls still on it. Loop
+ * thread only, except {@link #info()}.
+ *
+ * <p>Draining is the protocol's graceful end: new calls are refused unprocessed (0x3, §10.5), which
+ * also tells the client to take no more calls here; the calls already running go on; once none
+ * is left and everything sent has been acknowledged, the connection closes with {@link
+ * RpcFraming#CLOSE_DRAINED}, which tells the client that no call it still has open here was
+ * processed. One whose acknowledgements do not come within {@link #QUIESCE_GRACE_NS} is closed
+ * with code 0 instead.
  */
 final class ServerConnection implements ConnectionListener {
+  /** How long a drained connection with no call left waits for its last acknowledgements. */
+  static final long QUIESCE_GRACE_NS = 2_000_000_000L;
+
   final UdpServerTransport transport;
   final Connection connection;
   private final Map<Long, UdpServerStream> streams = new HashMap<>();
@@ -25,11 +42,33 @@ final class ServerConnection implements ConnectionListener {
   private volatile int version;
   private volatile ConnectionInfo info;
   private boolean closed;
+  /** Why the connection is drained (its age, idleness, the server's shutdown); null if it is not. */
+  private String drainedFor;
+  private long ageDeadlineNs = Long.MAX_VALUE;
+  private long idleDeadlineNs = Long.MAX_VALUE;
+  private long graceDeadlineNs = Long.MAX_VALUE;
+  private long quiesceDeadlineNs = Long.MAX_VALUE;
+  private final long idleNs;
 
-  ServerConnection(UdpServerTransport transport, Connection connection) {
+  ServerConnection(UdpServerTransport transport, Connection connection, long nowNs) {
     this.transport = transport;
     this.connection = connection;
     this.info = ConnectionInfo.builder(UdpTransportProvider.NAME).build();
+    TransportOptions o = transport.options;
+    long keepAlive = o.get(TransportOptions.KEEP_ALIVE_MILLIS);
+    if (keepAlive > 0 && keepAlive < UdpTransportOptions.KEEP_ALIVE_OFF_MILLIS) {
+      // A server's keepAliveTime pings every connection, with calls or without (as grpc-java).
+      connection.setKeepConnected(true);
+    }
+    long age = o.get(TransportOptions.MAX_CONNECTION_AGE_MILLIS);
+    if (age > 0) {
+      double jitter = 0.9 + 0.2 * ThreadLocalRandom.current().nextDouble();
+      ageDeadlineNs = Saturating.add(nowNs, Math.max(1, Saturating.msToNs((long) (age * jitter))));
+    }
+    idleNs = Saturating.msToNs(Math.max(0, o.get(TransportOptions.IDLE_TIMEOUT_MILLIS)));
+    if (idleNs > 0) {
+      idleDeadlineNs = Saturating.add(nowNs, idleNs);
+    }
   }
 
   int calls() {
@@ -37,16 +76,95 @@ final class ServerConnection implements ConnectionListener {
   }
 
   boolean acceptsCalls() {
-    return !transport.isShutdown() && !closed;
+    return !transport.isShutdown() && !closed && drainedFor == null;
+  }
+
+  boolean isDraining() {
+    return drainedFor != null;
   }
 
   void callStarted(UdpServerStream s) {
     calls++;
+    idleDeadlineNs = Long.MAX_VALUE;
     refreshInfo();
   }
 
   void callEnded(UdpServerStream s) {
     calls--;
+    if (calls == 0 && idleNs > 0 && drainedFor == null) {
+      // grpc-java's maxConnectionIdle counts from the moment the last call ended.
+      idleDeadlineNs = Saturating.add(System.nanoTime(), idleNs);
+      transport.wakeAt(idleDeadlineNs);
+    }
+  }
+
+  /** The next instant {@link #check} has something to do, Long.MAX_VALUE for none. */
+  long nextDeadlineNs() {
+    if (closed) {
+      return Long.MAX_VALUE;
+    }
+    if (drainedFor == null) {
+      return Math.min(ageDeadlineNs, calls == 0 ? idleDeadlineNs : Long.MAX_VALUE);
+    }
+    return calls > 0 ? graceDeadlineNs : quiesceDeadlineNs;
+  }
+
+  /**
+   * Carries out the limits due at {@code nowNs}, and closes a drained connection that has no
+   * call left; on the loop.
+   */
+  void check(long nowNs) {
+    if (closed) {
+      return;
+    }
+    if (drainedFor == null) {
+      if (due(ageDeadlineNs, nowNs)) {
+        drain("its maximum age has passed");
+        long grace = transport.options.get(TransportOptions.MAX_CONNECTION_AGE_GRACE_MILLIS);
+        if (grace > 0) {
+          graceDeadlineNs = Saturating.add(nowNs, Saturating.msToNs(grace));
+        }
+      } else if (calls == 0 && due(idleDeadlineNs, nowNs)) {
+        drain("it had no call for its maximum idle time");
+      } else {
+        return;
+      }
+    }
+    if (calls > 0) {
+      if (due(graceDeadlineNs, nowNs)) {
+        connection.close(0, "connection closed: " + drainedFor + " and so has its grace time ("
+            + transport.options.get(TransportOptions.MAX_CONNECTION_AGE_GRACE_MILLIS) + " ms)");
+      }
+      return;
+    }
+    if (quiesceDeadlineNs == Long.MAX_VALUE) {
+      quiesceDeadlineNs = Saturating.add(nowNs, QUIESCE_GRACE_NS);
+    }
+    if (connection.state() != ConnectionState.ESTABLISHED) {
+      // Still in its handshake: nothing of the client's was processed, but the client cannot
+      // read a 1-RTT close yet either; the close goes as the protocol allows (docs/protocol.md §8).
+      connection.close(RpcFraming.CLOSE_DRAINED, "connection drained: " + drainedFor);
+    } else if (connection.isQuiescent()) {
+      connection.close(RpcFraming.CLOSE_DRAINED, "connection drained: " + drainedFor);
+    } else if (due(quiesceDeadlineNs, nowNs)) {
+      // Something sent is still unacknowledged: a response may not have arrived, so the client
+      // must not take its calls for unprocessed.
+      connection.close(0, "connection drained: " + drainedFor
+          + "; closed before all it sent was acknowledged");
+    }
+  }
+
+  private static boolean due(long deadlineNs, long nowNs) {
+    return deadlineNs != Long.MAX_VALUE && nowNs - deadlineNs >= 0;
+  }
+
+  /** Refuses new calls from now on; the transport checks the connection every turn. */
+  void drain(String why) {
+    if (drainedFor != null || closed) {
+      return;
+    }
+    drainedFor = why;
+    transport.draining(this);
   }
 
   ConnectionInfo info() {
@@ -125,6 +243,7 @@ final class ServerConnection implements ConnectionListener {
     }
     closed = true;
     String why = error == TransportError.IDLE_TIMEOUT ? "timed out"
+        : error == TransportError.KEEP_ALIVE_TIMEOUT ? "is dead: " + reason
         : (byPeer ? "closed by the client" : "closed") + " (" + error + (reason == null
             || reason.isEmpty() ? "" : ": " + reason) + ")";
     Status status = Status.UNAVAILABLE.withDescription("udp connection " + why);

@@ -189,7 +189,9 @@ final class UdpClientStream extends RpcStream implements ClientStream {
     Status status = UdpClientTransport.resetStatus(code, "server");
     if (code == RpcFraming.CODE_REFUSED && !delivered) {
       // The server did not process the call (docs/protocol.md §10.5): the call layer may send it
-      // again on another connection.
+      // again on another connection. The server refuses calls only while it drains the
+      // connection, so the transport stops taking calls first, and the replay goes elsewhere.
+      transport.drainedByServer(status);
       resetOutput(RpcFraming.CODE_CANCELLED);
       stopInput(RpcFraming.CODE_CANCELLED);
       ended = true;
@@ -229,6 +231,24 @@ final class UdpClientStream extends RpcStream implements ClientStream {
     resetOutput(code);
     stopInput(code);
     end(status, new Metadata());
+  }
+
+  /**
+   * Ends the call as the server's drained close asks (docs/protocol.md §10.7): one that has heard
+   * nothing of the server as refused unprocessed, so that the call layer sends it again on another
+   * connection; one that has (it was processed) fails with {@code status}.
+   */
+  void failDrained(Status status) {
+    if (ended) {
+      return;
+    }
+    if (delivered) {
+      fail(status, RpcFraming.CODE_CANCELLED);
+      return;
+    }
+    resetOutput(RpcFraming.CODE_CANCELLED);
+    stopInput(RpcFraming.CODE_CANCELLED);
+    refuseUnsent(status);
   }
 
   /**

@@ -99,6 +99,9 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
         // Before the loop's first turn (Thread.start publishes them to it).
         handshakeDeadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         connection = x.connection();
+        // Keep-alive runs while calls are open; without calls too if asked (docs/protocol.md
+        // §10.7).
+        connection.setKeepConnected(options.get(TransportOptions.KEEP_ALIVE_WITHOUT_CALLS));
         x.setPump(this);
       });
     } catch (java.io.IOException | RuntimeException ex) {
@@ -258,12 +261,61 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
     String why;
     if (error == TransportError.IDLE_TIMEOUT) {
       why = "timed out: nothing heard for the idle timeout";
+    } else if (error == TransportError.KEEP_ALIVE_TIMEOUT) {
+      why = "is dead: " + reason;
     } else if (byPeer) {
       why = "closed by the server (" + describe(error, code, reason) + ")";
     } else {
       why = "closed (" + describe(error, code, reason) + ")";
     }
-    fail(Status.UNAVAILABLE.withDescription("udp connection to " + address + " " + why));
+    Status status = Status.UNAVAILABLE.withDescription("udp connection to " + address + " " + why);
+    if (byPeer && error == TransportError.APPLICATION_ERROR && code == RpcFraming.CLOSE_DRAINED) {
+      // The server drained the connection and closed it with none of its calls left
+      // (docs/protocol.md §10.7): a call still open here was never processed.
+      failDrained(status);
+      return;
+    }
+    fail(status);
+  }
+
+  /**
+   * The server refused a call unprocessed, which it does only while it drains the connection
+   * (its shutdown, the connection's age or idleness; docs/protocol.md §10.7): as after HTTP/2's
+   * GOAWAY, the transport takes no more calls, so the channel replays the refused one, and sends
+   * later ones, on another connection; calls already open go on, and the connection closes when
+   * they are done. On the loop.
+   */
+  void drainedByServer(Status refusal) {
+    if (shutdown) {
+      return;
+    }
+    shutdown = true;
+    if (shutdownReported.compareAndSet(false, true)) {
+      listener.transportShutdown(Status.UNAVAILABLE.withDescription("udp server " + address
+          + " is draining the connection: " + refusal.getDescription()));
+    }
+    for (UdpClientStream s : new ArrayList<>(waiting)) {
+      s.refuseUnsent(Status.UNAVAILABLE.withDescription("udp server " + address
+          + " is draining the connection: the call was not sent"));
+    }
+  }
+
+  /** As {@link #fail}, but calls that heard nothing of the server end as refused unprocessed. */
+  private void failDrained(Status status) {
+    if (failure == null) {
+      failure = status;
+    }
+    shutdown = true;
+    if (shutdownReported.compareAndSet(false, true)) {
+      listener.transportShutdown(status);
+    }
+    for (UdpClientStream s : new ArrayList<>(waiting)) {
+      s.refuseUnsent(status);
+    }
+    for (UdpClientStream s : new ArrayList<>(byId.values())) {
+      s.failDrained(status);
+    }
+    closing = true;
   }
 
   private static String describe(TransportError error, long code, String reason) {

@@ -4,7 +4,6 @@ import dev.tern.rpc.spi.ServerTransport;
 import dev.tern.rpc.spi.ServerTransportListener;
 import dev.tern.rpc.spi.TransportOptions;
 import dev.tern.transport.udp.connection.ConnectionConfig;
-import dev.tern.transport.udp.connection.ConnectionState;
 import dev.tern.transport.udp.nio.Pump;
 import dev.tern.transport.udp.nio.UdpServerEndpoint;
 import io.grpc.Status;
@@ -18,13 +17,15 @@ import java.util.Objects;
 
 /**
  * A listening {@code udp} server: one {@link UdpServerEndpoint} (socket, loop thread, every
- * connection) and the calls on its connections. A graceful shutdown refuses new calls (the
- * client sees UNAVAILABLE: not processed, safe to retry), closes each connection once its calls
- * are done and acknowledged, and ends when the last one has left its closing period.
+ * connection) and the calls on its connections. Each connection carries out the server's
+ * keep-alive, idle and age limits ({@link ServerConnection}, docs/protocol.md §10.7). A graceful
+ * shutdown drains every connection: new calls are refused (the client sees UNAVAILABLE: not
+ * processed, safe to retry), each connection closes once its calls are done and acknowledged, and
+ * the server ends when the last one has left its closing period.
  */
 final class UdpServerTransport implements ServerTransport, Pump {
   /** How long a graceful shutdown waits for an idle connection's last acknowledgements. */
-  private static final long QUIESCE_GRACE_NS = 2_000_000_000L;
+  private static final long QUIESCE_GRACE_NS = ServerConnection.QUIESCE_GRACE_NS;
 
   private final InetSocketAddress bindAddress;
   final TransportOptions options;
@@ -33,12 +34,17 @@ final class UdpServerTransport implements ServerTransport, Pump {
   final int[] versions;
   final ByteBuffer scratch = ByteBuffer.allocate(64 * 1024);
   private final List<ServerConnection> connections = new ArrayList<>();
+  /** Connections being drained: checked every turn until they close. */
+  private final List<ServerConnection> draining = new ArrayList<>();
   private volatile UdpServerEndpoint endpoint;
   private volatile InetSocketAddress bound;
   private ServerTransportListener listener;
   private volatile boolean shutdown;
+  private boolean shutdownDrained;
   private boolean endpointClosing;
   private long quiesceDeadlineNs = Long.MAX_VALUE;
+  /** The earliest age, idle or grace deadline of any connection (a lower bound), MAX_VALUE none. */
+  private long nextLimitNs = Long.MAX_VALUE;
 
   UdpServerTransport(InetSocketAddress bindAddress, TransportOptions options) {
     this.bindAddress = bindAddress;
@@ -57,8 +63,12 @@ final class UdpServerTransport implements ServerTransport, Pump {
     this.listener = Objects.requireNonNull(listener, "listener");
     ConnectionConfig config = UdpTransportOptions.server(options);
     UdpServerEndpoint e = UdpServerEndpoint.bind(bindAddress, config, c -> {
-      ServerConnection sc = new ServerConnection(this, c);
+      ServerConnection sc = new ServerConnection(this, c, System.nanoTime());
       connections.add(sc);
+      wakeAt(sc.nextDeadlineNs());
+      if (shutdown) {
+        sc.drain("the server is shutting down");
+      }
       return sc;
     }, options.get(UdpTransportOptions.MAX_CONNECTIONS), "tern-udp-server " + bindAddress);
     bound = e.localAddress();
@@ -90,6 +100,32 @@ final class UdpServerTransport implements ServerTransport, Pump {
 
   void connectionClosed(ServerConnection c) {
     connections.remove(c);
+    draining.remove(c);
+  }
+
+  /** A connection has a limit due at {@code deadlineNs}; on the loop. */
+  void wakeAt(long deadlineNs) {
+    nextLimitNs = Math.min(nextLimitNs, deadlineNs);
+  }
+
+  /** A connection started draining; on the loop. */
+  void draining(ServerConnection c) {
+    if (!draining.contains(c)) {
+      draining.add(c);
+    }
+  }
+
+  /**
+   * Whether every connection is quiescent: no stream, nothing unacknowledged (for tests that must
+   * know the server has heard every acknowledgement); on the loop.
+   */
+  boolean allQuiescent() {
+    for (int i = 0; i < connections.size(); i++) {
+      if (!connections.get(i).connection.isQuiescent()) {
+        return false;
+      }
+    }
+    return true;
   }
 
   @Override
@@ -99,13 +135,39 @@ final class UdpServerTransport implements ServerTransport, Pump {
 
   @Override
   public void pump(long nowNs) {
-    if (!shutdown || endpointClosing) {
+    if (endpointClosing) {
       return;
+    }
+    if (nextLimitNs != Long.MAX_VALUE && nowNs - nextLimitNs >= 0) {
+      // Some connection's age, idle or grace time is up: every deadline is looked at again.
+      nextLimitNs = Long.MAX_VALUE;
+      for (ServerConnection c : new ArrayList<>(connections)) {
+        c.check(nowNs);
+        wakeAt(c.nextDeadlineNs());
+      }
+    }
+    // Draining connections close as soon as their calls are done and acknowledged, which an
+    // acknowledgement's arrival decides, not a timer.
+    if (!draining.isEmpty()) {
+      for (ServerConnection c : new ArrayList<>(draining)) {
+        c.check(nowNs);
+        wakeAt(c.nextDeadlineNs());
+      }
+    }
+    if (!shutdown) {
+      return;
+    }
+    if (!shutdownDrained) {
+      shutdownDrained = true;
+      for (ServerConnection c : new ArrayList<>(connections)) {
+        c.drain("the server is shutting down");
+        c.check(nowNs);
+        wakeAt(c.nextDeadlineNs());
+      }
     }
     boolean allIdle = true;
     for (int i = 0; i < connections.size(); i++) {
-      ServerConnection c = connections.get(i);
-      if (c.calls() > 0) {
+      if (connections.get(i).calls() > 0) {
         allIdle = false;
         quiesceDeadlineNs = Long.MAX_VALUE;
       }
@@ -116,14 +178,9 @@ final class UdpServerTransport implements ServerTransport, Pump {
     if (quiesceDeadlineNs == Long.MAX_VALUE) {
       quiesceDeadlineNs = nowNs + QUIESCE_GRACE_NS;
     }
-    boolean quiet = true;
-    for (int i = 0; i < connections.size(); i++) {
-      ServerConnection c = connections.get(i);
-      if (c.connection.state() == ConnectionState.ESTABLISHED && !c.connection.isQuiescent()) {
-        quiet = false;
-      }
-    }
-    if (quiet || nowNs - quiesceDeadlineNs >= 0) {
+    // Every connection closed itself once drained and acknowledged; what is left (connections
+    // still in their handshake, or whose acknowledgements did not come) is closed here.
+    if (connections.isEmpty() || nowNs - quiesceDeadlineNs >= 0) {
       endpointClosing = true;
       endpoint.close(0, "server shut down");
     }
@@ -131,7 +188,10 @@ final class UdpServerTransport implements ServerTransport, Pump {
 
   @Override
   public long nextDeadlineNs() {
-    return shutdown && !endpointClosing ? quiesceDeadlineNs : Long.MAX_VALUE;
+    if (endpointClosing) {
+      return Long.MAX_VALUE;
+    }
+    return shutdown ? Math.min(nextLimitNs, quiesceDeadlineNs) : nextLimitNs;
   }
 
   @Override

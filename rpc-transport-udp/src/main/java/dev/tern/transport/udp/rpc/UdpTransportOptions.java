@@ -37,6 +37,20 @@ public final class UdpTransportOptions {
   /** Server: the most connections served at once; INITIALs beyond are dropped. */
   public static final TransportOptions.Key<Integer> MAX_CONNECTIONS =
       new TransportOptions.Key<>("udp.maxConnections", 10_000);
+  /**
+   * The protocol's idle timeout, {@code max_idle_timeout} in milliseconds (30 s; 0: none): a
+   * connection that receives nothing for the smaller of both sides' values is discarded
+   * silently (RFC 9000 §10.1). Keep-alive PINGs defer it: the keep-alive interval in force is
+   * at most half of it (docs/protocol.md §10.7).
+   */
+  public static final TransportOptions.Key<Long> MAX_IDLE_TIMEOUT_MILLIS =
+      new TransportOptions.Key<>("udp.maxIdleTimeoutMillis", 30_000L);
+
+  /**
+   * A keep-alive interval this long or longer turns keep-alive off, as in grpc-java (its
+   * builders' {@code AS_LARGE_AS_INFINITE}, 1000 days).
+   */
+  static final long KEEP_ALIVE_OFF_MILLIS = java.util.concurrent.TimeUnit.DAYS.toMillis(1000);
 
   private UdpTransportOptions() {}
 
@@ -60,7 +74,15 @@ public final class UdpTransportOptions {
     return ConnectionConfig.defaults().cryptoProvider().x25519().publicKey(privateKey);
   }
 
-  /** The protocol settings both sides share: versions, windows, stream limit, timeouts. */
+  /**
+   * The protocol settings both sides share: versions, windows, stream limit, timeouts. Keep-alive
+   * (docs/protocol.md §10.7): {@link TransportOptions#KEEP_ALIVE_MILLIS} unset (0) keeps the
+   * protocol's 15 s; 1000 days or more turns it off; {@link
+   * TransportOptions#KEEP_ALIVE_TIMEOUT_MILLIS} bounds how long a PING may go unanswered.
+   *
+   * @throws IllegalArgumentException naming the option if {@link #MAX_IDLE_TIMEOUT_MILLIS} is
+   *     negative
+   */
   static ConnectionConfig.Builder base(TransportOptions o) {
     int window = Math.max(1, o.get(TransportOptions.FLOW_CONTROL_WINDOW));
     int streams = Math.max(1, o.get(TransportOptions.MAX_CONCURRENT_STREAMS));
@@ -74,10 +96,20 @@ public final class UdpTransportOptions {
       rpc[i] = versions[i];
     }
     ConnectionConfig.Builder b = ConnectionConfig.builder().limits(limits).rpcVersions(rpc);
+    long idle = o.get(MAX_IDLE_TIMEOUT_MILLIS);
+    if (idle < 0) {
+      throw new IllegalArgumentException(MAX_IDLE_TIMEOUT_MILLIS.name()
+          + " (UdpTransportOptions.MAX_IDLE_TIMEOUT_MILLIS) must be 0 (no idle timeout) or more,"
+          + " was " + idle);
+    }
+    b.idleTimeoutMs(idle);
     long keepAlive = o.get(TransportOptions.KEEP_ALIVE_MILLIS);
-    if (keepAlive > 0) {
+    if (keepAlive >= KEEP_ALIVE_OFF_MILLIS) {
+      b.keepAliveMs(0);
+    } else if (keepAlive > 0) {
       b.keepAliveMs(keepAlive);
     }
+    b.keepAliveTimeoutMs(Math.max(0, o.get(TransportOptions.KEEP_ALIVE_TIMEOUT_MILLIS)));
     return b;
   }
 

@@ -60,7 +60,72 @@ class IdlePolicyTest {
   }
 
   @Test
+  void aPingThatDrawsNothingWithinTheKeepAliveTimeoutEndsTheConnection() {
+    IdlePolicy p = new IdlePolicy(10 * S, 5 * S, 60 * S, 0);
+    p.setOpenStreams(1);
+    assertThat(p.onTimeout(10 * S, PTO)).isEqualTo(IdlePolicy.Action.SEND_PING);
+    p.onKeepAlivePingSent(10 * S, PTO);
+    p.onAckElicitingSent(10 * S);
+    // The keep-alive timeout comes long before the idle timeout (70 s).
+    assertThat(p.nextTimeoutNs(PTO)).isEqualTo(15 * S);
+    assertThat(p.onTimeout(15 * S - 1, PTO)).isEqualTo(IdlePolicy.Action.NONE);
+    assertThat(p.onTimeout(15 * S, PTO)).isEqualTo(IdlePolicy.Action.KEEP_ALIVE_TIMEOUT);
+  }
+
+  @Test
+  void anyPacketAnswersThePing() {
+    IdlePolicy p = new IdlePolicy(10 * S, 5 * S, 60 * S, 0);
+    p.setOpenStreams(1);
+    assertThat(p.onTimeout(10 * S, PTO)).isEqualTo(IdlePolicy.Action.SEND_PING);
+    p.onKeepAlivePingSent(10 * S, PTO);
+    p.onAckElicitingSent(10 * S);
+    p.onPacketReceived(14 * S);
+    assertThat(p.onTimeout(15 * S, PTO)).isEqualTo(IdlePolicy.Action.NONE);
+    // The next PING is one interval after the answer, with a deadline of its own.
+    assertThat(p.nextTimeoutNs(PTO)).isEqualTo(24 * S);
+    assertThat(p.onTimeout(24 * S, PTO)).isEqualTo(IdlePolicy.Action.SEND_PING);
+    p.onKeepAlivePingSent(24 * S, PTO);
+    assertThat(p.nextTimeoutNs(PTO)).isEqualTo(29 * S);
+  }
+
+  @Test
+  void theKeepAliveTimeoutIsAtLeastOneProbeTimeout() {
+    IdlePolicy p = new IdlePolicy(10 * S, 1_000_000L, 60 * S, 0);
+    p.setOpenStreams(1);
+    assertThat(p.onTimeout(10 * S, PTO)).isEqualTo(IdlePolicy.Action.SEND_PING);
+    p.onKeepAlivePingSent(10 * S, PTO);
+    // A 1 ms timeout on a path whose acknowledgements take up to a 300 ms PTO.
+    assertThat(p.nextTimeoutNs(PTO)).isEqualTo(10 * S + PTO);
+    assertThat(p.onTimeout(10 * S + PTO - 1, PTO)).isEqualTo(IdlePolicy.Action.NONE);
+    assertThat(p.onTimeout(10 * S + PTO, PTO)).isEqualTo(IdlePolicy.Action.KEEP_ALIVE_TIMEOUT);
+  }
+
+  @Test
+  void withoutAKeepAliveTimeoutTheIdleTimeoutDecides() {
+    IdlePolicy p = new IdlePolicy(10 * S, 0, 30 * S, 0);
+    p.setOpenStreams(1);
+    assertThat(p.onTimeout(10 * S, PTO)).isEqualTo(IdlePolicy.Action.SEND_PING);
+    p.onKeepAlivePingSent(10 * S, PTO);
+    p.onAckElicitingSent(10 * S);
+    assertThat(p.onTimeout(20 * S, PTO)).isEqualTo(IdlePolicy.Action.SEND_PING);
+    p.onKeepAlivePingSent(20 * S, PTO);
+    assertThat(p.onTimeout(40 * S, PTO)).isEqualTo(IdlePolicy.Action.CLOSE);
+  }
+
+  @Test
+  void withKeepAliveOffAnOpenStreamDoesNotDeferTheIdleTimeout() {
+    IdlePolicy p = new IdlePolicy(0, 5 * S, 20 * S, 0);
+    p.setOpenStreams(3);
+    p.setKeepConnected(true);
+    assertThat(p.nextTimeoutNs(PTO)).isEqualTo(20 * S);
+    assertThat(p.onTimeout(19 * S, PTO)).isEqualTo(IdlePolicy.Action.NONE);
+    assertThat(p.onTimeout(20 * S, PTO)).isEqualTo(IdlePolicy.Action.CLOSE);
+  }
+
+  @Test
   void rejectsNegativeSettings() {
+    assertThatThrownBy(() -> new IdlePolicy(1, -7, 30 * S, 0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("-7");
     assertThatThrownBy(() -> new IdlePolicy(-1, 30 * S, 0))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("-1");
     assertThatThrownBy(() -> new IdlePolicy(1, -5, 0))

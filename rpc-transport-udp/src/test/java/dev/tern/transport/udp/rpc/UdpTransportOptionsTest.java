@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tern.rpc.ConnectionInfo;
 import dev.tern.rpc.spi.ClientTransport;
 import dev.tern.rpc.spi.TransportOptions;
+import dev.tern.transport.udp.connection.ConnectionConfig;
 import io.grpc.Status;
 import java.net.InetSocketAddress;
 import java.util.ServiceLoader;
@@ -59,6 +60,54 @@ class UdpTransportOptionsTest {
     assertThat(s.getCode()).isEqualTo(Status.Code.UNAVAILABLE);
     assertThat(s.getDescription()).contains("udp.pinnedServerKey");
     terminated.get(10, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void keepAliveAndIdleOptionsBecomeTheProtocolsSettings() {
+    TransportOptions keys = TransportOptions.defaults()
+        .with(UdpTransportOptions.PINNED_SERVER_KEY, UdpTransportOptions.publicKeyOf(
+            UdpTransportOptions.newServerKey()));
+    ConnectionConfig unset = UdpTransportOptions.client(keys);
+    assertThat(unset.keepAliveMs()).as("the protocol's default").isEqualTo(15_000);
+    assertThat(unset.keepAliveTimeoutMs()).as("grpc-java's default").isEqualTo(20_000);
+    assertThat(unset.idleTimeoutMs()).isEqualTo(30_000);
+    ConnectionConfig set = UdpTransportOptions.client(keys
+        .with(TransportOptions.KEEP_ALIVE_MILLIS, 10_000L)
+        .with(TransportOptions.KEEP_ALIVE_TIMEOUT_MILLIS, 5_000L)
+        .with(UdpTransportOptions.MAX_IDLE_TIMEOUT_MILLIS, 20_000L));
+    assertThat(set.keepAliveMs()).isEqualTo(10_000);
+    assertThat(set.keepAliveTimeoutMs()).isEqualTo(5_000);
+    assertThat(set.idleTimeoutMs()).isEqualTo(20_000);
+    ConnectionConfig off = UdpTransportOptions.client(keys
+        .with(TransportOptions.KEEP_ALIVE_MILLIS, TimeUnit.DAYS.toMillis(1000)));
+    assertThat(off.keepAliveMs()).as("1000 days: off, as grpc-java").isZero();
+    ConnectionConfig justUnder = UdpTransportOptions.client(keys
+        .with(TransportOptions.KEEP_ALIVE_MILLIS, TimeUnit.DAYS.toMillis(1000) - 1));
+    assertThat(justUnder.keepAliveMs()).isEqualTo(TimeUnit.DAYS.toMillis(1000) - 1);
+  }
+
+  @Test
+  void aClientWithANegativeIdleTimeoutFailsItsConnectionNamingTheOption() throws Exception {
+    ClientTransport t = new UdpTransportProvider().newClientTransport(
+        new InetSocketAddress("127.0.0.1", 9), "localhost:9", TransportOptions.defaults()
+            .with(UdpTransportOptions.PINNED_SERVER_KEY, new byte[32])
+            .with(UdpTransportOptions.MAX_IDLE_TIMEOUT_MILLIS, -5L));
+    CompletableFuture<Status> shutdown = new CompletableFuture<>();
+    t.start(new ClientTransport.Listener() {
+      @Override
+      public void transportReady(ConnectionInfo info) {}
+
+      @Override
+      public void transportShutdown(Status status) {
+        shutdown.complete(status);
+      }
+
+      @Override
+      public void transportTerminated() {}
+    });
+    Status s = shutdown.get(10, TimeUnit.SECONDS);
+    assertThat(s.getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+    assertThat(s.getDescription()).contains("udp.maxIdleTimeoutMillis").contains("-5");
   }
 
   @Test

@@ -1,0 +1,288 @@
+package dev.tern.transport.udp.rpc;
+
+import dev.tern.rpc.ConnectionInfo;
+import dev.tern.rpc.spi.ClientStream;
+import dev.tern.rpc.spi.ClientStreamListener;
+import dev.tern.rpc.spi.ClientTransport;
+import dev.tern.rpc.spi.RequestHeaders;
+import dev.tern.rpc.spi.ServerStream;
+import dev.tern.rpc.spi.ServerStreamListener;
+import dev.tern.rpc.spi.ServerTransportListener;
+import dev.tern.rpc.spi.TransportOptions;
+import dev.tern.transport.udp.connection.ConnectionStats;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import java.io.IOException;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToLongFunction;
+
+/**
+ * SPI-level peers of the {@code udp} transport over real loopback sockets, for the keep-alive and
+ * connection-limit tests: an echo server, a client transport's events, one call's events, and a
+ * relay that can stop forwarding.
+ */
+final class Loopback {
+  static final byte[] SERVER_KEY = UdpTransportOptions.newServerKey();
+  static final byte[] PIN = UdpTransportOptions.publicKeyOf(SERVER_KEY);
+  static final UdpTransportProvider PROVIDER = new UdpTransportProvider();
+
+  private Loopback() {}
+
+  static TransportOptions serverOptions() {
+    return TransportOptions.defaults().with(UdpTransportOptions.SERVER_STATIC_KEY, SERVER_KEY);
+  }
+
+  static TransportOptions clientOptions() {
+    return TransportOptions.defaults().with(UdpTransportOptions.PINNED_SERVER_KEY, PIN);
+  }
+
+  static ByteBuffer utf8(String s) {
+    return ByteBuffer.wrap(s.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** A server whose calls echo each request message and end OK when the client half-closes. */
+  static final class EchoServer implements ServerTransportListener {
+    final UdpServerTransport transport;
+    final BlockingQueue<RequestHeaders> headers = new LinkedBlockingQueue<>();
+    final BlockingQueue<Status> cancels = new LinkedBlockingQueue<>();
+    final CountDownLatch terminated = new CountDownLatch(1);
+
+    EchoServer(TransportOptions options) throws IOException {
+      transport = (UdpServerTransport) PROVIDER.newServerTransport(
+          new InetSocketAddress("127.0.0.1", 0), options);
+      transport.start(this);
+    }
+
+    int port() {
+      return ((InetSocketAddress) transport.listenAddress()).getPort();
+    }
+
+    @Override
+    public ServerStreamListener streamCreated(ServerStream stream, RequestHeaders h) {
+      headers.add(h);
+      stream.request(1);
+      return new ServerStreamListener() {
+        boolean headersSent;
+
+        @Override
+        public void onMessage(ByteBuffer message) {
+          if (!headersSent) {
+            headersSent = true;
+            stream.writeHeaders(new Metadata());
+          }
+          stream.writeMessage(message);
+          stream.flush();
+          stream.request(1);
+        }
+
+        @Override
+        public void onHalfClose() {
+          stream.close(Status.OK, new Metadata());
+        }
+
+        @Override
+        public void onReady() {}
+
+        @Override
+        public void onComplete() {}
+
+        @Override
+        public void onCancel(Status status) {
+          cancels.add(status);
+        }
+      };
+    }
+
+    @Override
+    public void serverTerminated() {
+      terminated.countDown();
+    }
+
+    /** Stops the server at once and waits for its end; true if it ended in time. */
+    boolean stop() throws InterruptedException {
+      transport.shutdownNow(Status.UNAVAILABLE.withDescription("test over"));
+      return terminated.await(10, TimeUnit.SECONDS);
+    }
+  }
+
+  /** A client transport's events. */
+  static final class Events implements ClientTransport.Listener {
+    final CompletableFuture<ConnectionInfo> ready = new CompletableFuture<>();
+    final CompletableFuture<Status> shutdown = new CompletableFuture<>();
+    final CountDownLatch terminated = new CountDownLatch(1);
+
+    @Override
+    public void transportReady(ConnectionInfo info) {
+      ready.complete(info);
+    }
+
+    @Override
+    public void transportShutdown(Status status) {
+      shutdown.complete(status);
+    }
+
+    @Override
+    public void transportTerminated() {
+      terminated.countDown();
+    }
+  }
+
+  /** One call's events. */
+  static final class Call implements ClientStreamListener {
+    final CompletableFuture<Metadata> headers = new CompletableFuture<>();
+    final CompletableFuture<Status> status = new CompletableFuture<>();
+    final BlockingQueue<String> messages = new LinkedBlockingQueue<>();
+    /** Whether the call ended as refused unprocessed (safe to send again elsewhere). */
+    volatile boolean refused;
+    ClientStream stream;
+
+    @Override
+    public void onHeaders(Metadata h) {
+      headers.complete(h);
+    }
+
+    @Override
+    public void onMessage(ByteBuffer message) {
+      byte[] b = new byte[message.remaining()];
+      message.get(b);
+      messages.add(new String(b, StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public void onReady() {}
+
+    @Override
+    public void onClose(Status s, Metadata trailers) {
+      status.complete(s);
+    }
+
+    @Override
+    public void onRefused(Status s) {
+      refused = true;
+      status.complete(s);
+    }
+  }
+
+  /** A started client transport to {@code port}, ready. */
+  static UdpClientTransport connect(int port, TransportOptions options, Events events)
+      throws Exception {
+    UdpClientTransport t = (UdpClientTransport) PROVIDER.newClientTransport(
+        new InetSocketAddress("127.0.0.1", port), "localhost:" + port, options);
+    t.start(events);
+    events.ready.get(10, TimeUnit.SECONDS);
+    return t;
+  }
+
+  /** A call that sends {@code text} and stays open (not half-closed). */
+  static Call open(ClientTransport t, String method, String text) {
+    Call c = new Call();
+    c.stream = t.newStream(RequestHeaders.builder(method).build(), c);
+    c.stream.request(2);
+    c.stream.writeMessage(utf8(text));
+    c.stream.flush();
+    return c;
+  }
+
+  /** A whole unary echo call. */
+  static Call echo(ClientTransport t, String method, String text) {
+    Call c = open(t, method, text);
+    c.stream.halfClose();
+    return c;
+  }
+
+  /** A counter of the client's connection, read on its loop. */
+  static long clientStat(UdpClientTransport t, ToLongFunction<ConnectionStats> counter)
+      throws Exception {
+    CompletableFuture<Long> v = new CompletableFuture<>();
+    if (!t.run(() -> v.complete(counter.applyAsLong(t.connection().stats())))) {
+      throw new IllegalStateException("the client transport has terminated");
+    }
+    return v.get(10, TimeUnit.SECONDS);
+  }
+
+  /** Waits until every connection of {@code server} has no stream and nothing unacknowledged. */
+  static void awaitQuiescent(EchoServer server) throws Exception {
+    while (true) {
+      CompletableFuture<Boolean> quiet = new CompletableFuture<>();
+      if (!server.transport.run(() -> quiet.complete(server.transport.allQuiescent()))) {
+        throw new IllegalStateException("the server has terminated");
+      }
+      if (quiet.get(10, TimeUnit.SECONDS)) {
+        return;
+      }
+    }
+  }
+
+  /**
+   * Forwards datagrams between one client and a server, both ways, until closed; {@link
+   * #blackHole} drops everything from then on, as a path that died would; {@link #dropToServer}
+   * only what the client sends.
+   */
+  static final class Relay implements AutoCloseable {
+    private final DatagramSocket front;
+    private final DatagramSocket back;
+    private volatile SocketAddress client;
+    volatile boolean blackHole;
+    volatile boolean dropToServer;
+
+    Relay(int serverPort) throws IOException {
+      InetAddress loopback = InetAddress.getByName("127.0.0.1");
+      front = new DatagramSocket(new InetSocketAddress(loopback, 0));
+      back = new DatagramSocket(new InetSocketAddress(loopback, 0));
+      back.connect(new InetSocketAddress(loopback, serverPort));
+      start("relay to server", front, back, true);
+      start("relay to client", back, front, false);
+    }
+
+    int port() {
+      return front.getLocalPort();
+    }
+
+    private void start(String name, DatagramSocket from, DatagramSocket to, boolean upstream) {
+      Thread t = new Thread(() -> {
+        byte[] buf = new byte[2048];
+        DatagramPacket p = new DatagramPacket(buf, buf.length);
+        try {
+          while (true) {
+            p.setData(buf);
+            from.receive(p);
+            if (upstream) {
+              client = p.getSocketAddress();
+            }
+            if (blackHole || (upstream && dropToServer)) {
+              continue;
+            }
+            DatagramPacket out = new DatagramPacket(p.getData(), p.getLength());
+            if (upstream) {
+              to.send(out);
+            } else if (client != null) {
+              out.setSocketAddress(client);
+              to.send(out);
+            }
+          }
+        } catch (IOException closed) {
+          // The relay was closed: the thread ends.
+        }
+      }, name);
+      t.setDaemon(true);
+      t.start();
+    }
+
+    @Override
+    public void close() {
+      front.close();
+      back.close();
+    }
+  }
+}
