@@ -39,9 +39,9 @@ import java.util.function.Supplier;
  *     .build();
  * }</pre>
  *
- * <p>Transports today: {@code quic} (rpc-transport-quic) and {@code tcp} (rpc-transport-tcp);
- * Tern's own {@code udp} transport is coming and will join the default race when it is on the
- * class path.
+ * <p>Transports: {@code quic} (rpc-transport-quic), {@code tcp} (rpc-transport-tcp) and Tern's own
+ * {@code udp} (rpc-transport-udp), which joins the default race when the channel pins its server's
+ * key ({@code UdpTransportOptions.PINNED_SERVER_KEY}).
  *
  * <p>The channel connects lazily on its first call, queues calls while connecting, fails them with
  * {@code UNAVAILABLE} (saying why) if connecting fails, and reconnects with exponential backoff.
@@ -158,8 +158,8 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     String t = target.startsWith("dns:///") ? target.substring("dns:///".length()) : target;
     if (t.indexOf(',') >= 0) {
       throw new IllegalArgumentException("target must be one host:port, was '" + target + "', which lists"
-          + " several; Tern does not resolve a list of addresses yet (name resolution is coming): build one"
-          + " channel per address");
+          + " several; give the list to a NameResolver (forTarget with a registered scheme, or"
+          + " nameResolverFactory(...)) and choose a load-balancing policy with defaultLoadBalancingPolicy(...)");
     }
     int scheme = t.indexOf("://");
     if (scheme >= 0 || t.startsWith("dns:")) {

@@ -41,7 +41,8 @@ import java.util.concurrent.TimeUnit;
  *     .build().start();
  * }</pre>
  *
- * <p>Transports today: {@code tcp} and {@code quic}; Tern's own {@code udp} transport is coming.
+ * <p>Transports: {@code tcp}, {@code quic} and Tern's own {@code udp} (which needs its static key,
+ * {@code UdpTransportOptions.SERVER_STATIC_KEY}).
  * {@link #build()} refuses a transport name that is not on the class path, and a {@code quic}
  * listener without TLS ({@link #useTransportSecurity(File, File)} or {@link #tls(TernTls)}).
  */
@@ -498,9 +499,9 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
 
   /**
    * Closes (with GOAWAY) a connection that has had no call open for this long; off by default, as
-   * grpc-java. Carried out on {@code tcp} and {@code quic} (whose own idle timeout, {@code
+   * grpc-java. Carried out on {@code tcp}, {@code quic} (whose own idle timeout, {@code
    * QuicTransportOptions.MAX_IDLE_TIMEOUT_MILLIS}, also closes connections that exchange no
-   * packets).
+   * packets) and {@code udp} (which drains the connection: docs/protocol.md §10.7).
    *
    * @param maxConnectionIdle the idle time, more than 0
    * @param timeUnit the unit of {@code maxConnectionIdle}
@@ -517,7 +518,7 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
   /**
    * Sends GOAWAY to a connection once it is this old (with up to ±10% jitter, as grpc-java), so
    * that clients reconnect and spread over servers behind a load balancer; off by default.
-   * Carried out on {@code tcp} and {@code quic}. Calls a client had not yet sent, or that the
+   * Carried out on {@code tcp}, {@code quic} and {@code udp}. Calls a client had not yet sent, or that the
    * server refused unprocessed, are replayed on a new connection by the client's transparent
    * retry.
    *

@@ -121,11 +121,11 @@ class BuilderMessagesTest {
   }
 
   @Test
-  void aTargetListingSeveralAddressesIsRefusedSayingResolutionIsComing() {
+  void aTargetListingSeveralAddressesIsRefusedNamingTheResolverAndPolicy() {
     assertThatThrownBy(() -> TernChannelBuilder.forTarget("a:1,b:2"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("'a:1,b:2'").hasMessageContaining("several")
-        .hasMessageContaining("name resolution is coming");
+        .hasMessageContaining("NameResolver").hasMessageContaining("defaultLoadBalancingPolicy");
   }
 
   @Test
