@@ -37,6 +37,11 @@ final class ChannelConfig {
   final long idleTimeoutNanos;
   /** Request bytes the channel's uncommitted calls keep for a replay (see {@link DelayedClientStream}). */
   final java.util.concurrent.atomic.AtomicLong retryBuffered = new java.util.concurrent.atomic.AtomicLong();
+  /**
+   * The channel's transport filters ({@code addTransportFilter}): to be told of each connection
+   * the channel uses when it is ready and when it has terminated. Set once by the builder.
+   */
+  ClientTransportFilters transportFilters = ClientTransportFilters.NONE;
 
   ChannelConfig(Supplier<List<SocketAddress>> address, String authority, TransportSelector selector,
       TransportOptions options, Executor executor, List<ClientInterceptor> interceptors,

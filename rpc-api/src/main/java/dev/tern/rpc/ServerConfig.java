@@ -21,11 +21,16 @@ final class ServerConfig {
   final int[] protocolVersions;
   /** Picks a call's executor ({@code ServerBuilder.callExecutor}); null: every call on {@link #executor}. */
   final io.grpc.ServerCallExecutorSupplier callExecutors;
+  /** The transport filters ({@code ServerBuilder.addTransportFilter}), in the order added. */
+  final ServerTransportFilters transportFilters;
+  /** How long an accepted connection may take to finish its handshake before it is closed. */
+  final long handshakeTimeoutMillis;
 
   ServerConfig(ServiceRegistry registry, HandlerRegistry fallback, List<ServerInterceptor> interceptors,
       List<ServerStreamTracer.Factory> tracerFactories, Executor executor, CompressorRegistry compressors,
       DecompressorRegistry decompressors, int maxInboundMessageSize, int[] protocolVersions,
-      io.grpc.ServerCallExecutorSupplier callExecutors) {
+      io.grpc.ServerCallExecutorSupplier callExecutors, List<io.grpc.ServerTransportFilter> transportFilters,
+      long handshakeTimeoutMillis) {
     this.registry = registry;
     this.fallback = fallback;
     this.interceptors = List.copyOf(interceptors);
@@ -36,5 +41,7 @@ final class ServerConfig {
     this.maxInboundMessageSize = maxInboundMessageSize;
     this.protocolVersions = protocolVersions;
     this.callExecutors = callExecutors;
+    this.transportFilters = new ServerTransportFilters(transportFilters);
+    this.handshakeTimeoutMillis = handshakeTimeoutMillis;
   }
 }

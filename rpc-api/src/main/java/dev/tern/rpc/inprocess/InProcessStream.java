@@ -238,6 +238,15 @@ final class InProcessStream {
           return;
         }
         headersSent = true;
+        long size = MetadataSize.of(md);
+        int limit = transport.options().get(TransportOptions.MAX_INBOUND_METADATA_SIZE);
+        if (size > limit) {
+          // As grpc-java's in-process transport: the client refuses headers over its limit.
+          abort(Status.RESOURCE_EXHAUSTED.withDescription(String.format(java.util.Locale.ROOT,
+              "Response header metadata larger than %d: %d", limit, size)),
+              Status.CANCELLED.withDescription("the client refused the response headers: larger than its limit"));
+          return;
+        }
         Metadata copy = new Metadata();
         copy.merge(md);
         clientEvents.execute(() -> clientListener.onHeaders(copy));
@@ -278,6 +287,14 @@ final class InProcessStream {
         }
         Metadata copy = new Metadata();
         copy.merge(trailers);
+        long size = MetadataSize.of(copy);
+        int limit = transport.options().get(TransportOptions.MAX_INBOUND_METADATA_SIZE);
+        if (size > limit) {
+          // As grpc-java's in-process transport: the client sees its limit, not the trailers.
+          status = Status.RESOURCE_EXHAUSTED.withDescription(String.format(java.util.Locale.ROOT,
+              "Response trailer metadata larger than %d: %d", limit, size));
+          copy = new Metadata();
+        }
         pendingStatus = status;
         pendingTrailers = copy;
         drainToClient();
@@ -315,6 +332,11 @@ final class InProcessStream {
     @Override
     public boolean receivedAsEarlyData() {
       return false;
+    }
+
+    @Override
+    public io.grpc.Attributes attributes() {
+      return transport.serverAttributes();
     }
 
     @Override
