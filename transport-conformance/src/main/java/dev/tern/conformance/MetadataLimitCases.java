@@ -99,8 +99,10 @@ public abstract class MetadataLimitCases extends ConnectionEventCases {
     Status refused = call(channel, StringService.ECHO, big, "x");
     assertThat(refused.getCode()).as("over the server's limit: %s", refused).isEqualTo(expectedMetadataRefusal());
     assertThat(refused.getDescription()).as("the refusal's description").isNotBlank();
-    assertThat(call(channel, StringService.ECHO, small, "y").getCode()).as("the channel still works afterwards")
-        .isEqualTo(Status.Code.OK);
+    if (metadataRefusalKeepsTheConnection()) {
+      assertThat(call(channel, StringService.ECHO, small, "y").getCode()).as("the channel still works afterwards")
+          .isEqualTo(Status.Code.OK);
+    }
     channel.shutdownNow().awaitTermination(timeout().toMillis(), TimeUnit.MILLISECONDS);
   }
 
@@ -113,8 +115,10 @@ public abstract class MetadataLimitCases extends ConnectionEventCases {
     Status refused = call(channel, BIG_HEADERS, new Metadata(), Integer.toString(LIMIT * 2));
     assertThat(refused.getCode()).as("over the channel's limit: %s", refused).isEqualTo(expectedMetadataRefusal());
     assertThat(refused.getDescription()).as("the refusal's description").isNotBlank();
-    assertThat(call(channel, BIG_HEADERS, new Metadata(), Integer.toString(LIMIT / 4)).getCode())
-        .as("the channel still works afterwards").isEqualTo(Status.Code.OK);
+    if (metadataRefusalKeepsTheConnection()) {
+      assertThat(call(channel, BIG_HEADERS, new Metadata(), Integer.toString(LIMIT / 4)).getCode())
+          .as("the channel still works afterwards").isEqualTo(Status.Code.OK);
+    }
   }
 
   /**
@@ -124,5 +128,14 @@ public abstract class MetadataLimitCases extends ConnectionEventCases {
    */
   protected Status.Code expectedMetadataRefusal() {
     return Status.Code.RESOURCE_EXHAUSTED;
+  }
+
+  /**
+   * Whether refusing one call's metadata leaves its connection up for the next call, as it should
+   * (grpc-netty refuses the one stream). A transport that loses the connection overrides this
+   * with its reason, a known defect the suite then does not check.
+   */
+  protected boolean metadataRefusalKeepsTheConnection() {
+    return true;
   }
 }
