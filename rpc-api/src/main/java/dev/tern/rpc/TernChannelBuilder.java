@@ -692,9 +692,11 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   }
 
   /**
-   * Largest response header block (metadata), in bytes (8 KiB by default), as in grpc-java. Both
-   * transports honour it ({@code tcp} as HTTP/2's {@code SETTINGS_MAX_HEADER_LIST_SIZE}, {@code
-   * quic} as HTTP/3's {@code SETTINGS_MAX_FIELD_SECTION_SIZE}).
+   * Largest response header block (metadata), in bytes (8 KiB by default), as in grpc-java. Every
+   * transport fails a call whose response headers or trailers are over it: {@code tcp} as HTTP/2's
+   * {@code SETTINGS_MAX_HEADER_LIST_SIZE} ({@code INTERNAL}, as grpc-netty), {@code quic} as
+   * HTTP/3's {@code SETTINGS_MAX_FIELD_SECTION_SIZE} ({@code INTERNAL}), in-process and {@code
+   * udp} with {@code RESOURCE_EXHAUSTED} (udp accepts at least 1 KiB); see docs/errors.md.
    *
    * @param bytes the limit, more than 0
    * @return this builder
