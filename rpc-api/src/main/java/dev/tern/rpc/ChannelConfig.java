@@ -53,6 +53,11 @@ final class ChannelConfig {
   final ServiceConfigs.Limits serviceConfigLimits;
   /** Parses a resolver's service config within {@link #serviceConfigLimits}: give it to the resolver's args. */
   final io.grpc.NameResolver.ServiceConfigParser serviceConfigParser;
+  /**
+   * The channel's transport filters ({@code addTransportFilter}): to be told of each connection
+   * the channel uses when it is ready and when it has terminated. Set once by the builder.
+   */
+  ClientTransportFilters transportFilters = ClientTransportFilters.NONE;
 
   ChannelConfig(Supplier<List<SocketAddress>> address, String authority, TransportSelector selector,
       TransportOptions options, Executor executor, List<ClientInterceptor> interceptors,

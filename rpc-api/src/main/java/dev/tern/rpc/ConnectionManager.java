@@ -351,6 +351,7 @@ final class ConnectionManager {
         c.transport.shutdown();
         return;
       }
+      cfg.transportFilters.ready(c.transport, info, cfg.securityLevel);
       if (cfg.connectionListener != null) {
         try {
           cfg.connectionListener.accept(info);
@@ -410,6 +411,7 @@ final class ConnectionManager {
     public void terminated(ClientTransport transport) {
       live.remove(transport);
       draining.remove(transport);
+      cfg.transportFilters.terminated(transport);
       maybeTerminated();
     }
   }

@@ -1,5 +1,6 @@
 package dev.tern.rpc;
 
+import dev.tern.rpc.spi.ConnectionAttributes;
 import dev.tern.rpc.spi.RequestHeaders;
 import dev.tern.rpc.spi.SerializingExecutor;
 import dev.tern.rpc.spi.ServerStream;
@@ -111,18 +112,26 @@ final class ServerCallDispatcher implements ServerTransportListener {
     if (early && !EarlyData.replaySafe(def.getMethodDescriptor())) {
       return refuse(stream, tracers, EarlyData.refusal(name), new Metadata());
     }
+    Attributes transportAttributes = stream.attributes();
+    if (transportAttributes == null) {
+      // A transport without connection events, or a 0-RTT stream ahead of its connection's
+      // handshake: the filters have not seen the connection, the call gets what the transport knows.
+      transportAttributes = ConnectionAttributes.of(info, info.sslSession() != null
+          ? SecurityLevel.PRIVACY_AND_INTEGRITY : securityLevel);
+    }
     return start(stream, headers, served(def), base.withValues(TernServerCalls.CONNECTION_INFO, info,
-        TernServerCalls.PROTOCOL_VERSION, version, TernServerCalls.EARLY_DATA, early), info, selected, tracers, early);
+        TernServerCalls.PROTOCOL_VERSION, version, TernServerCalls.EARLY_DATA, early), info, selected, tracers, early,
+        transportAttributes);
   }
 
   private <ReqT, RespT> ServerStreamListener start(ServerStream stream, RequestHeaders headers,
       ServerMethodDefinition<ReqT, RespT> def, Context base, ConnectionInfo info, String selected,
-      List<ServerStreamTracer> tracers, boolean early) {
+      List<ServerStreamTracer> tracers, boolean early, Attributes transportAttributes) {
     Context.CancellableContext context = headers.deadline() == null ? base.withCancellation()
         : base.withDeadline(headers.deadline(), scheduler);
     MethodDescriptor<ReqT, RespT> method = def.getMethodDescriptor();
     TernServerCall<ReqT, RespT> call = new TernServerCall<>(stream, method, headers.authority(),
-        headers.acceptedMessageEncodings(), tracers, cfg, securityLevel, info, selected, early);
+        headers.acceptedMessageEncodings(), tracers, cfg, securityLevel, info, selected, early, transportAttributes);
     ServerCallStreamListener<ReqT> adapter = new ServerCallStreamListener<>(stream, method, call, context,
         new SerializingExecutor(callExecutor(call, headers)), tracers, cfg.maxInboundMessageSize);
     context.addListener(ctx -> {
@@ -198,6 +207,11 @@ final class ServerCallDispatcher implements ServerTransportListener {
       t.streamClosed(status);
     }
     return NOOP;
+  }
+
+  @Override
+  public ConnectionListener connectionCreated(ConnectionHandle connection) {
+    return ServerConnectionEvents.created(cfg.transportFilters, connection, scheduler, cfg.handshakeTimeoutMillis);
   }
 
   @Override

@@ -23,11 +23,16 @@ final class ServerConfig {
   final io.grpc.ServerCallExecutorSupplier callExecutors;
   /** Wraps every method served, outside the interceptors ({@code ServerBuilder.setBinaryLog}); null: none. */
   final io.grpc.BinaryLog binaryLog;
+  /** The transport filters ({@code ServerBuilder.addTransportFilter}), in the order added. */
+  final ServerTransportFilters transportFilters;
+  /** How long an accepted connection may take to finish its handshake before it is closed. */
+  final long handshakeTimeoutMillis;
 
   ServerConfig(ServiceRegistry registry, HandlerRegistry fallback, List<ServerInterceptor> interceptors,
       List<ServerStreamTracer.Factory> tracerFactories, Executor executor, CompressorRegistry compressors,
       DecompressorRegistry decompressors, int maxInboundMessageSize, int[] protocolVersions,
-      io.grpc.ServerCallExecutorSupplier callExecutors, io.grpc.BinaryLog binaryLog) {
+      io.grpc.ServerCallExecutorSupplier callExecutors, io.grpc.BinaryLog binaryLog,
+      List<io.grpc.ServerTransportFilter> transportFilters, long handshakeTimeoutMillis) {
     this.binaryLog = binaryLog;
     this.registry = registry;
     this.fallback = fallback;
@@ -39,5 +44,7 @@ final class ServerConfig {
     this.maxInboundMessageSize = maxInboundMessageSize;
     this.protocolVersions = protocolVersions;
     this.callExecutors = callExecutors;
+    this.transportFilters = new ServerTransportFilters(transportFilters);
+    this.handshakeTimeoutMillis = handshakeTimeoutMillis;
   }
 }

@@ -101,6 +101,7 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   private int maxRetryAttempts = ServiceConfigs.DEFAULT_MAX_ATTEMPTS;
   private int maxHedgedAttempts = ServiceConfigs.DEFAULT_MAX_ATTEMPTS;
   private BinaryLog binaryLog;
+  private final List<ClientTransportFilter> transportFilters = new ArrayList<>();
 
   /** The head start a channel gives its preferred transport before starting the next: 300 ms. */
   public static final long DEFAULT_RACE_HEAD_START_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
@@ -698,9 +699,11 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   }
 
   /**
-   * Largest response header block (metadata), in bytes (8 KiB by default), as in grpc-java. Both
-   * transports honour it ({@code tcp} as HTTP/2's {@code SETTINGS_MAX_HEADER_LIST_SIZE}, {@code
-   * quic} as HTTP/3's {@code SETTINGS_MAX_FIELD_SECTION_SIZE}).
+   * Largest response header block (metadata), in bytes (8 KiB by default), as in grpc-java. Every
+   * transport fails a call whose response headers or trailers are over it: {@code tcp} as HTTP/2's
+   * {@code SETTINGS_MAX_HEADER_LIST_SIZE} ({@code INTERNAL}, as grpc-netty), {@code quic} as
+   * HTTP/3's {@code SETTINGS_MAX_FIELD_SECTION_SIZE} ({@code INTERNAL}), in-process and {@code
+   * udp} with {@code RESOURCE_EXHAUSTED} (udp accepts at least 1 KiB); see docs/errors.md.
    *
    * @param bytes the limit, more than 0
    * @return this builder
@@ -1022,16 +1025,22 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   }
 
   /**
-   * Not supported: {@link #connectionListener} is told of each connection a transport makes.
+   * Adds a filter told of each connection the channel uses, as in grpc-java: {@code
+   * transportReady} once when the connection is ready and the channel picks it (the winner of the
+   * transport race), with its attributes ({@code Grpc.TRANSPORT_ATTR_REMOTE_ADDR}, {@code
+   * TRANSPORT_ATTR_LOCAL_ADDR}, {@code TRANSPORT_ATTR_SSL_SESSION} with TLS, and {@link
+   * dev.tern.rpc.spi.ConnectionAttributes}'s transport name and security level), and {@code
+   * transportTerminated} once when it has terminated, with what the last filter returned. Filters
+   * run in the order added; one that throws or returns null is logged and skipped.
    *
-   * @param filter ignored
-   * @return never returns
-   * @throws UnsupportedOperationException always, naming the alternative
+   * @param filter the filter; not null
+   * @return this builder
+   * @throws NullPointerException if {@code filter} is null
    */
   @Override
   public TernChannelBuilder addTransportFilter(ClientTransportFilter filter) {
-    throw unsupported("addTransportFilter(ClientTransportFilter)",
-        "connectionListener(...) is told of each connection a transport makes");
+    transportFilters.add(java.util.Objects.requireNonNull(filter, "filter"));
+    return this;
   }
 
   /**
@@ -1228,6 +1237,9 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
         tls == null ? SecurityLevel.NONE : SecurityLevel.PRIVACY_AND_INTEGRITY, handshakeTimeoutNanos,
         initialBackoffNanos, maxBackoffNanos, connectionListener, raceHeadStartNanos, memory, offloadExecutor,
         idleTimeoutNanos, sync, parsedDefault, serviceConfigLookUp, limits);
+    if (!transportFilters.isEmpty()) {
+      cfg.transportFilters = new ClientTransportFilters(transportFilters);
+    }
     return new TernManagedChannel(cfg, resolver, loadBalancingPolicy);
   }
 }

@@ -52,6 +52,7 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
   private final Map<String, ServerServiceDefinition> services = new LinkedHashMap<>();
   private final List<ServerInterceptor> interceptors = new ArrayList<>();
   private final List<ServerStreamTracer.Factory> tracers = new ArrayList<>();
+  private final List<ServerTransportFilter> transportFilters = new ArrayList<>();
   private boolean censusStats = true;
   private boolean censusTracing = true;
   private HandlerRegistry fallback;
@@ -303,8 +304,9 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
   }
 
   /**
-   * Longest a connection's handshake may take before the server drops it (default 20 s). Honoured
-   * by {@code tcp}; {@code quic} ends handshakes on its idle timeout.
+   * Longest a connection's handshake may take before the server drops it (default 20 s), on every
+   * transport: {@code tcp} as grpc-netty does, {@code quic} and {@code udp} from the moment a
+   * client's first packet created the connection.
    *
    * @param timeout the timeout, more than 0
    * @param unit the unit of {@code timeout}
@@ -420,9 +422,11 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
   }
 
   /**
-   * Largest request header block (metadata), in bytes (8 KiB by default), as in grpc-java. Both
-   * transports honour it ({@code tcp} as HTTP/2's {@code SETTINGS_MAX_HEADER_LIST_SIZE}, {@code
-   * quic} as HTTP/3's {@code SETTINGS_MAX_FIELD_SECTION_SIZE}).
+   * Largest request header block (metadata), in bytes (8 KiB by default), as in grpc-java. Every
+   * transport refuses a call over it: {@code tcp} as HTTP/2's {@code SETTINGS_MAX_HEADER_LIST_SIZE}
+   * ({@code INTERNAL}, as grpc-netty), {@code quic} as HTTP/3's {@code
+   * SETTINGS_MAX_FIELD_SECTION_SIZE} ({@code INTERNAL}), in-process and {@code udp} with {@code
+   * RESOURCE_EXHAUSTED} (udp accepts at least 1 KiB); see docs/errors.md.
    *
    * @param bytes the limit, more than 0
    * @return this builder
@@ -452,17 +456,25 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
   }
 
   /**
-   * Not supported: read a call's connection with {@code
-   * TernServerCalls.connectionInfo()} in a {@link ServerInterceptor}.
+   * Adds a filter that sees every connection of every transport, as in grpc-java: its {@code
+   * transportReady} once when the connection's handshake is done, with the connection's
+   * attributes ({@code Grpc.TRANSPORT_ATTR_REMOTE_ADDR}, {@code TRANSPORT_ATTR_LOCAL_ADDR}, {@code
+   * TRANSPORT_ATTR_SSL_SESSION} with TLS, and {@link dev.tern.rpc.spi.ConnectionAttributes}'s
+   * transport name and security level), and {@code transportTerminated} once when the connection
+   * has ended, also when the server shuts down. Filters run in the order added, each given what
+   * the one before returned; what the last returns is every call's {@code
+   * ServerCall.getAttributes()} on that connection. A filter that throws or returns null is logged
+   * and skipped; the connection stays up. A connection that never finished its handshake is shown
+   * to no filter.
    *
-   * @param filter ignored
-   * @return never returns
-   * @throws UnsupportedOperationException always, naming the alternative
+   * @param filter the filter; not null
+   * @return this builder
+   * @throws NullPointerException if {@code filter} is null
    */
   @Override
   public TernServerBuilder addTransportFilter(ServerTransportFilter filter) {
-    throw unsupported("addTransportFilter(ServerTransportFilter)",
-        "read a call's connection with TernServerCalls.connectionInfo() in a ServerInterceptor");
+    transportFilters.add(Objects.requireNonNull(filter, "filter"));
+    return this;
   }
 
   /**
@@ -708,7 +720,8 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
     allTracers.addAll(tracers);
     ServerConfig cfg = new ServerConfig(new ServiceRegistry(services), fallback, interceptors, allTracers,
         owned != null ? owned : executor, compressors, decompressors, maxInboundMessageSize,
-        protocolVersions.clone(), callExecutors, binaryLog);
+        protocolVersions.clone(), callExecutors, binaryLog, transportFilters,
+        options.get(TransportOptions.HANDSHAKE_TIMEOUT_MILLIS));
     TransportOptions o = options.with(TransportOptions.PROTOCOL_VERSIONS, protocolVersions.clone())
         .with(TransportOptions.TLS, tls)
         .with(TransportOptions.MAX_INBOUND_MESSAGE_SIZE, maxInboundMessageSize)

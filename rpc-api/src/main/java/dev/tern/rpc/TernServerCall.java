@@ -1,8 +1,8 @@
 package dev.tern.rpc;
 
+import dev.tern.rpc.spi.ConnectionAttributes;
 import dev.tern.rpc.spi.ServerStream;
 import io.grpc.Attributes;
-import io.grpc.Grpc;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.SecurityLevel;
@@ -35,27 +35,22 @@ final class TernServerCall<ReqT, RespT> extends io.grpc.ServerCall<ReqT, RespT> 
 
   TernServerCall(ServerStream stream, MethodDescriptor<ReqT, RespT> method, String authority,
       List<String> acceptedEncodings, List<ServerStreamTracer> tracers, ServerConfig cfg,
-      SecurityLevel securityLevel, ConnectionInfo info, String selectedVersion, boolean earlyData) {
+      SecurityLevel securityLevel, ConnectionInfo info, String selectedVersion, boolean earlyData,
+      Attributes transportAttributes) {
     this.stream = stream;
     this.method = method;
     this.authority = authority;
     this.acceptedEncodings = acceptedEncodings;
     this.tracers = tracers;
     this.cfg = cfg;
-    // From the connection when it says it has TLS, as grpc-java's server call reports it.
-    this.securityLevel = info.sslSession() != null ? SecurityLevel.PRIVACY_AND_INTEGRITY : securityLevel;
+    // From the connection, as grpc-java's server call reports it: the level its transport stated,
+    // else TLS when the connection has a TLS session.
+    SecurityLevel stated = transportAttributes.get(ConnectionAttributes.SECURITY_LEVEL);
+    this.securityLevel = stated != null ? stated
+        : info.sslSession() != null ? SecurityLevel.PRIVACY_AND_INTEGRITY : securityLevel;
     this.selectedVersion = selectedVersion;
-    Attributes.Builder b = Attributes.newBuilder().set(TernServerCalls.EARLY_DATA_ATTR, earlyData);
-    if (info.remoteAddress() != null) {
-      b.set(Grpc.TRANSPORT_ATTR_REMOTE_ADDR, info.remoteAddress());
-    }
-    if (info.localAddress() != null) {
-      b.set(Grpc.TRANSPORT_ATTR_LOCAL_ADDR, info.localAddress());
-    }
-    if (info.sslSession() != null) {
-      b.set(Grpc.TRANSPORT_ATTR_SSL_SESSION, info.sslSession());
-    }
-    this.attributes = b.build();
+    // The connection's attributes as the transport filters left them, plus the call's own.
+    this.attributes = transportAttributes.toBuilder().set(TernServerCalls.EARLY_DATA_ATTR, earlyData).build();
   }
 
   void markCancelled() {

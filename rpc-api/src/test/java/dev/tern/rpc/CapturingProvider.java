@@ -54,6 +54,11 @@ final class CapturingProvider extends InProcessTransportProvider {
           public void serverTerminated() {
             listener.serverTerminated();
           }
+
+          @Override
+          public ConnectionListener connectionCreated(ConnectionHandle connection) {
+            return listener.connectionCreated(connection);
+          }
         });
       }
 

@@ -49,7 +49,7 @@ import org.junit.jupiter.api.Timeout;
  * the end of a stream, and on leaked Netty buffers (paranoid leak detection).
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-public abstract class AbstractTransportConformanceTest extends CodecCases {
+public abstract class AbstractTransportConformanceTest extends MetadataLimitCases {
 
   /** Case: No buffers leak after calls of every kind. */
   @Test

@@ -49,6 +49,11 @@ final class FaultyTransports {
       return s;
     }
 
+    /** Whether the server's connection events reach the call layer. */
+    boolean reportsConnections() {
+      return true;
+    }
+
     @Override
     public ClientTransport newClientTransport(SocketAddress address, String authority, TransportOptions options) {
       ClientTransport inner = super.newClientTransport(address, authority, options);
@@ -81,6 +86,11 @@ final class FaultyTransports {
             }
 
             @Override public void serverTerminated() { listener.serverTerminated(); }
+
+            @Override
+            public ConnectionListener connectionCreated(ConnectionHandle connection) {
+              return reportsConnections() ? listener.connectionCreated(connection) : ConnectionListener.PASS_THROUGH;
+            }
           });
         }
 
@@ -232,5 +242,17 @@ final class FaultyTransports {
     @Override public boolean receivedAsEarlyData() { return inner.receivedAsEarlyData(); }
 
     @Override public ConnectionInfo connectionInfo() { return inner.connectionInfo(); }
+  }
+
+  /** Never tells the call layer of its connections: transport filters see nothing. */
+  static final class ForgetsConnections extends Faulty {
+    ForgetsConnections() {
+      super("faulty-connections");
+    }
+
+    @Override
+    boolean reportsConnections() {
+      return false;
+    }
   }
 }

@@ -32,6 +32,8 @@ class SuiteRejectsBrokenTransportsTest {
   private static final List<String> CANCEL_CASES = List.of("clientCancelReachesTheServer",
       "deadlineExpiryCancelsOnBothSides");
   private static final List<String> LEAK_CASES = List.of("noBuffersLeakAfterCallsOfEveryKind");
+  private static final List<String> CONNECTION_CASES =
+      List.of("transportFilterSeesEachConnectionOnceEachWayAndCallsCarryItsAttributes");
 
   private static final String ON_PURPOSE = "dev.tern.conformance.SuiteRejectsBrokenTransportsTest#launchedOnPurpose";
   private static volatile boolean launching;
@@ -79,6 +81,11 @@ class SuiteRejectsBrokenTransportsTest {
     @Override protected TransportProvider transportProvider() { return new FaultyTransports.LeaksABuffer(); }
   }
 
+  @EnabledIf(ON_PURPOSE)
+  static final class ForgettingConnections extends FastSuite {
+    @Override protected TransportProvider transportProvider() { return new FaultyTransports.ForgetsConnections(); }
+  }
+
   private static TestExecutionSummary run(Class<?> suite, List<String> cases) {
     LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
         .selectors(cases.stream().map(m -> DiscoverySelectors.selectMethod(suite, m)).collect(Collectors.toList()))
@@ -120,6 +127,13 @@ class SuiteRejectsBrokenTransportsTest {
   void aTransportThatIgnoresCancelIsRejected() {
     assertThat(run(IgnoringCancel.class, CANCEL_CASES).getTotalFailureCount()).isEqualTo(CANCEL_CASES.size());
     assertThat(run(Genuine.class, CANCEL_CASES).getTotalFailureCount()).isZero();
+  }
+
+  @Test
+  void aTransportThatReportsNoConnectionEventsIsRejected() {
+    assertThat(run(ForgettingConnections.class, CONNECTION_CASES).getTotalFailureCount())
+        .isEqualTo(CONNECTION_CASES.size());
+    assertThat(run(Genuine.class, CONNECTION_CASES).getTotalFailureCount()).isZero();
   }
 
   @Test

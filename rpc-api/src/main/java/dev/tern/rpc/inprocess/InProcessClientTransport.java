@@ -32,6 +32,8 @@ final class InProcessClientTransport implements ClientTransport {
   private volatile Listener listener;
   private volatile InProcessServerTransport server;
   private volatile int protocolVersion;
+  /** The connection's attributes on the server's side, as its listener returned them. */
+  private volatile io.grpc.Attributes serverAttributes;
   private Status shutdownStatus;
   private boolean terminated;
 
@@ -69,6 +71,7 @@ final class InProcessClientTransport implements ClientTransport {
       }
       protocolVersion = v.getAsInt();
     }
+    serverAttributes = s.connected(this);
     events.execute(() -> listener.transportReady(connectionInfo()));
   }
 
@@ -104,6 +107,14 @@ final class InProcessClientTransport implements ClientTransport {
     return options;
   }
 
+  /** The refusal of request metadata over the server's limit, as grpc-java's in-process transport; else null. */
+  private static Status tooLarge(RequestHeaders headers, InProcessServerTransport s) {
+    int limit = s.options().get(TransportOptions.MAX_INBOUND_METADATA_SIZE);
+    long size = MetadataSize.of(headers.metadata());
+    return size <= limit ? null : Status.RESOURCE_EXHAUSTED.withDescription(
+        String.format(java.util.Locale.ROOT, "Request metadata larger than %d: %d", limit, size));
+  }
+
   InProcessAddress localAddress() {
     return localAddress;
   }
@@ -114,6 +125,14 @@ final class InProcessClientTransport implements ClientTransport {
 
   String transportName() {
     return transportName;
+  }
+
+  io.grpc.Attributes serverAttributes() {
+    return serverAttributes;
+  }
+
+  synchronized boolean isTerminated() {
+    return terminated;
   }
 
   void streamClosed(InProcessStream stream) {
@@ -182,6 +201,10 @@ final class InProcessClientTransport implements ClientTransport {
       l = listener;
     }
     events.execute(l::transportTerminated);
+    InProcessServerTransport s = server;
+    if (s != null) {
+      s.disconnected(this);
+    }
   }
 
   @Override

@@ -1,9 +1,13 @@
 package dev.tern.rpc.inprocess;
 
+import dev.tern.rpc.ConnectionInfo;
+import dev.tern.rpc.spi.ConnectionAttributes;
 import dev.tern.rpc.spi.SerializingExecutor;
 import dev.tern.rpc.spi.ServerTransport;
 import dev.tern.rpc.spi.ServerTransportListener;
 import dev.tern.rpc.spi.TransportOptions;
+import io.grpc.Attributes;
+import io.grpc.SecurityLevel;
 import io.grpc.Status;
 import java.io.IOException;
 import java.net.SocketAddress;
@@ -23,6 +27,9 @@ final class InProcessServerTransport implements ServerTransport {
   private final SerializingExecutor events = new SerializingExecutor(InProcessExecutor.get());
   private final Set<InProcessStream> streams = ConcurrentHashMap.newKeySet();
   private final Set<InProcessClientTransport> clients = ConcurrentHashMap.newKeySet();
+  /** Each connected client's connection listener, until the client transport has terminated. */
+  private final ConcurrentMap<InProcessClientTransport, ServerTransportListener.ConnectionListener> connections =
+      new ConcurrentHashMap<>();
   private volatile ServerTransportListener listener;
   private boolean shutdown;
   private boolean terminated;
@@ -74,6 +81,33 @@ final class InProcessServerTransport implements ServerTransport {
     clients.remove(client);
   }
 
+  /**
+   * Reports {@code client}'s connection created and ready (an in-process connection has no
+   * handshake), on the client's thread before its first stream can arrive.
+   *
+   * @return the attributes the server's listener gave the connection, for its streams
+   */
+  Attributes connected(InProcessClientTransport client) {
+    ServerTransportListener.ConnectionListener l = listener.connectionCreated(client::shutdownNow);
+    connections.put(client, l);
+    ConnectionInfo info = ConnectionInfo.builder(client.transportName()).protocolVersion(client.protocolVersion())
+        .localAddress(address).remoteAddress(client.localAddress()).build();
+    Attributes attributes = l.connectionReady(ConnectionAttributes.of(info, SecurityLevel.NONE));
+    if (client.isTerminated()) {
+      disconnected(client); // terminated while it was being reported: it found nothing to end
+    }
+    return attributes;
+  }
+
+  /** {@code client} has terminated: its connection ends, once, after its streams' events. */
+  void disconnected(InProcessClientTransport client) {
+    ServerTransportListener.ConnectionListener l = connections.remove(client);
+    if (l != null) {
+      events.execute(l::connectionTerminated);
+      maybeTerminate();
+    }
+  }
+
   synchronized boolean addStream(InProcessStream stream) {
     if (shutdown) {
       return false;
@@ -115,7 +149,7 @@ final class InProcessServerTransport implements ServerTransport {
 
   private void maybeTerminate() {
     synchronized (this) {
-      if (!shutdown || terminated || !streams.isEmpty() || listener == null) {
+      if (!shutdown || terminated || !streams.isEmpty() || !connections.isEmpty() || listener == null) {
         return;
       }
       terminated = true;

@@ -355,6 +355,11 @@ final class InProcessStream {
     }
 
     @Override
+    public io.grpc.Attributes attributes() {
+      return transport.serverAttributes();
+    }
+
+    @Override
     public ConnectionInfo connectionInfo() {
       return ConnectionInfo.builder(transport.transportName())
           .protocolVersion(transport.protocolVersion())

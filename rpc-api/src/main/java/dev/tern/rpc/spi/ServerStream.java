@@ -1,6 +1,7 @@
 package dev.tern.rpc.spi;
 
 import dev.tern.rpc.ConnectionInfo;
+import io.grpc.Attributes;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import java.nio.ByteBuffer;
@@ -89,4 +90,17 @@ public interface ServerStream {
    *     null
    */
   ConnectionInfo connectionInfo();
+
+  /**
+   * The attributes of this stream's connection: what {@link
+   * ServerTransportListener.ConnectionListener#connectionReady} returned for it, which the call
+   * layer gives the call as {@code ServerCall.getAttributes()}.
+   *
+   * @return the ready connection's attributes; null when the transport reports no connection
+   *     events (the default; the call layer then builds them from {@link #connectionInfo()}) or
+   *     when the stream arrived as 0-RTT early data before its connection was ready
+   */
+  default Attributes attributes() {
+    return null;
+  }
 }

@@ -14,7 +14,12 @@
  *   <li>{@link dev.tern.rpc.spi.ClientTransport}: one connection to one server address, opening one
  *       {@link dev.tern.rpc.spi.ClientStream} per call.
  *   <li>{@link dev.tern.rpc.spi.ServerTransport}: a listener that hands each incoming stream, with its
- *       {@link dev.tern.rpc.spi.RequestHeaders}, to a {@link dev.tern.rpc.spi.ServerTransportListener}.
+ *       {@link dev.tern.rpc.spi.RequestHeaders}, to a {@link dev.tern.rpc.spi.ServerTransportListener},
+ *       and reports each connection: {@code connectionCreated} when it is accepted, {@code
+ *       connectionReady} with its {@link dev.tern.rpc.spi.ConnectionAttributes} when its handshake
+ *       is done, {@code connectionTerminated} when it has ended (the server's transport filters
+ *       and handshake timeout run on these); its streams return what {@code connectionReady}
+ *       returned from {@link dev.tern.rpc.spi.ServerStream#attributes()}.
  *   <li>Run the conformance suite ({@code transport-conformance}): subclass its abstract test and
  *       supply the factories.
  * </ol>

@@ -38,6 +38,8 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
   private boolean closeSent;
   private ChannelFuture lastWrite;
   private volatile boolean ready;
+  /** The connection's attributes when this stream's headers arrived; null for a 0-RTT stream. */
+  private volatile io.grpc.Attributes attributes;
   private io.netty.util.concurrent.ScheduledFuture<?> probe;
 
   QuicServerStream(ServerConnection connection) {
@@ -83,6 +85,7 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
       channel.updatePriority(new QuicStreamPriority(headers.priority().urgency(), headers.priority().incremental()));
     }
     connection.streamOpened(this);
+    attributes = connection.readyAttributes();
     ready = channel.isWritable();
     listener = connection.transportListener().streamCreated(this, headers);
     startCancelProbe();
@@ -349,6 +352,11 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
   @Override
   public boolean receivedAsEarlyData() {
     return earlyData;
+  }
+
+  @Override
+  public io.grpc.Attributes attributes() {
+    return attributes;
   }
 
   @Override

@@ -1,7 +1,10 @@
 package dev.tern.transport.quic;
 
+import dev.tern.rpc.spi.ConnectionAttributes;
 import dev.tern.rpc.spi.ServerTransportListener;
 import dev.tern.rpc.spi.TransportOptions;
+import io.grpc.Attributes;
+import io.grpc.SecurityLevel;
 import io.grpc.Status;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -34,6 +37,11 @@ final class ServerConnection {
   private volatile boolean earlyData;
   /** Fires {@link TransportOptions#IDLE_TIMEOUT_MILLIS} after the last stream ended; null when armed off. */
   private ScheduledFuture<?> idleTimer;
+  /** The call layer's listener of this connection's events. */
+  private ServerTransportListener.ConnectionListener events;
+  /** What {@code connectionReady} returned, once the handshake is done; null before. */
+  private volatile Attributes attributes;
+  private boolean terminatedReported;
 
   ServerConnection(QuicServerTransport transport, QuicChannel channel) {
     this.transport = transport;
@@ -46,6 +54,10 @@ final class ServerConnection {
 
   /** Installs HTTP/3 and this connection's handlers on the QUIC channel. */
   void install() {
+    // Reported at once, before the handshake: the call layer closes a connection whose handshake
+    // outlasts the server's handshake timeout through this handle.
+    events = transport.listener().connectionCreated(
+        status -> channel.eventLoop().execute(() -> closeNow(status)));
     // A ChannelInitializer per stream: the handler Netty gets is @Sharable, each stream gets its own
     // QuicServerStream (a shared stateful handler would stall the second connection).
     ChannelHandler requestStreams = new ChannelInitializer<QuicStreamChannel>() {
@@ -203,7 +215,28 @@ final class ServerConnection {
       s.end(Status.UNAVAILABLE.withDescription("QUIC connection closed"));
     }
     streams.clear();
+    if (!terminatedReported) {
+      terminatedReported = true;
+      events.connectionTerminated();
+    }
     transport.connectionClosed(this);
+  }
+
+  /**
+   * The attributes of this connection's streams: reports the connection ready first if its
+   * handshake is done and that was not reported yet (a stream read in the same turn as the
+   * client's Finished may come before the channel's active event). On the loop.
+   *
+   * @return what the call layer made of the connection's attributes; null while the handshake is
+   *     still open (a 0-RTT stream)
+   */
+  Attributes readyAttributes() {
+    if (attributes == null && channel.isActive() && !terminatedReported) {
+      // QUIC always runs TLS 1.3 (RFC 9001).
+      attributes = events.connectionReady(ConnectionAttributes.of(stats.snapshot(version, earlyData),
+          SecurityLevel.PRIVACY_AND_INTEGRITY));
+    }
+    return attributes;
   }
 
   private final class ControlFrames extends ChannelInboundHandlerAdapter {
@@ -221,6 +254,12 @@ final class ServerConnection {
   }
 
   private final class ConnectionEvents extends ChannelInboundHandlerAdapter {
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+      readyAttributes(); // the handshake is done (RFC 9001 §4.1.1)
+      ctx.fireChannelActive();
+    }
+
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
       // A connection-level error (an HTTP/3 protocol violation): Netty closes the connection.

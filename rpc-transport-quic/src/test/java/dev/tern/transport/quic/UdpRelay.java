@@ -18,6 +18,8 @@ final class UdpRelay implements AutoCloseable {
   private final InetSocketAddress server;
   private final Thread thread;
   private volatile boolean dropping;
+  /** Forward the client's first datagram, then nothing either way (a peer gone silent mid-handshake). */
+  private volatile boolean silentAfterFirst;
   private volatile long dropped;
   private final Object counted = new Object();
   private long toClientBytes;
@@ -38,6 +40,14 @@ final class UdpRelay implements AutoCloseable {
   /** From now on every datagram is dropped. */
   void blackHole() {
     dropping = true;
+  }
+
+  /**
+   * Forwards the client's first datagram only, then drops every datagram both ways: the server
+   * has a connection whose handshake can never finish.
+   */
+  void silentAfterFirstClientDatagram() {
+    silentAfterFirst = true;
   }
 
   /** Datagrams dropped since {@link #blackHole()}. */
@@ -95,6 +105,9 @@ final class UdpRelay implements AutoCloseable {
         } else {
           client = from;
           socket.send(buf, server);
+          if (silentAfterFirst) {
+            dropping = true;
+          }
         }
       }
     } catch (ClosedChannelException e) {

@@ -126,6 +126,11 @@ final class TcpServerStream extends ServerCall.Listener<ByteBuffer> implements S
   }
 
   @Override
+  public Attributes attributes() {
+    return TcpConnectionEvents.forCalls(call.getAttributes());
+  }
+
+  @Override
   public ConnectionInfo connectionInfo() {
     Attributes attributes = call.getAttributes();
     return ConnectionInfo.builder(TcpTransportProvider.NAME)

@@ -83,6 +83,7 @@ final class TcpServerTransport implements ServerTransport {
       this.listener = listener;
       NettyServerBuilder builder = NettyServerBuilder.forAddress(bindAddress)
           .fallbackHandlerRegistry(new AcceptEverything())
+          .addTransportFilter(new TcpConnectionEvents(() -> this.listener))
           .directExecutor()
           .maxInboundMessageSize(options.get(TransportOptions.MAX_INBOUND_MESSAGE_SIZE))
           .compressorRegistry(options.get(TransportOptions.COMPRESSOR_REGISTRY))

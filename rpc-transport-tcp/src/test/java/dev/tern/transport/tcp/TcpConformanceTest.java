@@ -21,4 +21,10 @@ class TcpConformanceTest extends AbstractTransportConformanceTest {
   protected boolean isAllowedThread(Thread thread) {
     return TcpThreads.isShared(thread);
   }
+
+  /** grpc-netty's own: the HTTP/2 header decoder's error, on either side. */
+  @Override
+  protected io.grpc.Status.Code expectedMetadataRefusal() {
+    return io.grpc.Status.Code.INTERNAL;
+  }
 }

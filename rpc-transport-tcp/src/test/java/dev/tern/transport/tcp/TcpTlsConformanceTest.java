@@ -47,4 +47,10 @@ class TcpTlsConformanceTest extends AbstractTransportConformanceTest {
   protected boolean isAllowedThread(Thread thread) {
     return TcpThreads.isShared(thread);
   }
+
+  /** grpc-netty's own: the HTTP/2 header decoder's error, on either side. */
+  @Override
+  protected io.grpc.Status.Code expectedMetadataRefusal() {
+    return io.grpc.Status.Code.INTERNAL;
+  }
 }

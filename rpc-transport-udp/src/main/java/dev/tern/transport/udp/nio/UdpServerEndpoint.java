@@ -40,6 +40,8 @@ public final class UdpServerEndpoint extends EndpointLoop {
   private final ByteBuffer reply = ByteBuffer.allocate(DATAGRAM_BYTES);
   private long[] inUse = new long[16];
   private SocketAddress pendingTo;
+  /** The sender of the datagram the core is handling now; null between datagrams. */
+  private SocketAddress handlingFrom;
   private long nextPurgeNs;
   private boolean anyClosed;
   private boolean closing;
@@ -140,6 +142,19 @@ public final class UdpServerEndpoint extends EndpointLoop {
     });
   }
 
+  /**
+   * The address {@code c}'s datagrams come from and go to now. Loop thread only. While the core
+   * handles a datagram (and calls {@code c}'s listener, the only connection it then serves), the
+   * datagram's sender: the core moves a connection to a new path only after the packet's frames,
+   * and a new path is recorded only once the core took its datagram.
+   *
+   * @return the client's address, or null if its path is not known
+   */
+  public SocketAddress remoteAddress(Connection c) {
+    SocketAddress from = handlingFrom;
+    return from != null ? from : paths.address(c.currentPathId());
+  }
+
   /** Ends the endpoint at once, without telling the clients. */
   public void abort() {
     tryExecute(this::stop);
@@ -171,7 +186,13 @@ public final class UdpServerEndpoint extends EndpointLoop {
         pathId = paths.provisionalId();
       }
       reply.clear();
-      Connection c = demux.onDatagram(rx, nowNs, pathId, reply);
+      handlingFrom = from;
+      Connection c;
+      try {
+        c = demux.onDatagram(rx, nowNs, pathId, reply);
+      } finally {
+        handlingFrom = null;
+      }
       if (c != null && !known) {
         paths.add(from, nowNs);
       }

@@ -3,12 +3,16 @@ package dev.tern.transport.udp.rpc;
 import dev.tern.rpc.ConnectionInfo;
 import dev.tern.rpc.ProtocolVersions;
 import dev.tern.rpc.spi.TransportOptions;
+import dev.tern.rpc.spi.ConnectionAttributes;
+import dev.tern.rpc.spi.ServerTransportListener;
 import dev.tern.transport.udp.connection.Connection;
 import dev.tern.transport.udp.connection.ConnectionListener;
 import dev.tern.transport.udp.connection.ConnectionState;
 import dev.tern.transport.udp.frame.TransportError;
 import dev.tern.transport.udp.stream.Stream;
 import dev.tern.transport.udp.util.Saturating;
+import io.grpc.Attributes;
+import io.grpc.SecurityLevel;
 import io.grpc.Status;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -49,6 +53,11 @@ final class ServerConnection implements ConnectionListener {
   private long graceDeadlineNs = Long.MAX_VALUE;
   private long quiesceDeadlineNs = Long.MAX_VALUE;
   private final long idleNs;
+  /** The call layer's listener of this connection's events, told of it on its first datagram. */
+  private final ServerTransportListener.ConnectionListener events;
+  /** What {@code connectionReady} returned, once the handshake is done; null before. */
+  private volatile Attributes attributes;
+  private boolean terminatedReported;
 
   ServerConnection(UdpServerTransport transport, Connection connection, long nowNs) {
     this.transport = transport;
@@ -69,6 +78,27 @@ final class ServerConnection implements ConnectionListener {
     if (idleNs > 0) {
       idleDeadlineNs = Saturating.add(nowNs, idleNs);
     }
+    // The call layer closes a connection whose handshake outlasts the server's handshake timeout.
+    this.events = transport.listener().connectionCreated(status -> transport.run(() -> closeNow(status)));
+  }
+
+  /** The attributes of this connection's streams; null before its handshake completed. */
+  Attributes attributes() {
+    return attributes;
+  }
+
+  /** Tells the call layer the connection has ended, once; on the loop (or after it ended). */
+  void reportTerminated() {
+    if (!terminatedReported) {
+      terminatedReported = true;
+      events.connectionTerminated();
+    }
+  }
+
+  /** Cancels every call with {@code status} and closes the connection; on the loop. */
+  private void closeNow(Status status) {
+    cancelAll(status);
+    connection.close(0, status.getDescription() == null ? status.getCode().toString() : status.getDescription());
   }
 
   int calls() {
@@ -173,7 +203,8 @@ final class ServerConnection implements ConnectionListener {
 
   private void refreshInfo() {
     info = Infos.fill(ConnectionInfo.builder(UdpTransportProvider.NAME).protocolVersion(version)
-        .localAddress(transport.listenAddress()), connection).build();
+        .localAddress(transport.listenAddress()).remoteAddress(transport.remoteAddress(connection)), connection)
+        .build();
   }
 
   @Override
@@ -187,6 +218,10 @@ final class ServerConnection implements ConnectionListener {
     // With no common version the client closes the connection (it names both sides' versions).
     version = v.isPresent() ? v.getAsInt() : 0;
     refreshInfo();
+    if (attributes == null && !terminatedReported) {
+      // Always encrypted: the Noise handshake (docs/udp-crypto.md).
+      attributes = events.connectionReady(ConnectionAttributes.of(info, SecurityLevel.PRIVACY_AND_INTEGRITY));
+    }
   }
 
   @Override
@@ -250,6 +285,7 @@ final class ServerConnection implements ConnectionListener {
     for (UdpServerStream st : new ArrayList<>(streams.values())) {
       st.onConnectionLost(status);
     }
+    reportTerminated();
     transport.connectionClosed(this);
   }
 

@@ -326,6 +326,11 @@ final class UdpServerStream extends RpcStream implements ServerStream {
   }
 
   @Override
+  public io.grpc.Attributes attributes() {
+    return owner.attributes();
+  }
+
+  @Override
   public ConnectionInfo connectionInfo() {
     return owner.info();
   }

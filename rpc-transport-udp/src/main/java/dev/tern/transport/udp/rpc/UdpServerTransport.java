@@ -74,7 +74,19 @@ final class UdpServerTransport implements ServerTransport, Pump {
     bound = e.localAddress();
     endpoint = e;
     e.setPump(this);
-    e.terminated().whenComplete((v, t) -> listener.serverTerminated());
+    e.terminated().whenComplete((v, t) -> {
+      // Connections the endpoint dropped without closing them (it failed, or was aborted) end now.
+      for (ServerConnection c : new ArrayList<>(connections)) {
+        c.reportTerminated();
+      }
+      listener.serverTerminated();
+    });
+  }
+
+  /** Where {@code c}'s client is now; loop thread only. */
+  SocketAddress remoteAddress(dev.tern.transport.udp.connection.Connection c) {
+    UdpServerEndpoint e = endpoint;
+    return e == null ? null : e.remoteAddress(c);
   }
 
   ServerTransportListener listener() {
