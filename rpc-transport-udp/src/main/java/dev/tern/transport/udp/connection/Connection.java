@@ -637,6 +637,17 @@ public final class Connection {
     return p == null ? new long[0] : p.rpcVersions.clone();
   }
 
+  /**
+   * The static X25519 public key the peer proved in the handshake (docs/udp-crypto.md §5.2): on
+   * a server the client's identity (a per-connection key if the client is anonymous), on a client
+   * the pinned server key it encrypted to. Null before the peer's handshake message has been read
+   * and in the plaintext version 1. A copy.
+   */
+  public byte[] peerStaticKey() {
+    HandshakeCrypto crypto = keys.crypto;
+    return crypto == null ? null : crypto.peerStaticKey();
+  }
+
   /** The connection ID this side issued (the peer's destination ID). */
   public ConnectionId localConnectionId() {
     return localCid;

@@ -9,9 +9,11 @@ import dev.tern.transport.udp.handshake.PinnedServerKey;
 import dev.tern.transport.udp.handshake.ServerStaticKey;
 import dev.tern.transport.udp.packet.Versions;
 import dev.tern.transport.udp.stream.StreamLimits;
+import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.List;
 import java.util.Random;
+import java.util.function.Predicate;
 
 /**
  * A connection's settings (docs/protocol.md §7 for the transport parameters they become).
@@ -55,6 +57,13 @@ public final class ConnectionConfig {
   final List<PinnedServerKey> pinnedServerKeys;
   /** A server's static keys: its current key and, during a rotation, the next or previous one. */
   final List<ServerStaticKey> serverStaticKeys;
+  /**
+   * A client's own X25519 private key, its identity to servers that authenticate clients; null
+   * for an anonymous client, which uses a fresh key per connection (docs/udp-crypto.md §5.2).
+   */
+  final byte[] clientStaticKey;
+  /** A server's admission decision on a client's static public key; null admits every client. */
+  final Predicate<byte[]> clientAllowed;
 
   /** Shared by every configuration that names no source: SecureRandom is thread-safe. */
   private static final SecureRandom SECURE_RANDOM = new SecureRandom();
@@ -86,6 +95,8 @@ public final class ConnectionConfig {
     this.handshakeCipher = b.handshakeCipher;
     this.pinnedServerKeys = b.pinnedServerKeys;
     this.serverStaticKeys = b.serverStaticKeys;
+    this.clientStaticKey = b.clientStaticKey;
+    this.clientAllowed = b.clientAllowed;
     this.mutant = Mutant.NONE;
   }
 
@@ -112,6 +123,8 @@ public final class ConnectionConfig {
     this.handshakeCipher = o.handshakeCipher;
     this.pinnedServerKeys = pinned;
     this.serverStaticKeys = staticKeys;
+    this.clientStaticKey = o.clientStaticKey;
+    this.clientAllowed = o.clientAllowed;
     this.mutant = mutant;
   }
 
@@ -180,6 +193,16 @@ public final class ConnectionConfig {
   /** The AEAD a client proposes (a server accepts ChaCha20-Poly1305 and AES-256-GCM). */
   public AeadAlgorithm handshakeCipher() {
     return handshakeCipher;
+  }
+
+  /** Whether a client has its own static key (it authenticates itself), not a per-connection one. */
+  public boolean hasClientStaticKey() {
+    return clientStaticKey != null;
+  }
+
+  /** Whether a server decides which clients it admits (else it admits every client). */
+  public boolean authenticatesClients() {
+    return clientAllowed != null;
   }
 
   private static List<PinnedServerKey> checkedPins(PinnedServerKey[] keys) {
@@ -295,8 +318,74 @@ public final class ConnectionConfig {
     private AeadAlgorithm handshakeCipher = AeadAlgorithm.AES_256_GCM;
     private List<PinnedServerKey> pinnedServerKeys = List.of();
     private List<ServerStaticKey> serverStaticKeys = List.of();
+    private byte[] clientStaticKey;
+    private Predicate<byte[]> clientAllowed;
 
     private Builder() {}
+
+    /**
+     * A client's own X25519 private key (32 bytes), which the handshake proves to the server
+     * (Noise IK's {@code s} and {@code ss}, docs/udp-crypto.md §5.2): its identity to a server
+     * that admits only known clients. Without one the client is anonymous, with a fresh key per
+     * connection. The same key for several servers lets them link the connections: use one key
+     * per server where that matters.
+     *
+     * @param privateKey the key, or null for an anonymous client (the default)
+     * @throws IllegalArgumentException if the key is not 32 bytes
+     */
+    public Builder clientStaticKey(byte[] privateKey) {
+      if (privateKey != null && privateKey.length != 32) {
+        throw new IllegalArgumentException("clientStaticKey must be a 32-byte X25519 private"
+            + " key, got " + privateKey.length + " bytes");
+      }
+      this.clientStaticKey = privateKey == null ? null : privateKey.clone();
+      return this;
+    }
+
+    /**
+     * A server's admission decision on the static public key a client proved in the handshake:
+     * a client it refuses gets CRYPTO_ERROR with the reason "this server does not admit the
+     * client's static key" before any stream opens (docs/udp-crypto.md §5.2). The predicate
+     * runs on the endpoint's thread, once per handshake; keep it fast. An anonymous client's
+     * key is random, so a predicate that admits only listed keys refuses anonymous clients.
+     *
+     * @param allowed the decision (it sees a copy of the key), or null to admit every client
+     *     (the default)
+     */
+    public Builder clientAllowed(Predicate<byte[]> allowed) {
+      this.clientAllowed = allowed;
+      return this;
+    }
+
+    /**
+     * Admits only clients proving one of {@code publicKeys} (32-byte X25519 public keys): {@link
+     * #clientAllowed} with a constant-time comparison against each.
+     *
+     * @throws IllegalArgumentException if the list is empty or a key is not 32 bytes
+     */
+    public Builder allowedClientKeys(List<byte[]> publicKeys) {
+      if (publicKeys == null || publicKeys.isEmpty()) {
+        throw new IllegalArgumentException("allowedClientKeys must name at least one key, got "
+            + (publicKeys == null ? "null" : "none"));
+      }
+      byte[][] keys = new byte[publicKeys.size()][];
+      for (int i = 0; i < keys.length; i++) {
+        byte[] k = publicKeys.get(i);
+        if (k == null || k.length != 32) {
+          throw new IllegalArgumentException("allowedClientKeys[" + i + "] must be a 32-byte"
+              + " X25519 public key, got " + (k == null ? "null" : k.length + " bytes"));
+        }
+        keys[i] = k.clone();
+      }
+      this.clientAllowed = key -> {
+        boolean found = false;
+        for (byte[] k : keys) {
+          found |= MessageDigest.isEqual(k, key); // no early exit: the time names no key
+        }
+        return found;
+      };
+      return this;
+    }
 
     /**
      * A client's trusted server static keys, most preferred first (during a rotation: the new key

@@ -51,7 +51,8 @@ final class HandshakeCrypto {
           + " ConnectionConfig.Builder.pinnedServerKeys (docs/udp-crypto.md §5.1)", version));
     }
     ClientHandshakeConfig hc = new ClientHandshakeConfig(config.cryptoProvider,
-        config.handshakeCipher, config.pinnedServerKeys, null, secureRandom(config.random));
+        config.handshakeCipher, config.pinnedServerKeys, config.clientStaticKey,
+        secureRandom(config.random));
     return new HandshakeCrypto(new ClientHandshake(hc, context(version, dcid, scid), null), null);
   }
 
@@ -66,7 +67,8 @@ final class HandshakeCrypto {
     checkServer(config);
     ServerHandshakeConfig hc = new ServerHandshakeConfig(config.cryptoProvider,
         config.serverStaticKeys,
-        EnumSet.of(AeadAlgorithm.AES_256_GCM, AeadAlgorithm.CHACHA20_POLY1305), null, null,
+        EnumSet.of(AeadAlgorithm.AES_256_GCM, AeadAlgorithm.CHACHA20_POLY1305), config.clientAllowed,
+        null,
         secureRandom(config.random));
     return new HandshakeCrypto(null,
         new ServerHandshake(hc, context(version, clientDcid, clientScid)));
@@ -134,6 +136,15 @@ final class HandshakeCrypto {
   /** Whether the handshake has finished (both messages). */
   boolean isFinished() {
     return client != null ? client.isFinished() : server.isFinished();
+  }
+
+  /**
+   * The static public key the peer proved: at the server the client's (its identity, or a
+   * per-connection key if anonymous), at the client the pinned server key it encrypted to; null
+   * before the peer's message has been read.
+   */
+  byte[] peerStaticKey() {
+    return client != null ? client.serverKey().publicKey() : server.clientStaticKey();
   }
 
   /** The finished handshake's secrets. */

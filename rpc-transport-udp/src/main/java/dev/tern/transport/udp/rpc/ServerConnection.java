@@ -220,7 +220,13 @@ final class ServerConnection implements ConnectionListener {
     refreshInfo();
     if (attributes == null && !terminatedReported) {
       // Always encrypted: the Noise handshake (docs/udp-crypto.md).
-      attributes = events.connectionReady(ConnectionAttributes.of(info, SecurityLevel.PRIVACY_AND_INTEGRITY));
+      Attributes.Builder a = ConnectionAttributes.of(info, SecurityLevel.PRIVACY_AND_INTEGRITY)
+          .toBuilder();
+      byte[] clientKey = c.peerStaticKey();
+      if (clientKey != null) {
+        a.set(UdpTransportOptions.CLIENT_PUBLIC_KEY, clientKey);
+      }
+      attributes = events.connectionReady(a.build());
     }
   }
 

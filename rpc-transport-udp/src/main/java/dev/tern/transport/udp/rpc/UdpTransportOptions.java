@@ -5,7 +5,11 @@ import dev.tern.transport.udp.connection.ConnectionConfig;
 import dev.tern.transport.udp.handshake.PinnedServerKey;
 import dev.tern.transport.udp.handshake.ServerStaticKey;
 import dev.tern.transport.udp.stream.StreamLimits;
+import io.grpc.Attributes;
 import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 
 /**
  * The {@code udp} transport's own options. The server authenticates with a static X25519 key
@@ -20,6 +24,11 @@ import java.security.SecureRandom;
  * server: .transportOption(UdpTransportOptions.SERVER_STATIC_KEY, key)
  * client: .transportOption(UdpTransportOptions.PINNED_SERVER_KEY, UdpTransportOptions.publicKeyOf(key))
  * }</pre>
+ *
+ * <p>Clients are anonymous unless they set {@link #CLIENT_STATIC_KEY}: a server that sets {@link
+ * #ALLOWED_CLIENT_KEYS} admits only clients proving one of the listed public keys, and every
+ * server call sees the key its client proved under {@link #CLIENT_PUBLIC_KEY} in {@code
+ * ServerCall.getAttributes()}.
  */
 public final class UdpTransportOptions {
   /** Server: its 32-byte X25519 private key. Required. */
@@ -34,6 +43,35 @@ public final class UdpTransportOptions {
   /** Client: the server's 32-byte X25519 public key. Required. */
   public static final TransportOptions.Key<byte[]> PINNED_SERVER_KEY =
       new TransportOptions.Key<>("udp.pinnedServerKey", null);
+  /**
+   * Server: further static keys it holds during a rotation, by key id (the next key, published
+   * ahead so clients can pin it, or the previous one, kept until no client pins it;
+   * docs/udp-crypto.md §5.2). Ids must differ from {@link #SERVER_KEY_ID}. Default: none.
+   */
+  public static final TransportOptions.Key<Map<Integer, byte[]>> ADDITIONAL_SERVER_KEYS =
+      new TransportOptions.Key<>("udp.additionalServerKeys", Map.of());
+  /**
+   * Client: its own 32-byte X25519 private key ({@link #newServerKey()} makes one too), proved to
+   * the server in the handshake; the server knows the client by {@link #publicKeyOf} it. Default:
+   * none, an anonymous client with a fresh key per connection.
+   */
+  public static final TransportOptions.Key<byte[]> CLIENT_STATIC_KEY =
+      new TransportOptions.Key<>("udp.clientStaticKey", null);
+  /**
+   * Server: the clients' 32-byte X25519 public keys it admits; any other client (anonymous ones
+   * included) fails its handshake with CRYPTO_ERROR "this server does not admit the client's
+   * static key", before any call. Default: null, every client admitted.
+   */
+  public static final TransportOptions.Key<List<byte[]>> ALLOWED_CLIENT_KEYS =
+      new TransportOptions.Key<>("udp.allowedClientKeys", null);
+  /**
+   * On a server call's attributes ({@code ServerCall.getAttributes()}) and the server transport
+   * filters': the 32-byte static public key the client proved in the handshake. It is the
+   * client's identity if the client set {@link #CLIENT_STATIC_KEY}, else a random key of that
+   * one connection. Each connection has its own array.
+   */
+  public static final Attributes.Key<byte[]> CLIENT_PUBLIC_KEY =
+      Attributes.Key.create("udp.clientPublicKey");
   /** Server: the most connections served at once; INITIALs beyond are dropped. */
   public static final TransportOptions.Key<Integer> MAX_CONNECTIONS =
       new TransportOptions.Key<>("udp.maxConnections", 10_000);
@@ -121,7 +159,23 @@ public final class UdpTransportOptions {
           + SERVER_STATIC_KEY.name() + " (UdpTransportOptions.SERVER_STATIC_KEY) to its 32-byte"
           + " X25519 private key");
     }
-    return base(o).serverStaticKeys(new ServerStaticKey(o.get(SERVER_KEY_ID), key)).build();
+    List<ServerStaticKey> keys = new ArrayList<>();
+    keys.add(new ServerStaticKey(o.get(SERVER_KEY_ID), key));
+    for (Map.Entry<Integer, byte[]> e : o.get(ADDITIONAL_SERVER_KEYS).entrySet()) {
+      if (e.getKey() == null || e.getValue() == null || e.getValue().length != 32) {
+        throw new IllegalArgumentException(ADDITIONAL_SERVER_KEYS.name()
+            + " (UdpTransportOptions.ADDITIONAL_SERVER_KEYS) maps a key id to a 32-byte X25519"
+            + " private key, got id " + e.getKey() + " -> "
+            + (e.getValue() == null ? "null" : e.getValue().length + " bytes"));
+      }
+      keys.add(new ServerStaticKey(e.getKey(), e.getValue()));
+    }
+    ConnectionConfig.Builder b = base(o).serverStaticKeys(keys.toArray(new ServerStaticKey[0]));
+    List<byte[]> allowed = o.get(ALLOWED_CLIENT_KEYS);
+    if (allowed != null) {
+      b.allowedClientKeys(allowed);
+    }
+    return b.build();
   }
 
   /** The client's configuration, or an IllegalArgumentException naming the missing key. */
@@ -132,6 +186,7 @@ public final class UdpTransportOptions {
           + PINNED_SERVER_KEY.name() + " (UdpTransportOptions.PINNED_SERVER_KEY) to the 32-byte"
           + " X25519 public key the server's operator published");
     }
-    return base(o).pinnedServerKeys(new PinnedServerKey(o.get(SERVER_KEY_ID), pin)).build();
+    return base(o).pinnedServerKeys(new PinnedServerKey(o.get(SERVER_KEY_ID), pin))
+        .clientStaticKey(o.get(CLIENT_STATIC_KEY)).build();
   }
 }

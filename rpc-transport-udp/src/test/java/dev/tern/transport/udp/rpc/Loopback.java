@@ -56,6 +56,7 @@ final class Loopback {
     final UdpServerTransport transport;
     final BlockingQueue<RequestHeaders> headers = new LinkedBlockingQueue<>();
     final BlockingQueue<Status> cancels = new LinkedBlockingQueue<>();
+    final BlockingQueue<io.grpc.Attributes> attributes = new LinkedBlockingQueue<>();
     final CountDownLatch terminated = new CountDownLatch(1);
 
     EchoServer(TransportOptions options) throws IOException {
@@ -71,6 +72,7 @@ final class Loopback {
     @Override
     public ServerStreamListener streamCreated(ServerStream stream, RequestHeaders h) {
       headers.add(h);
+      attributes.add(stream.attributes());
       stream.request(1);
       return new ServerStreamListener() {
         boolean headersSent;

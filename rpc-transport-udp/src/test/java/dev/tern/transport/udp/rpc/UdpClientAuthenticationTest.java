@@ -1,0 +1,63 @@
+package dev.tern.transport.udp.rpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tern.rpc.spi.TransportOptions;
+import io.grpc.Status;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Client authentication and server key rotation through the {@code udp} provider's options, over
+ * real sockets on loopback: a listed client's calls see the key it proved; a server holding a
+ * next key answers clients pinning either. (The refusal of unlisted clients is proved on the core,
+ * ClientAuthenticationTest.)
+ */
+@Timeout(60)
+class UdpClientAuthenticationTest {
+  private static final byte[] CLIENT_KEY = UdpTransportOptions.newServerKey();
+
+  @Test
+  void anAdmittedClientsCallsCarryItsPublicKey() throws Exception {
+    byte[] clientPublic = UdpTransportOptions.publicKeyOf(CLIENT_KEY);
+    Loopback.EchoServer server = new Loopback.EchoServer(Loopback.serverOptions()
+        .with(UdpTransportOptions.ALLOWED_CLIENT_KEYS, List.of(clientPublic)));
+    UdpClientTransport client = Loopback.connect(server.port(), Loopback.clientOptions()
+        .with(UdpTransportOptions.CLIENT_STATIC_KEY, CLIENT_KEY), new Loopback.Events());
+    try {
+      assertThat(Loopback.echo(client, "test.Auth/Known", "x").status
+          .get(10, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.OK);
+      assertThat(server.attributes.poll(10, TimeUnit.SECONDS)
+          .get(UdpTransportOptions.CLIENT_PUBLIC_KEY)).isEqualTo(clientPublic);
+    } finally {
+      client.shutdownNow(Status.CANCELLED.withDescription("test over"));
+      assertThat(server.stop()).isTrue();
+    }
+  }
+
+  @Test
+  void aServerHoldingANextKeyAnswersClientsPinningIt() throws Exception {
+    byte[] next = UdpTransportOptions.newServerKey();
+    Loopback.EchoServer server = new Loopback.EchoServer(Loopback.serverOptions()
+        .with(UdpTransportOptions.ADDITIONAL_SERVER_KEYS, Map.of(2, next)));
+    TransportOptions pinsNext = Loopback.clientOptions()
+        .with(UdpTransportOptions.SERVER_KEY_ID, 2)
+        .with(UdpTransportOptions.PINNED_SERVER_KEY, UdpTransportOptions.publicKeyOf(next));
+    UdpClientTransport onNext = Loopback.connect(server.port(), pinsNext, new Loopback.Events());
+    UdpClientTransport onCurrent = Loopback.connect(server.port(), Loopback.clientOptions(),
+        new Loopback.Events());
+    try {
+      for (UdpClientTransport c : List.of(onNext, onCurrent)) {
+        assertThat(Loopback.echo(c, "test.Auth/Rotation", "x").status
+            .get(10, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.OK);
+      }
+    } finally {
+      onNext.shutdownNow(Status.CANCELLED.withDescription("test over"));
+      onCurrent.shutdownNow(Status.CANCELLED.withDescription("test over"));
+      assertThat(server.stop()).isTrue();
+    }
+  }
+}
