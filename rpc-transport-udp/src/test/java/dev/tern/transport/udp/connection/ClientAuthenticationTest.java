@@ -144,22 +144,7 @@ class ClientAuthenticationTest {
   private void run(Connection client, Connection server) {
     for (int i = 0; i < 20; i++) {
       now += MS;
-      boolean any = true;
-      while (any) {
-        any = false;
-        wire.clear();
-        if (client.pollDatagram(wire, now) > 0) {
-          wire.flip();
-          server.onDatagram(wire, now, 0);
-          any = true;
-        }
-        wire.clear();
-        if (server.pollDatagram(wire, now) > 0) {
-          wire.flip();
-          client.onDatagram(wire, now, 0);
-          any = true;
-        }
-      }
+      Forge.exchange(client, server, wire, now);
     }
   }
 }
