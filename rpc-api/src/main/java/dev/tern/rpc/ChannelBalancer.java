@@ -825,19 +825,30 @@ final class ChannelBalancer implements CallRouter {
         idleTimer = scheduler.schedule(this::idleTimerFired, left, TimeUnit.NANOSECONDS);
         return;
       }
+    }
+    sync.execute(this::enterIdle);
+  }
+
+  /**
+   * Goes idle in the synchronization context, as a whole: the flag, the picker, the state and the
+   * policy's stop together. A call that starts after the flag is cleared queues its
+   * {@link #exitIdle} behind this task, so it finds the policy stopped and starts a new one (had
+   * the state been set here and the stop queued, such a call would find the old policy running,
+   * keep it, and leave the channel reporting IDLE while it carries calls on old connections).
+   */
+  private void enterIdle() {
+    synchronized (this) {
+      // A call since the timer fired either runs (inUse) or ended and re-armed a later deadline.
+      if (!idleArmed || shutdown || !inUse.isEmpty() || !active || idleDeadlineNanos - System.nanoTime() > 0) {
+        return;
+      }
       idleArmed = false;
       active = false;
+      picker = null;
       setState(ConnectivityState.IDLE);
     }
     log.log(Level.FINE, "channel to {0} idle: closing its connections", cfg.authority);
-    sync.execute(() -> {
-      synchronized (this) {
-        if (active) {
-          return; // a call came first; it restarts the policy right after
-        }
-      }
-      stopPolicy();
-    });
+    stopPolicy();
   }
 
   void shutdown() {

@@ -196,13 +196,40 @@ class LoadBalancingTest {
     assertThat(connected.tryAcquire(1, 10, TimeUnit.SECONDS)).as("a connection made again after idle").isTrue();
   }
 
-  private static void watch(ManagedChannel c, ConnectivityState wanted, CountDownLatch reached) {
+  /**
+   * A call that starts the moment the channel reports IDLE (from the state callback itself) still
+   * finds the old policy stopped: it connects again rather than riding the connections the idle
+   * channel is closing, and the channel leaves IDLE.
+   */
+  @Test
+  void aCallStartedAsTheChannelGoesIdleConnectsAgain() throws Exception {
+    servers(2);
+    ManagedChannel c = channel(null, "round_robin", 1);
+    for (int round = 0; round < 3; round++) {
+      callUntilEveryServerAnswered(c);
+      connected.drainPermits();
+      java.util.concurrent.CompletableFuture<String> answer = new java.util.concurrent.CompletableFuture<>();
+      CountDownLatch idle = new CountDownLatch(1);
+      watch(c, ConnectivityState.IDLE, idle, () -> answer.complete(who(c)));
+      assertThat(idle.await(20, TimeUnit.SECONDS)).as("the channel went idle").isTrue();
+      assertThat(answer.get(20, TimeUnit.SECONDS)).isIn("s0", "s1");
+      assertThat(connected.tryAcquire(1, 10, TimeUnit.SECONDS)).as("round %d: a connection made again", round).isTrue();
+      assertThat(c.getState(false)).as("round %d: the channel left IDLE", round).isNotEqualTo(ConnectivityState.IDLE);
+    }
+  }
+
+  private static void watch(ManagedChannel c, ConnectivityState wanted, CountDownLatch reached, Runnable then) {
     ConnectivityState now = c.getState(false);
     if (now == wanted) {
+      then.run();
       reached.countDown();
       return;
     }
-    c.notifyWhenStateChanged(now, () -> watch(c, wanted, reached));
+    c.notifyWhenStateChanged(now, () -> watch(c, wanted, reached, then));
+  }
+
+  private static void watch(ManagedChannel c, ConnectivityState wanted, CountDownLatch reached) {
+    watch(c, wanted, reached, () -> { });
   }
 
   @AfterEach
