@@ -93,6 +93,7 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
           }
           Http3Headers h = GrpcHttp3Headers.request(headers, authority);
           ch.write(new DefaultHttp3HeadersFrame(h));
+          transport.sent();
           while (!pendingWrites.isEmpty() && !finished) {
             writeNow(pendingWrites.poll());
           }
@@ -135,6 +136,7 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
       }
     }
     lastWrite = channel.write(new DefaultHttp3DataFrame(MessageFraming.frame(message, compressor)));
+    transport.sent();
     updateReady();
   }
 
@@ -175,6 +177,7 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
 
   private void halfCloseNow() {
     halfClosed = true;
+    transport.sent();
     QuicStreamChannel ch = channel;
     ch.flush();
     if (lastWrite == null || lastWrite.isDone()) {
@@ -192,6 +195,7 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
       }
       // RFC 9114 §4.1.1: a client abandoning a request resets it with H3_REQUEST_CANCELLED.
       resetStream(H3_REQUEST_CANCELLED);
+      transport.sent();
       close(status, new Metadata());
     });
   }

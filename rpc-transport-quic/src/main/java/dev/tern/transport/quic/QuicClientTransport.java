@@ -65,8 +65,8 @@ final class QuicClientTransport implements ClientTransport {
   private boolean openingPending;
   private final SendErrors sendErrors = new SendErrors();
   private final QuicStats stats = new QuicStats();
-  /** Keep-alive probes once ready (event loop); null before. */
-  private volatile QuicKeepAlive keepAlive;
+  /** Keep-alive, dead-peer detection and the check of a quiet connection, once ready; null before. */
+  private volatile QuicLiveness liveness;
   private EventLoopGroup group;
   private EventLoop loop;
   private Listener listener;
@@ -152,6 +152,7 @@ final class QuicClientTransport implements ClientTransport {
               // 16 without it; the cause is not understood yet.
               ch.pipeline().addLast(sendErrors);
             }
+            ch.pipeline().addLast(arrivals);
             ch.pipeline().addLast(codec);
             ch.pipeline().addLast(new UdpErrors());
           }
@@ -248,7 +249,7 @@ final class QuicClientTransport implements ClientTransport {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-      fail(connectionLost());
+      lost(connectionLost());
       ctx.fireChannelInactive();
     }
 
@@ -290,10 +291,27 @@ final class QuicClientTransport implements ClientTransport {
     return loop;
   }
 
-  /** Keep-alive probes this connection sent (any thread); for tests. */
+  /** Probes this connection sent, keep-alive and liveness checks (any thread); for tests. */
   long keepAliveProbesSent() {
-    QuicKeepAlive k = keepAlive;
-    return k == null ? 0 : k.probesSent();
+    QuicLiveness l = liveness;
+    return l == null ? 0 : l.probesSent();
+  }
+
+  /** Times a call waited for this quiet connection to answer a probe (any thread); for tests. */
+  long quietChecks() {
+    QuicLiveness l = liveness;
+    return l == null ? 0 : l.quietChecks();
+  }
+
+  /**
+   * A call handed quiche something that asks for an answer (headers, data, its end, a reset); on
+   * the loop. Starts the wait for the peer's answer if none runs.
+   */
+  void sent() {
+    QuicLiveness l = liveness;
+    if (l != null) {
+      l.onSend();
+    }
   }
 
   /** Datagrams of this connection the kernel refused to send (any thread). */
@@ -301,13 +319,41 @@ final class QuicClientTransport implements ClientTransport {
     return sendErrors.failed();
   }
 
-  /** Errors of the UDP socket itself: an ICMP port unreachable means nothing listens there. */
+  /** Tells the liveness check of each datagram's arrival, before the codec reads it; sharable, no allocation. */
+  private final ChannelInboundHandlerAdapter arrivals = new ChannelInboundHandlerAdapter() {
+    @Override
+    public boolean isSharable() {
+      return true;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      QuicLiveness l = liveness;
+      if (l != null) {
+        l.onDatagram();
+      }
+      ctx.fireChannelRead(msg);
+    }
+  };
+
+  /**
+   * Errors of the UDP socket itself. An ICMP port unreachable (reported on the connected socket a
+   * loopback server gets, RFC 1122 §4.1.3.3) means nothing listens there any more: before the
+   * handshake the server is not there; after it, the server is gone (crashed, or restarting), and
+   * the connection fails at once rather than waiting for quiche's idle timeout.
+   */
   private final class UdpErrors extends ChannelInboundHandlerAdapter {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      if (cause instanceof java.net.PortUnreachableException && !ready) {
+      if (!(cause instanceof java.net.PortUnreachableException) || closing) {
+        return;
+      }
+      if (!ready) {
         fail(Status.UNAVAILABLE.withDescription("nothing listens on UDP " + address + " (port unreachable)")
             .withCause(cause));
+      } else {
+        lost(Status.UNAVAILABLE.withDescription("QUIC connection to " + address + " is dead: nothing listens on UDP "
+            + address + " any more (port unreachable); the server has crashed or is restarting").withCause(cause));
       }
     }
   }
@@ -349,11 +395,12 @@ final class QuicClientTransport implements ClientTransport {
     version = v;
     ready = true;
     QuicChannel q = quic;
-    if (keepAlive == null && q != null) {
-      keepAlive = new QuicKeepAlive(q, options.get(TransportOptions.KEEP_ALIVE_MILLIS),
-          options.get(TransportOptions.KEEP_ALIVE_TIMEOUT_MILLIS), options.get(TransportOptions.KEEP_ALIVE_WITHOUT_CALLS),
-          () -> !streams.isEmpty(), this::fail);
-      keepAlive.start();
+    if (liveness == null && q != null) {
+      liveness = new QuicLiveness(q, options.get(TransportOptions.KEEP_ALIVE_MILLIS),
+          options.get(TransportOptions.KEEP_ALIVE_TIMEOUT_MILLIS), options.get(QuicTransportOptions.MAX_ACK_DELAY_MILLIS),
+          options.get(TransportOptions.KEEP_ALIVE_WITHOUT_CALLS), () -> !streams.isEmpty(), this::lost,
+          () -> openPending(false));
+      liveness.start();
     }
     stats.refresh();
     listener.transportReady(connectionInfo());
@@ -412,6 +459,10 @@ final class QuicClientTransport implements ClientTransport {
   }
 
   private void openInOrder(QuicChannel q) {
+    QuicLiveness l = liveness;
+    if (l != null && !l.usable()) {
+      return; // a quiet connection is checked first; its answer opens the queue again
+    }
     QuicClientStream s;
     while ((s = waiting.peek()) != null) {
       if (!s.isPending()) {
@@ -578,10 +629,42 @@ final class QuicClientTransport implements ClientTransport {
     execute(() -> fail(status));
   }
 
+  /**
+   * The connection is gone (its peer stopped answering, nothing listens at its address, quiche
+   * closed it): as {@link #fail}, but calls never given a stream, which the server cannot have
+   * seen, end as refused unprocessed, so that the call layer sends them again on a new
+   * connection. On the loop.
+   */
+  private void lost(Status status) {
+    if (closing || !ready) {
+      fail(status); // before the handshake the failure is the connection attempt's own
+      return;
+    }
+    ArrayList<QuicClientStream> unsent = new ArrayList<>();
+    for (QuicClientStream s : streams) {
+      if (s.neverOpened()) {
+        unsent.add(s);
+      }
+    }
+    waiting.clear(); // nothing is opened any more
+    if (!shutdown) {
+      // Before the refusals: the call layer sends them again on another connection, not this one.
+      shutdown = true;
+      LOG.debug("QUIC connection to {} ends: {}", address, status.getDescription());
+      listener.transportShutdown(status);
+    }
+    Status refusal = Status.UNAVAILABLE.withDescription(status.getDescription()
+        + "; the call was not sent, safe to retry on a new connection");
+    for (QuicClientStream s : unsent) {
+      s.refuse(refusal);
+    }
+    fail(status);
+  }
+
   /** Fails every stream with {@code status} and closes; on the loop. Idempotent. */
   private void fail(Status status) {
-    if (keepAlive != null) {
-      keepAlive.stop();
+    if (liveness != null) {
+      liveness.stop();
     }
     if (!shutdown) {
       shutdown = true;
