@@ -297,6 +297,16 @@ final class QuicClientTransport implements ClientTransport {
     return l == null ? 0 : l.probesSent();
   }
 
+  /** Whether a call has a stream (or is getting one) on this connection; on the loop. */
+  private boolean callsInFlight() {
+    for (QuicClientStream s : streams) {
+      if (!s.neverOpened()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Times a call waited for this quiet connection to answer a probe (any thread); for tests. */
   long quietChecks() {
     QuicLiveness l = liveness;
@@ -398,7 +408,7 @@ final class QuicClientTransport implements ClientTransport {
     if (liveness == null && q != null) {
       liveness = new QuicLiveness(q, options.get(TransportOptions.KEEP_ALIVE_MILLIS),
           options.get(TransportOptions.KEEP_ALIVE_TIMEOUT_MILLIS), options.get(QuicTransportOptions.MAX_ACK_DELAY_MILLIS),
-          options.get(TransportOptions.KEEP_ALIVE_WITHOUT_CALLS), () -> !streams.isEmpty(), this::lost,
+          options.get(TransportOptions.KEEP_ALIVE_WITHOUT_CALLS), () -> !streams.isEmpty(), this::callsInFlight, this::lost,
           () -> openPending(false));
       liveness.start();
     }

@@ -31,10 +31,12 @@ import java.util.function.Consumer;
  * quiche's count of packets received and waits. Each probe timeout (RFC 9002 §6.2.1, from the
  * path's smoothed RTT and the server's max_ack_delay, doubling after each expiry as §6.2.1's
  * backoff) with no packet received sends a probe; when the third expires with still nothing
- * heard, and at least {@link #MIN_SILENCE_NANOS} has passed, the peer is dead and the connection
- * fails. Quiche's own idle timeout (60 s by default) would otherwise be the first to notice a
- * server that crashed or restarted (it does not know the connection and stays silent: Netty's
- * server drops short-header packets for unknown connection IDs and sends no stateless reset).
+ * heard, and at least {@link #MIN_SILENCE_NANOS} has passed (5 s, so that calls ride out a mobile
+ * link's outages), the peer is dead and the connection fails. (The check of a quiet connection
+ * below waits three probe timeouts without backoff, at least {@link #CHECK_MIN_SILENCE_NANOS}.)
+ * Quiche's own idle timeout (60 s by default) would otherwise be the first to notice a server that
+ * crashed or restarted: it does not know the connection and stays silent (Netty's server drops
+ * short-header packets for unknown connection IDs and sends no stateless reset).
  *
  * <p>Keep-alive. Every interval: if calls are open (or pinging without calls is asked for) and no
  * packet arrived since the last tick, a probe goes out and is awaited as above; a probe left
@@ -55,10 +57,17 @@ final class QuicLiveness {
   /** Probe timeouts expired with nothing heard after which the peer is dead. */
   static final int DEAD_AFTER_PROBE_TIMEOUTS = 3;
   /**
-   * The least silence taken for a dead peer, whatever the probe timeouts say: on loopback three
-   * backed-off PTOs last under 0.2 s, less than a loaded host may take to schedule a busy server.
+   * The least silence taken for a dead peer while calls are in flight, whatever the probe
+   * timeouts say: mobile links lose their uplink for seconds (feedback outages up to 2 s in the
+   * udp simulator's lte-att trace), which calls must ride out; and on loopback three backed-off
+   * PTOs last under 0.2 s, less than a loaded host may take to schedule a busy server.
    */
-  static final long MIN_SILENCE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+  static final long MIN_SILENCE_NANOS = TimeUnit.SECONDS.toNanos(5);
+  /**
+   * The least silence for the check of a quiet connection with no call in flight: a wrong
+   * verdict loses nothing (the held calls go to a new connection), and they wait for it.
+   */
+  static final long CHECK_MIN_SILENCE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
   /** RFC 9002 §6.1.2 kGranularity. */
   private static final long GRANULARITY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
   /** RFC 9002 §6.2.2: before any RTT sample, 333 ms. */
@@ -70,6 +79,7 @@ final class QuicLiveness {
   private final long ownMaxAckDelayMillis;
   private final boolean withoutCalls;
   private final BooleanSupplier callsOpen;
+  private final BooleanSupplier callsInFlight;
   private final Consumer<Status> dead;
   private final Runnable verified;
   private ScheduledFuture<?> ticks;
@@ -103,7 +113,8 @@ final class QuicLiveness {
    * @param verified told when a quiet connection answered the probe that checked it
    */
   QuicLiveness(QuicChannel quic, long intervalMillis, long keepAliveTimeoutMillis, long ownMaxAckDelayMillis,
-      boolean withoutCalls, BooleanSupplier callsOpen, Consumer<Status> dead, Runnable verified) {
+      boolean withoutCalls, BooleanSupplier callsOpen, BooleanSupplier callsInFlight, Consumer<Status> dead,
+      Runnable verified) {
     this.quic = quic;
     this.intervalMillis = intervalMillis > 0 ? intervalMillis : DEFAULT_INTERVAL_MILLIS;
     this.keepAliveTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(keepAliveTimeoutMillis > 0 ? keepAliveTimeoutMillis
@@ -111,6 +122,7 @@ final class QuicLiveness {
     this.ownMaxAckDelayMillis = ownMaxAckDelayMillis;
     this.withoutCalls = withoutCalls;
     this.callsOpen = callsOpen;
+    this.callsInFlight = callsInFlight;
     this.dead = dead;
     this.verified = verified;
   }
@@ -262,15 +274,26 @@ final class QuicLiveness {
     long now = System.nanoTime();
     long silent = now - awaitingSinceNanos;
     expired++;
-    if (expired >= DEAD_AFTER_PROBE_TIMEOUTS && silent >= MIN_SILENCE_NANOS || silent >= keepAliveTimeoutNanos) {
+    // The check of a quiet connection with no call in flight: three probe timeouts without
+    // backoff, at least CHECK_MIN_SILENCE_NANOS; a wrong verdict only sends the held calls to a new
+    // connection. Otherwise three backed-off probe timeouts, at least MIN_SILENCE_NANOS.
+    boolean checkOnly = verifying && !callsInFlight.getAsBoolean();
+    long checkDeadline = Math.max(DEAD_AFTER_PROBE_TIMEOUTS * ptoNanos, CHECK_MIN_SILENCE_NANOS);
+    boolean deadNow = checkOnly ? silent >= checkDeadline
+        : expired >= DEAD_AFTER_PROBE_TIMEOUTS && silent >= MIN_SILENCE_NANOS;
+    if (deadNow || silent >= keepAliveTimeoutNanos) {
       declareDead(silent);
       return;
     }
     // RFC 9002 §6.2.4: a probe, so that something ack-eliciting is outstanding even when what was
     // sent sits in quiche's buffers (flow control, congestion window); quiche sends its own too.
     sendProbe();
-    long next = expired >= DEAD_AFTER_PROBE_TIMEOUTS ? MIN_SILENCE_NANOS - silent
-        : ptoNanos << Math.min(expired, 20);
+    long next = ptoNanos << Math.min(expired, 20);
+    if (checkOnly) {
+      next = Math.min(next, checkDeadline - silent);
+    } else if (expired >= DEAD_AFTER_PROBE_TIMEOUTS) {
+      next = MIN_SILENCE_NANOS - silent;
+    }
     schedule(Math.min(next, keepAliveTimeoutNanos - silent));
   }
 
@@ -327,7 +350,7 @@ final class QuicLiveness {
     long silentMillis = TimeUnit.NANOSECONDS.toMillis(silentNanos);
     long ptoMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(ptoNanos));
     dead.accept(Status.UNAVAILABLE.withDescription("QUIC connection to " + quic.remoteSocketAddress()
-        + " is dead: the peer stopped answering (nothing heard for " + silentMillis + " ms, "
+        + " is dead: the peer stopped answering (no answer for " + silentMillis + " ms, "
         + expired + " probe timeouts of " + ptoMillis + " ms and more; the server may have crashed or restarted)"));
   }
 

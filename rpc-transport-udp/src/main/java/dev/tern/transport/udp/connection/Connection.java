@@ -74,6 +74,23 @@ public final class Connection {
   final MtuDiscovery mtu;
   final IdlePolicy idle;
   boolean pingPending;
+  /** When the last packet from the peer was processed (or the clock started). */
+  long lastHeardNs;
+  /** When the first ack-eliciting packet after {@link #lastHeardNs} left; 0: none since. */
+  private long firstUnansweredNs;
+  /**
+   * When the peer is declared dead unless a packet arrives first: set once the probe timeouts of
+   * {@link ConnectionConfig#deadAfterProbeTimeouts} have expired; Long.MAX_VALUE otherwise.
+   */
+  private long peerDeadlineNs = Long.MAX_VALUE;
+  /** A {@link #checkPeer} PING awaits its answer. */
+  private boolean checkingPeer;
+  /**
+   * The least silence that ends a connection whose {@link #checkPeer} PING goes unanswered while
+   * it has no stream open, ms: nothing in flight is lost by a wrong verdict (the calls held for
+   * the check go to a new connection), and the calls wait for it.
+   */
+  public static final long CHECK_MIN_SILENCE_MS = 500;
   final PathMtuController pathMtu;
   final LossDetector loss;
   final AckTracker acks;
@@ -189,6 +206,7 @@ public final class Connection {
   private void observe(long nowNs) {
     if (!clockStarted) {
       clockStarted = true;
+      lastHeardNs = nowNs;
       idle.start(nowNs);
     }
     this.nowNs = nowNs;
@@ -350,6 +368,7 @@ public final class Connection {
     long t = Math.min(recoveryTimerNs(), keys.nextTimeoutNs());
     // RFC 9000 §10.1 idle timeout and the keep-alive ping.
     t = Math.min(t, idlePolicy().nextTimeoutNs(rtt.ptoNs(0)));
+    t = Math.min(t, peerDeadlineNs);
     t = Math.min(t, builder.handshakeCopyDueNs());
     if (builder.canSendAnything()) {
       for (PacketSpace s : spaces) {
@@ -400,7 +419,80 @@ public final class Connection {
               + config.keepAliveTimeoutMs + " ms", false);
       return;
     }
-    onLossDetectionTimeout(nowNs);
+    if (!peerUnresponsive(nowNs)) {
+      onLossDetectionTimeout(nowNs);
+      peerUnresponsive(nowNs);
+    }
+  }
+
+  /**
+   * Sends a PING (ack-eliciting, RFC 9000 §19.2) to learn whether the peer is still there: an
+   * acknowledgement shows it is ({@link #lastHeardNs()} moves); with none, the probe timeouts that
+   * follow find the peer dead ({@code PEER_UNRESPONSIVE}). Established connections only.
+   */
+  public void checkPeer() {
+    if (state == ConnectionState.ESTABLISHED) {
+      pingPending = true;
+      checkingPeer = true;
+      stats.quietCheckPingsSent++;
+    }
+  }
+
+  /** A packet from the peer was processed: it is there. */
+  void onPeerHeard(long nowNs) {
+    lastHeardNs = nowNs;
+    firstUnansweredNs = 0;
+    peerDeadlineNs = Long.MAX_VALUE;
+    checkingPeer = false;
+  }
+
+  /** An ack-eliciting packet left: the first since the peer was last heard starts the wait. */
+  void onAckElicitingSent(long nowNs) {
+    if (firstUnansweredNs == 0) {
+      firstUnansweredNs = nowNs;
+    }
+  }
+
+  /** When the last packet from the peer was processed ({@link System#nanoTime()} base). */
+  public long lastHeardNs() {
+    return lastHeardNs;
+  }
+
+  /**
+   * Dead-peer detection: once {@link ConnectionConfig#deadAfterProbeTimeouts} consecutive probe
+   * timeouts (RFC 9002 §6.2.1; the count is reset only by an acknowledgement) have expired with
+   * nothing received, and at least {@link ConnectionConfig#minDeadSilenceMs} has passed since the
+   * first ack-eliciting packet that went unanswered, the connection is discarded silently, as by the idle timeout
+   * (RFC 9000 §10.1): whatever it sent would not be answered. A peer that crashed or restarted
+   * without its state stays silent, and the idle timeout would take 30 s to say so.
+   *
+   * @return true if the connection has just been closed
+   */
+  private boolean peerUnresponsive(long nowNs) {
+    if (state != ConnectionState.ESTABLISHED || config.deadAfterProbeTimeouts <= 0) {
+      return false;
+    }
+    if (peerDeadlineNs == Long.MAX_VALUE) {
+      if (loss.ptoCount() < config.deadAfterProbeTimeouts) {
+        return false;
+      }
+      long since = firstUnansweredNs != 0 ? firstUnansweredNs : lastHeardNs;
+      long floorMs = checkingPeer && streams.size() == 0
+          ? Math.min(CHECK_MIN_SILENCE_MS, config.minDeadSilenceMs) : config.minDeadSilenceMs;
+      peerDeadlineNs = Math.max(nowNs, Saturating.add(since, Saturating.msToNs(floorMs)));
+    }
+    if (nowNs - peerDeadlineNs < 0) {
+      return false;
+    }
+    state = ConnectionState.CLOSED;
+    closeError = TransportError.PEER_UNRESPONSIVE;
+    stats.peerUnresponsiveCloses++;
+    long silentMs = (nowNs - (firstUnansweredNs != 0 ? firstUnansweredNs : lastHeardNs)) / 1_000_000L;
+    listener.onClosed(this, TransportError.PEER_UNRESPONSIVE, TransportError.PEER_UNRESPONSIVE.code(),
+        "the peer stopped answering (no answer for " + silentMs + " ms, " + loss.ptoCount()
+            + " probe timeouts of " + Math.max(1, rtt.ptoNs(config.maxAckDelayMs * 1_000_000L) / 1_000_000L)
+            + " ms and more)", false);
+    return true;
   }
 
   /** RFC 9002 §A.9 OnLossDetectionTimeout: the due space's loss time or probe timeout. */

@@ -35,6 +35,10 @@ public final class ConnectionConfig {
   /** How long a keep-alive PING may go without any packet back, ms; 0: the idle timeout decides. */
   final long keepAliveTimeoutMs;
   final boolean wantReceiveTimestamps;
+  /** Consecutive probe timeouts with nothing heard after which the peer is dead; 0: never. */
+  final int deadAfterProbeTimeouts;
+  /** The least silence, ms, that {@link #deadAfterProbeTimeouts} may declare dead. */
+  final long minDeadSilenceMs;
   final int serverId;
   final int configRotation;
   /** Delay of the first handshake datagram's copy, ns; negative: no copy. */
@@ -86,6 +90,8 @@ public final class ConnectionConfig {
     this.keepAliveMs = b.keepAliveMs;
     this.keepAliveTimeoutMs = b.keepAliveTimeoutMs;
     this.wantReceiveTimestamps = b.wantReceiveTimestamps;
+    this.deadAfterProbeTimeouts = b.deadAfterProbeTimeouts;
+    this.minDeadSilenceMs = b.minDeadSilenceMs;
     this.serverId = b.serverId;
     this.configRotation = b.configRotation;
     this.handshakeCopyDelayNs = b.handshakeCopy ? b.handshakeCopyDelayMs * 1_000_000L : -1;
@@ -114,6 +120,8 @@ public final class ConnectionConfig {
     this.keepAliveMs = o.keepAliveMs;
     this.keepAliveTimeoutMs = o.keepAliveTimeoutMs;
     this.wantReceiveTimestamps = o.wantReceiveTimestamps;
+    this.deadAfterProbeTimeouts = o.deadAfterProbeTimeouts;
+    this.minDeadSilenceMs = o.minDeadSilenceMs;
     this.serverId = o.serverId;
     this.configRotation = o.configRotation;
     this.handshakeCopyDelayNs = o.handshakeCopyDelayNs;
@@ -290,6 +298,16 @@ public final class ConnectionConfig {
     return keepAliveMs;
   }
 
+  /** See {@link Builder#deadAfterProbeTimeouts}. */
+  public int deadAfterProbeTimeouts() {
+    return deadAfterProbeTimeouts;
+  }
+
+  /** See {@link Builder#minDeadSilenceMs}. */
+  public long minDeadSilenceMs() {
+    return minDeadSilenceMs;
+  }
+
   /** How long a keep-alive PING may go unanswered, ms; 0: the idle timeout decides. */
   public long keepAliveTimeoutMs() {
     return keepAliveTimeoutMs;
@@ -308,6 +326,8 @@ public final class ConnectionConfig {
     private int maxProbedDatagramBytes = 1472;
     private long keepAliveMs = 15_000;
     private long keepAliveTimeoutMs;
+    private int deadAfterProbeTimeouts = 3;
+    private long minDeadSilenceMs = 5_000;
     private boolean wantReceiveTimestamps;
     private int serverId;
     private int configRotation;
@@ -463,6 +483,37 @@ public final class ConnectionConfig {
         throw new IllegalArgumentException("limits must not be null");
       }
       this.limits = l;
+      return this;
+    }
+
+    /**
+     * Dead-peer detection: once an established connection has had this many consecutive probe
+     * timeouts (RFC 9002 §6.2, each doubling the last) with no packet from the peer, it is
+     * discarded as {@code PEER_UNRESPONSIVE}, long before the idle timeout (RFC 9000 §10.1) would
+     * notice a peer that crashed or restarted. 3 by default; 0 turns it off.
+     */
+    public Builder deadAfterProbeTimeouts(int count) {
+      if (count < 0) {
+        throw new IllegalArgumentException("deadAfterProbeTimeouts must be >= 0: " + count);
+      }
+      this.deadAfterProbeTimeouts = count;
+      return this;
+    }
+
+    /**
+     * The least silence, in ms, that {@link #deadAfterProbeTimeouts} may declare dead while
+     * streams are open (5 s by default): mobile links lose their uplink for seconds (the
+     * simulator's lte-att trace: feedback outages up to 2 s), which calls in flight must ride out,
+     * and on loopback three probe timeouts pass in under 0.2 s, less than a loaded host may take
+     * to schedule a busy peer. A connection with no stream open that {@link Connection#checkPeer
+     * checks its peer} waits {@link Connection#CHECK_MIN_SILENCE_MS} at least instead: no call is
+     * lost if it is wrong.
+     */
+    public Builder minDeadSilenceMs(long ms) {
+      if (ms < 0) {
+        throw new IllegalArgumentException("minDeadSilenceMs must be >= 0: " + ms);
+      }
+      this.minDeadSilenceMs = ms;
       return this;
     }
 

@@ -37,6 +37,10 @@ public final class ConnectionStats {
   public long ptoCount;
   /** Keep-alive PINGs sent (IdlePolicy: quiet for the keep-alive interval). */
   public long keepAlivePingsSent;
+  /** PINGs sent to check a quiet connection before a call went out on it. */
+  public long quietCheckPingsSent;
+  /** 1 once the connection was discarded for a peer that stopped answering ({@code PEER_UNRESPONSIVE}). */
+  public long peerUnresponsiveCloses;
   /** ACK frames received that carried receive timestamps. */
   public long timestampedAcksReceived;
   /** Path changes followed. */

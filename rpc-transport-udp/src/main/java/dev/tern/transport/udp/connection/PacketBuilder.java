@@ -334,6 +334,7 @@ final class PacketBuilder {
     // the connection-wide sending sequence, not by the space's packet number.
     c.mtu.onProbeSent(c.log.sequence(pn), c.nowNs);
     c.idle.onAckElicitingSent(c.nowNs);
+    c.onAckElicitingSent(c.nowNs);
     c.stats.packetsSent++;
     c.stats.bytesSent += sent;
     return sent;
@@ -438,6 +439,7 @@ final class PacketBuilder {
     space.loss.onPacketSent(c.nowNs, size, eliciting, eliciting || padded, urgent);
     if (eliciting) {
       c.idle.onAckElicitingSent(c.nowNs);
+      c.onAckElicitingSent(c.nowNs);
       c.pacer.onPacketSent(c.nowNs, size, true);
       if (probe) {
         c.probesPending--;

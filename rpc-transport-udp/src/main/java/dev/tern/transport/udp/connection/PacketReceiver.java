@@ -220,6 +220,7 @@ final class PacketReceiver {
     }
     c.stats.packetsReceived++;
     c.idle.onPacketReceived(c.nowNs);
+    c.onPeerHeard(c.nowNs);
     if (pn > largestBefore && pathId != c.currentPathId) {
       // RFC 9000 §9.3: follow the peer's new address at once, validate it in the background.
       c.currentPathId = pathId;

@@ -41,7 +41,13 @@ public enum TransportError {
    * Local only: a keep-alive PING went unanswered for the keep-alive timeout; never sent (its
    * code is outside the wire's use).
    */
-  KEEP_ALIVE_TIMEOUT(-2);
+  KEEP_ALIVE_TIMEOUT(-2),
+  /**
+   * Local only: nothing was heard from the peer over three consecutive probe timeouts (RFC 9002
+   * §6.2) with packets awaiting acknowledgement: the peer is gone (crashed, restarted, or the path
+   * died); never sent.
+   */
+  PEER_UNRESPONSIVE(-3);
 
   private final long code;
 

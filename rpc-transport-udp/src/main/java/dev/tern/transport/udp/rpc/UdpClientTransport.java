@@ -54,6 +54,11 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
       new java.util.concurrent.atomic.AtomicBoolean();
   private boolean closing;
   private long handshakeDeadlineNs = Long.MAX_VALUE;
+  /** A connection that heard nothing for this long is checked before a call goes out on it. */
+  private final long quietCheckNs;
+  /** A check is out: calls wait until a packet arrives after {@link #heardAtCheckNs}. */
+  private boolean checking;
+  private long heardAtCheckNs;
   private volatile int version;
   private volatile ConnectionInfo info;
   private volatile Status failure;
@@ -67,6 +72,9 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
     this.maxHeaderBytes = Math.max(options.get(TransportOptions.MAX_INBOUND_METADATA_SIZE),
         1024);
     this.ourVersions = options.get(TransportOptions.PROTOCOL_VERSIONS).clone();
+    long keepAlive = options.get(TransportOptions.KEEP_ALIVE_MILLIS);
+    this.quietCheckNs = TimeUnit.MILLISECONDS.toNanos(keepAlive > 0 && keepAlive < UdpTransportOptions.KEEP_ALIVE_OFF_MILLIS
+        ? keepAlive : UdpTransportOptions.DEFAULT_KEEP_ALIVE_MILLIS);
     this.info = ConnectionInfo.builder(UdpTransportProvider.NAME).remoteAddress(address).build();
   }
 
@@ -161,9 +169,28 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
     openWaiting();
   }
 
-  /** Opens waiting calls while the connection has stream slots (RFC 9000 §4.6). */
+  /**
+   * Opens waiting calls while the connection has stream slots (RFC 9000 §4.6). A connection that
+   * heard nothing from its server for a keep-alive interval may have lost it (a crash, a restart:
+   * the server keeps no state and stays silent), and a call sent into it could neither be answered
+   * nor be sent again safely, since the server may have received it. So the calls wait while a
+   * PING checks it: its acknowledgement opens them one round trip later; without one, the
+   * connection's dead-peer detection (three probe timeouts) ends it, and the calls, never sent,
+   * are refused unprocessed and sent again on a new connection.
+   */
   private void openWaiting() {
-    if (!ready || connection == null) {
+    if (!ready || connection == null || waiting.isEmpty()) {
+      return;
+    }
+    if (checking) {
+      if (connection.lastHeardNs() == heardAtCheckNs) {
+        return; // the check's answer has not come yet
+      }
+      checking = false;
+    } else if (System.nanoTime() - connection.lastHeardNs() >= quietCheckNs) {
+      checking = true;
+      heardAtCheckNs = connection.lastHeardNs();
+      connection.checkPeer();
       return;
     }
     UdpClientStream s;
@@ -214,9 +241,7 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
           + " ms"));
       return;
     }
-    if (!waiting.isEmpty()) {
-      openWaiting();
-    }
+    openWaiting();
     if (closing && connection != null && connection.state() == ConnectionState.CLOSED) {
       endpoint.abort();
     }
@@ -261,7 +286,7 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
     String why;
     if (error == TransportError.IDLE_TIMEOUT) {
       why = "timed out: nothing heard for the idle timeout";
-    } else if (error == TransportError.KEEP_ALIVE_TIMEOUT) {
+    } else if (error == TransportError.KEEP_ALIVE_TIMEOUT || error == TransportError.PEER_UNRESPONSIVE) {
       why = "is dead: " + reason;
     } else if (byPeer) {
       why = "closed by the server (" + describe(error, code, reason) + ")";
@@ -275,7 +300,7 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
       failDrained(status);
       return;
     }
-    fail(status);
+    fail(status, true);
   }
 
   /**
@@ -394,6 +419,16 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
 
   /** Fails every call with {@code status}, reports shutdown, and closes; on the loop. */
   private void fail(Status status) {
+    fail(status, false);
+  }
+
+  /**
+   * As {@link #fail(Status)}; with {@code lost} (the established connection is gone: the server
+   * closed it, stopped answering, or nothing listens at its port any more) the calls still
+   * waiting, never sent, end as refused unprocessed, so that the call layer sends them again on
+   * a new connection. Shutdown is reported before, so that they do not come back to this one.
+   */
+  private void fail(Status status, boolean lost) {
     if (failure == null) {
       failure = status;
     }
@@ -401,8 +436,14 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
     if (shutdownReported.compareAndSet(false, true)) {
       listener.transportShutdown(status);
     }
+    boolean refuse = lost && ready;
     for (UdpClientStream s : new ArrayList<>(waiting)) {
-      s.fail(status, RpcFraming.CODE_CANCELLED);
+      if (refuse) {
+        s.refuseUnsent(Status.UNAVAILABLE.withDescription(status.getDescription()
+            + "; the call was not sent, safe to retry on a new connection"));
+      } else {
+        s.fail(status, RpcFraming.CODE_CANCELLED);
+      }
     }
     for (UdpClientStream s : new ArrayList<>(byId.values())) {
       s.fail(status, RpcFraming.CODE_CANCELLED);
@@ -419,8 +460,10 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
     Throwable t = endpoint.failure();
     Status status;
     if (t instanceof PortUnreachableException) {
-      status = Status.UNAVAILABLE.withDescription("nothing listens on UDP " + address
-          + " (port unreachable)").withCause(t);
+      status = Status.UNAVAILABLE.withDescription(ready
+          ? "udp connection to " + address + " is dead: nothing listens on UDP " + address
+              + " any more (port unreachable); the server has crashed or is restarting"
+          : "nothing listens on UDP " + address + " (port unreachable)").withCause(t);
     } else if (t != null) {
       status = Status.UNAVAILABLE.withDescription("udp connection to " + address + " failed: "
           + t).withCause(t);
@@ -428,7 +471,7 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
       status = Status.UNAVAILABLE.withDescription("udp connection to " + address + " closed");
     }
     closing = true;
-    fail(status);
+    fail(status, true);
     listener.transportTerminated();
   }
 

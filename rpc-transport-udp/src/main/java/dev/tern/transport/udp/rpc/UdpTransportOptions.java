@@ -83,12 +83,24 @@ public final class UdpTransportOptions {
    */
   public static final TransportOptions.Key<Long> MAX_IDLE_TIMEOUT_MILLIS =
       new TransportOptions.Key<>("udp.maxIdleTimeoutMillis", 30_000L);
+  /**
+   * Dead-peer detection (docs/protocol.md §8): an established connection that hears nothing from
+   * its peer over this many consecutive probe timeouts (RFC 9002 §6.2), and for at least 5 s with
+   * streams open (500 ms for the check of a quiet connection before a call), is discarded, its
+   * calls failing UNAVAILABLE "... is dead: the peer stopped answering"; a crashed or restarted
+   * peer is found in seconds instead of at the idle timeout. 3 by default; 0 turns it off (the
+   * idle timeout and keep-alive timeout alone decide).
+   */
+  public static final TransportOptions.Key<Integer> DEAD_AFTER_PROBE_TIMEOUTS =
+      new TransportOptions.Key<>("udp.deadAfterProbeTimeouts", 3);
 
   /**
    * A keep-alive interval this long or longer turns keep-alive off, as in grpc-java (its
    * builders' {@code AS_LARGE_AS_INFINITE}, 1000 days).
    */
   static final long KEEP_ALIVE_OFF_MILLIS = java.util.concurrent.TimeUnit.DAYS.toMillis(1000);
+  /** The keep-alive interval when the channel names none (docs/protocol.md §10.7). */
+  static final long DEFAULT_KEEP_ALIVE_MILLIS = 15_000;
 
   private UdpTransportOptions() {}
 
@@ -141,6 +153,12 @@ public final class UdpTransportOptions {
           + " was " + idle);
     }
     b.idleTimeoutMs(idle);
+    int dead = o.get(DEAD_AFTER_PROBE_TIMEOUTS);
+    if (dead < 0) {
+      throw new IllegalArgumentException(DEAD_AFTER_PROBE_TIMEOUTS.name()
+          + " (UdpTransportOptions.DEAD_AFTER_PROBE_TIMEOUTS) must be 0 (off) or more, was " + dead);
+    }
+    b.deadAfterProbeTimeouts(dead);
     long keepAlive = o.get(TransportOptions.KEEP_ALIVE_MILLIS);
     if (keepAlive >= KEEP_ALIVE_OFF_MILLIS) {
       b.keepAliveMs(0);

@@ -50,7 +50,10 @@ class UdpServerConnectionLimitsTest {
         .with(TransportOptions.IDLE_TIMEOUT_MILLIS, 1_500L));
     Loopback.Events events = new Loopback.Events();
     try (Loopback.Relay relay = new Loopback.Relay(server.port())) {
-      UdpClientTransport client = Loopback.connect(relay.port(), Loopback.clientOptions(), events);
+      // The path below stays one-way for the idle time (1.5 s): the client's dead-peer detection,
+      // which would find the silent server after 500 ms, is off, so that the drained close decides.
+      UdpClientTransport client = Loopback.connect(relay.port(), Loopback.clientOptions()
+          .with(UdpTransportOptions.DEAD_AFTER_PROBE_TIMEOUTS, 0), events);
       try {
         assertThat(Loopback.echo(client, "test.Limits/First", "x").status
             .get(10, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.OK);
