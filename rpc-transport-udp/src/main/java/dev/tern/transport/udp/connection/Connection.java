@@ -4,6 +4,7 @@ import dev.tern.transport.udp.congestion.CongestionController;
 import dev.tern.transport.udp.congestion.CongestionControllers;
 import dev.tern.transport.udp.congestion.Pacer;
 import dev.tern.transport.udp.crypto.EpochPacketKeys;
+import dev.tern.transport.udp.packet.Versions;
 import dev.tern.transport.udp.handshake.HandshakeException;
 import dev.tern.transport.udp.path.IdlePolicy;
 import dev.tern.transport.udp.path.MtuDiscovery;
@@ -83,6 +84,10 @@ public final class Connection {
    * {@link ConnectionConfig#deadAfterProbeTimeouts} have expired; Long.MAX_VALUE otherwise.
    */
   private long peerDeadlineNs = Long.MAX_VALUE;
+  /** A server's stateless reset token for its connection ID (RFC 9000 §10.3); null if none. */
+  byte[] localResetToken;
+  /** A client's: the token the server sent in its ServerHello; null if none. */
+  byte[] peerResetToken;
   /** A {@link #checkPeer} PING awaits its answer. */
   private boolean checkingPeer;
   /**
@@ -306,6 +311,10 @@ public final class Connection {
     p.wantsReceiveTimestamps = config.wantReceiveTimestamps;
     p.chosenVersion = version;
     p.attemptedVersion = isClient ? attemptedVersion : version;
+    if (!isClient && Versions.isEncrypted(version)) {
+      // Only where the parameters travel encrypted: the token is the connection's secret.
+      p.statelessResetToken = localResetToken;
+    }
     return p;
   }
 
@@ -689,6 +698,17 @@ public final class Connection {
       closeToSend = true;
       closingNextAnswer = Saturating.mul(2, closingNextAnswer);
     }
+  }
+
+  /**
+   * A datagram that did not open as a packet of this connection ended with the server's stateless
+   * reset token (RFC 9000 §10.3.1): the server no longer has the connection. The connection
+   * drains: it sends nothing more and tells the listener at once.
+   */
+  void onStatelessReset() {
+    stats.statelessResetsReceived++;
+    onPeerClose(TransportError.STATELESS_RESET, TransportError.STATELESS_RESET.code(),
+        "the server sent a stateless reset: it no longer knows the connection (it restarted or lost its state)");
   }
 
   void onPeerClose(TransportError error, long code, String reason) {

@@ -37,6 +37,8 @@ public final class ConnectionStats {
   public long ptoCount;
   /** Keep-alive PINGs sent (IdlePolicy: quiet for the keep-alive interval). */
   public long keepAlivePingsSent;
+  /** Stateless resets received that carried this connection's token (RFC 9000 §10.3.1). */
+  public long statelessResetsReceived;
   /** PINGs sent to check a quiet connection before a call went out on it. */
   public long quietCheckPingsSent;
   /** 1 once the connection was discarded for a peer that stopped answering ({@code PEER_UNRESPONSIVE}). */

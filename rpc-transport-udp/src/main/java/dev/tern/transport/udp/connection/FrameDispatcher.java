@@ -145,6 +145,7 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
     }
     c.peerWantsTimestamps = p.wantsReceiveTimestamps;
     if (c.isClient) {
+      c.peerResetToken = p.statelessResetToken;
       c.handshake.onPeerHasIt();
     } else {
       if (!c.keys.answerHandshake()) {

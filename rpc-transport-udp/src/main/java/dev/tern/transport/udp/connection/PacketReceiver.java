@@ -41,6 +41,10 @@ final class PacketReceiver {
       offset = h.packetEnd;
       if (!routable(c, buf, h)) {
         c.stats.unroutableDropped++;
+        // A stateless reset's connection ID is random (RFC 9000 §10.3): it lands here.
+        if (statelessReset(c, buf, h)) {
+          break;
+        }
         continue;
       }
       PacketSpace space = c.spaces[spaceOf(h.type)];
@@ -59,6 +63,9 @@ final class PacketReceiver {
       int pnLength = keys.removeHeaderProtection(buf, h.packetStart, h.pnOffset, h.packetEnd);
       if (pnLength < 0) {
         c.stats.packetsFailedToOpen++; // RFC 9001 §5.4.2: too short to sample
+        if (statelessReset(c, buf, h)) {
+          break;
+        }
         continue;
       }
       h.readPacketNumber(buf, pnLength);
@@ -72,7 +79,7 @@ final class PacketReceiver {
       if (payloadEnd < 0) {
         // RFC 9001 §5.5: a packet that does not authenticate is discarded, silently.
         c.stats.packetsFailedToOpen++;
-        if (integrityLimitExceeded(c, keys)) {
+        if (statelessReset(c, buf, h) || integrityLimitExceeded(c, keys)) {
           break;
         }
         continue;
@@ -101,6 +108,22 @@ final class PacketReceiver {
       }
     }
     buf.position(limit);
+  }
+
+  /**
+   * RFC 9000 §10.3.1: a short-header packet that cannot be processed (its connection ID is not
+   * ours, or it does not open), on a client that has the server's token, is checked for a
+   * stateless reset: it ends the datagram (the short header runs to its end) and its last 16
+   * bytes are the token. Header protection, if it was removed, changed only the first byte's low
+   * bits and the packet number, never the form bits or the end.
+   */
+  private static boolean statelessReset(Connection c, ByteBuffer buf, PacketHeader h) {
+    if (!c.isClient || c.peerResetToken == null || h.type != PacketType.ONE_RTT
+        || !StatelessReset.matches(buf, h.packetStart, h.packetEnd, c.peerResetToken)) {
+      return false;
+    }
+    c.onStatelessReset();
+    return true;
   }
 
   /**

@@ -46,6 +46,16 @@ public final class ServerDemux {
   private long dropped;
   private long packetsFailedToOpen;
   private long versionNegotiationsSent;
+  /**
+   * Tokens and packets of stateless reset (RFC 9000 §10.3), from the server's current static
+   * key; null without one (version 1 only, or no key).
+   */
+  private final StatelessReset resets;
+  /** RFC 9000 §10.3: resets are limited, at most this many a second. */
+  static final int MAX_RESETS_PER_SECOND = 1000;
+  private long resetWindowStartNs;
+  private int resetsInWindow;
+  private long statelessResetsSent;
 
   /**
    * A demultiplexer.
@@ -70,6 +80,12 @@ public final class ServerDemux {
     this.cidHash = new SipHash(random.nextLong(), random.nextLong());
     this.listeners = listeners;
     this.maxConnections = maxConnections;
+    boolean encrypted = false;
+    for (int v : config.versions) {
+      encrypted |= Versions.isEncrypted(v);
+    }
+    this.resets = encrypted && config.serverStaticKeys != null && !config.serverStaticKeys.isEmpty()
+        ? StatelessReset.forServer(config.cryptoProvider, config.serverStaticKeys.get(0).privateKey()) : null;
   }
 
   /**
@@ -110,6 +126,9 @@ public final class ServerDemux {
       ConnectionId scid = ConnectionId.read(datagram, header.scidOffset, header.scidLength);
       c = Connection.server(config, null, dcid, scid, header.version, Connection.scheduler(config),
           encrypted ? (EpochPacketKeys) keys : null);
+      if (resets != null) {
+        c.localResetToken = resets.token(c.localConnectionId());
+      }
       c.setListener(listeners.apply(c));
       byCid.put(keyOf(dcid), c);
       byCid.put(keyOf(c.localConnectionId()), c);
@@ -117,10 +136,37 @@ public final class ServerDemux {
     }
     if (c == null) {
       dropped++;
+      if (header.type == PacketType.ONE_RTT) {
+        answerUnknownConnection(datagram, start, nowNs, reply);
+      }
       return null;
     }
     c.onDatagram(datagram, nowNs, pathId);
     return c;
+  }
+
+  /**
+   * RFC 9000 §10.3: a short-header packet for a connection ID we do not know (a connection this
+   * server had before it restarted, or one already discarded) is answered with a stateless reset
+   * carrying the token the client learned for that ID, so that it stops at once instead of
+   * waiting out the silence. The reset is shorter than the packet (no loop, no amplification)
+   * and at most {@link #MAX_RESETS_PER_SECOND} leave a second.
+   */
+  private void answerUnknownConnection(ByteBuffer datagram, int start, long nowNs, ByteBuffer reply) {
+    if (resets == null || header.dcidLength != ConnectionId.V1_LENGTH) {
+      return;
+    }
+    if (nowNs - resetWindowStartNs >= 1_000_000_000L) {
+      resetWindowStartNs = nowNs;
+      resetsInWindow = 0;
+    }
+    if (resetsInWindow >= MAX_RESETS_PER_SECOND) {
+      return;
+    }
+    if (resets.write(reply, datagram.limit() - start, datagram, header.dcidOffset, header.dcidLength, random) > 0) {
+      resetsInWindow++;
+      statelessResetsSent++;
+    }
   }
 
   /**
@@ -248,5 +294,10 @@ public final class ServerDemux {
   /** Version Negotiation packets sent. */
   public long versionNegotiationsSent() {
     return versionNegotiationsSent;
+  }
+
+  /** Stateless resets sent for packets of unknown connections (RFC 9000 §10.3). */
+  public long statelessResetsSent() {
+    return statelessResetsSent;
   }
 }

@@ -23,6 +23,7 @@ public final class TransportParameters {
   public static final int MAX_MESSAGE_BYTES = 1100;
 
   static final int MAX_IDLE_TIMEOUT = 0x01;
+  static final int STATELESS_RESET_TOKEN = 0x02;
   static final int MAX_UDP_PAYLOAD_SIZE = 0x03;
   static final int INITIAL_MAX_DATA = 0x04;
   static final int INITIAL_MAX_STREAM_DATA = 0x05;
@@ -63,6 +64,8 @@ public final class TransportParameters {
   public long[] rpcVersions = new long[0];
   /** receive_timestamps. */
   public boolean wantsReceiveTimestamps;
+  /** stateless_reset_token (RFC 9000 §18.2): a server's, 16 bytes; null if absent. */
+  public byte[] statelessResetToken;
 
   /** Writes the message. */
   public void encode(ByteBuffer out) {
@@ -88,6 +91,11 @@ public final class TransportParameters {
     putVarParam(out, MAX_ACK_DELAY, maxAckDelayMs);
     if (wantsReceiveTimestamps) {
       putVarParam(out, RECEIVE_TIMESTAMPS, 1);
+    }
+    if (statelessResetToken != null) {
+      VarInt.write(out, STATELESS_RESET_TOKEN);
+      VarInt.write(out, statelessResetToken.length);
+      out.put(statelessResetToken);
     }
     if (chosenVersion != 0) {
       VarInt.write(out, VERSION_INFORMATION);
@@ -184,6 +192,17 @@ public final class TransportParameters {
         rpcVersions = v;
         return null;
       }
+      case STATELESS_RESET_TOKEN:
+        // RFC 9000 §18.2: 16 bytes, and only a server sends it.
+        if (messageType != SERVER_HELLO) {
+          return "stateless_reset_token from a client";
+        }
+        if (end - in.position() != StatelessReset.TOKEN_BYTES) {
+          return "bad stateless_reset_token";
+        }
+        statelessResetToken = new byte[StatelessReset.TOKEN_BYTES];
+        in.get(statelessResetToken);
+        return null;
       case VERSION_INFORMATION:
         if (end - in.position() != 8) {
           return "bad version_information";

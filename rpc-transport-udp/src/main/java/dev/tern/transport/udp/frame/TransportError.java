@@ -47,7 +47,12 @@ public enum TransportError {
    * §6.2) with packets awaiting acknowledgement: the peer is gone (crashed, restarted, or the path
    * died); never sent.
    */
-  PEER_UNRESPONSIVE(-3);
+  PEER_UNRESPONSIVE(-3),
+  /**
+   * Local only: the peer sent a stateless reset (RFC 9000 §10.3) with the connection's token: it
+   * no longer has the connection (it restarted); never sent.
+   */
+  STATELESS_RESET(-4);
 
   private final long code;
 

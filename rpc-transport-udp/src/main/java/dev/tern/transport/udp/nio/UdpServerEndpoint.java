@@ -201,7 +201,8 @@ public final class UdpServerEndpoint extends EndpointLoop {
       }
       if (reply.position() > 0) {
         reply.flip();
-        sendTo(reply, from); // Version Negotiation (docs/protocol.md §3): stateless
+        // Stateless: Version Negotiation (docs/protocol.md §3) or a stateless reset (§8).
+        sendTo(reply, from);
       }
     }
   }

@@ -160,9 +160,13 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
   private void register(UdpClientStream s) {
     openCalls++;
     if (shutdown || closing) {
-      Status why = failure != null ? failure
+      // Never sent: the call layer may send it again on another connection (it can reach a
+      // transport whose end it has not heard of yet).
+      Status why = failure != null
+          ? Status.UNAVAILABLE.withDescription(failure.getDescription()
+              + "; the call was not sent, safe to retry on a new connection")
           : Status.UNAVAILABLE.withDescription("udp transport to " + address + " is shut down");
-      s.fail(why, RpcFraming.CODE_CANCELLED);
+      s.refuseUnsent(why);
       return;
     }
     waiting.add(s);
@@ -288,6 +292,8 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
       why = "timed out: nothing heard for the idle timeout";
     } else if (error == TransportError.KEEP_ALIVE_TIMEOUT || error == TransportError.PEER_UNRESPONSIVE) {
       why = "is dead: " + reason;
+    } else if (error == TransportError.STATELESS_RESET) {
+      why = "is gone: " + reason;
     } else if (byPeer) {
       why = "closed by the server (" + describe(error, code, reason) + ")";
     } else {

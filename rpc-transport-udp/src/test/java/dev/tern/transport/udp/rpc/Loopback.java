@@ -235,6 +235,8 @@ final class Loopback {
     private final DatagramSocket front;
     private final DatagramSocket back;
     private volatile SocketAddress client;
+    /** Where the client's datagrams go; {@link #switchTo} changes it. */
+    private volatile InetSocketAddress server;
     volatile boolean blackHole;
     volatile boolean dropToServer;
 
@@ -242,13 +244,21 @@ final class Loopback {
       InetAddress loopback = InetAddress.getByName("127.0.0.1");
       front = new DatagramSocket(new InetSocketAddress(loopback, 0));
       back = new DatagramSocket(new InetSocketAddress(loopback, 0));
-      back.connect(new InetSocketAddress(loopback, serverPort));
+      server = new InetSocketAddress(loopback, serverPort);
       start("relay to server", front, back, true);
       start("relay to client", back, front, false);
     }
 
     int port() {
       return front.getLocalPort();
+    }
+
+    /**
+     * From now on the client's datagrams go to the server at {@code serverPort}, and its answers
+     * come back: to the client, the server at its address restarted.
+     */
+    void switchTo(int serverPort) {
+      server = new InetSocketAddress(server.getAddress(), serverPort);
     }
 
     private void start(String name, DatagramSocket from, DatagramSocket to, boolean upstream) {
@@ -261,12 +271,15 @@ final class Loopback {
             from.receive(p);
             if (upstream) {
               client = p.getSocketAddress();
+            } else if (!p.getSocketAddress().equals(server)) {
+              continue; // a server the relay no longer leads to
             }
             if (blackHole || (upstream && dropToServer)) {
               continue;
             }
             DatagramPacket out = new DatagramPacket(p.getData(), p.getLength());
             if (upstream) {
+              out.setSocketAddress(server);
               to.send(out);
             } else if (client != null) {
               out.setSocketAddress(client);
