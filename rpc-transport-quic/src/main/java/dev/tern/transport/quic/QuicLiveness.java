@@ -96,6 +96,10 @@ final class QuicLiveness {
   private int expired;
   /** The probe timeout of the current wait, before backoff. */
   private long ptoNanos;
+  /** When {@link #ptoNanos} was last computed; 0: never. */
+  private long ptoComputedAtNanos;
+  /** How long a computed probe timeout is used before quiche's RTT is read again. */
+  private static final long PTO_REFRESH_NANOS = TimeUnit.SECONDS.toNanos(1);
   /** Something that asks for an answer was sent after the current wait began. */
   private boolean sentDuringWait;
   /** A call waits for the quiet connection to prove alive. */
@@ -233,11 +237,17 @@ final class QuicLiveness {
       return; // the connection is going away
     }
     receivedAtAwait = received;
-    awaitingSinceNanos = System.nanoTime();
+    long now = System.nanoTime();
+    awaitingSinceNanos = now;
     expired = 0;
     sentDuringWait = false;
     keepAliveWait = false;
-    ptoNanos = probeTimeoutNanos();
+    if (ptoComputedAtNanos == 0 || now - ptoComputedAtNanos > PTO_REFRESH_NANOS) {
+      // Reading the path's statistics builds objects; a wait starts for each call's first write,
+      // so the RTT is read at most once a second.
+      ptoNanos = probeTimeoutNanos();
+      ptoComputedAtNanos = now;
+    }
     schedule(ptoNanos);
   }
 

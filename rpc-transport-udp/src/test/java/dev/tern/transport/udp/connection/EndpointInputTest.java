@@ -21,20 +21,29 @@ class EndpointInputTest {
     Random r = new Random(2);
     ByteBuffer reply = ByteBuffer.allocate(2048);
     byte[] b = new byte[1500];
-    int vn = 0;
+    int replies = 0;
     for (int i = 0; i < 20_000; i++) {
       r.nextBytes(b);
       if (i % 3 == 0) {
         b[0] = (byte) 0xc0; // looks like an INITIAL of some version
       }
       reply.clear();
-      assertThat(demux.onDatagram(ByteBuffer.wrap(b, 0, 1 + r.nextInt(b.length)), i, 0, reply))
-          .isNull();
-      vn += reply.position() > 0 ? 1 : 0;
+      int length = 1 + r.nextInt(b.length);
+      assertThat(demux.onDatagram(ByteBuffer.wrap(b, 0, length), i, 0, reply)).isNull();
+      if (reply.position() > 0) {
+        replies++;
+        if ((reply.get(0) & 0x80) == 0) {
+          // A stateless reset for a short header of an unknown connection: always smaller.
+          assertThat(reply.position()).isLessThan(length);
+        }
+      }
     }
     assertThat(demux.connections()).isEmpty();
     assertThat(demux.dropped() + demux.versionNegotiationsSent()).isEqualTo(20_000);
-    assertThat(vn).isEqualTo((int) demux.versionNegotiationsSent());
+    // Every one of the 20,000 came within one second (the clock here is i nanoseconds): the
+    // resets stop at the limit.
+    assertThat(demux.statelessResetsSent()).isEqualTo(ServerDemux.MAX_RESETS_PER_SECOND);
+    assertThat(replies).isEqualTo((int) (demux.versionNegotiationsSent() + demux.statelessResetsSent()));
   }
 
   @Test
