@@ -63,8 +63,9 @@ class PeerGoneTest {
       System.out.println("PeerGoneTest: the call failed " + millis + " ms after writing to the closed port: " + status);
       assertThat(status.getCode()).isEqualTo(Status.Code.UNAVAILABLE);
       assertThat(status.getDescription()).contains("port unreachable").contains("crashed or is restarting");
-      // Before three probe timeouts could decide (at least 500 ms even for a quiet check): the ICMP error did.
-      assertThat(millis).isLessThan(QuicLiveness.CHECK_MIN_SILENCE_NANOS / 1_000_000);
+      // The ICMP error decided (the description says so), before the silence rule's 5 s floor for
+      // a call in flight could; the time is bounded loosely for a loaded machine.
+      assertThat(millis).isLessThan(QuicLiveness.MIN_SILENCE_NANOS / 1_000_000);
       assertThat(events.shutdown.get(10, TimeUnit.SECONDS).getDescription()).contains("port unreachable");
     } finally {
       relay.close();

