@@ -722,6 +722,17 @@ final class ChannelBalancer implements CallRouter {
 
   // ---- The channel's state, idleness and shutdown ----
 
+  /** Leaves every backend's ready connection whose transport {@code which} accepts (call policies). */
+  void leaveConnections(java.util.function.Predicate<String> which) {
+    List<ConnectionManager> all;
+    synchronized (this) {
+      all = new ArrayList<>(backends);
+    }
+    for (ConnectionManager b : all) {
+      b.leaveIf(which);
+    }
+  }
+
   /** A ready connection (the oldest backend's, when several are ready), or null if none is ready. */
   Connection current() {
     List<ConnectionManager> all;

@@ -58,6 +58,18 @@ final class ChannelConfig {
    * the channel uses when it is ready and when it has terminated. Set once by the builder.
    */
   ClientTransportFilters transportFilters = ClientTransportFilters.NONE;
+  /**
+   * The call policies' say in the transport races ({@link
+   * dev.tern.rpc.spi.CallPolicyProvider.ChannelPolicies#transportAllowed}); set once when the
+   * channel is made, null without a policy provider.
+   */
+  volatile dev.tern.rpc.spi.CallPolicyProvider.ChannelPolicies policies;
+
+  /** Whether the call policies let {@code transport} race now. */
+  boolean transportAllowed(String transport) {
+    dev.tern.rpc.spi.CallPolicyProvider.ChannelPolicies p = policies;
+    return p == null || p.transportAllowed(transport);
+  }
 
   ChannelConfig(Supplier<List<SocketAddress>> address, String authority, TransportSelector selector,
       TransportOptions options, Executor executor, List<ClientInterceptor> interceptors,

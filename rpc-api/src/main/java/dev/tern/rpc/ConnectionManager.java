@@ -129,6 +129,27 @@ final class ConnectionManager {
   }
 
   /**
+   * Leaves the ready connection if its transport is one {@code which} accepts (a call policy's
+   * circuit breaker opened on it, or let a more preferred transport back in): as {@link
+   * #updateAddresses} leaves one, its calls finish and the next call connects anew.
+   */
+  void leaveIf(java.util.function.Predicate<String> which) {
+    ClientTransport leave = null;
+    synchronized (this) {
+      if (shutdown || ready == null || !which.test(ready.provider.name())) {
+        return;
+      }
+      leave = ready.transport;
+      draining.add(leave);
+      ready = null;
+      setState(ConnectivityState.IDLE);
+    }
+    log.log(Level.FINE, "channel to {0}: leaving {1} at its call policies' request; reconnecting",
+        new Object[] {cfg.authority, leave});
+    leave.shutdown();
+  }
+
+  /**
    * Hands {@code waiter} a ready transport now or once connected. A call allowed early data gets
    * the transport as soon as it has started connecting, so a transport with 0-RTT can send it in
    * its first flight; the others wait until the handshake is done. A wait-for-ready call waits for

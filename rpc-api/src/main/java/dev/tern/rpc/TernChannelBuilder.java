@@ -1,5 +1,6 @@
 package dev.tern.rpc;
 
+import dev.tern.rpc.spi.CallPolicyProvider;
 import dev.tern.rpc.spi.TlsSettings;
 import dev.tern.rpc.spi.TransportOptions;
 import dev.tern.rpc.spi.TransportProvider;
@@ -102,6 +103,8 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   private int maxHedgedAttempts = ServiceConfigs.DEFAULT_MAX_ATTEMPTS;
   private BinaryLog binaryLog;
   private final List<ClientTransportFilter> transportFilters = new ArrayList<>();
+  private CallPolicyProvider callPolicyProvider;
+  private boolean callPolicyProviderSet;
 
   /** The head start a channel gives its preferred transport before starting the next: 300 ms. */
   public static final long DEFAULT_RACE_HEAD_START_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
@@ -686,6 +689,22 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   }
 
   /**
+   * Who carries out the channel's retry and hedging policies and keeps its circuit breakers. By
+   * default the first {@link CallPolicyProvider} found with {@link java.util.ServiceLoader}: the
+   * resilience module ({@code rpc-resilience}) when it is on the class path, else none (the
+   * policies are then ignored, and logged so). Give a configured one here (its breaker settings,
+   * its listener), or null to use none even when the module is on the class path.
+   *
+   * @param provider the provider; null for none
+   * @return this builder
+   */
+  public TernChannelBuilder callPolicyProvider(CallPolicyProvider provider) {
+    callPolicyProvider = provider;
+    callPolicyProviderSet = true;
+    return this;
+  }
+
+  /**
    * Called with the connection's {@link ConnectionInfo} each time a transport wins a race and
    * becomes the channel's connection; {@link ConnectionInfo#transport()} names it. It runs on a
    * transport thread, so it should return quickly.
@@ -1240,6 +1259,13 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     if (!transportFilters.isEmpty()) {
       cfg.transportFilters = new ClientTransportFilters(transportFilters);
     }
-    return new TernManagedChannel(cfg, resolver, loadBalancingPolicy);
+    CallPolicyProvider policies = callPolicyProviderSet ? callPolicyProvider : DefaultCallPolicies.PROVIDER;
+    return new TernManagedChannel(cfg, resolver, loadBalancingPolicy, policies);
+  }
+
+  /** The first {@link CallPolicyProvider} on the class path, looked up once; null if none. */
+  private static final class DefaultCallPolicies {
+    static final CallPolicyProvider PROVIDER = java.util.ServiceLoader.load(CallPolicyProvider.class,
+        TernChannelBuilder.class.getClassLoader()).findFirst().orElse(null);
   }
 }

@@ -96,7 +96,7 @@ final class TransportRace {
     this.outcome = outcome;
     List<TransportProvider> c;
     try {
-      c = cfg.selector.candidates(cfg.authority, cfg.memory);
+      c = cfg.selector.candidates(cfg.authority, cfg.memory, cfg::transportAllowed);
     } catch (RuntimeException e) {
       c = List.of();
       failure = e;

@@ -184,12 +184,36 @@ public final class TransportSelector {
    *     be used
    */
   public List<TransportProvider> candidates(String authority, TransportMemory memory) {
+    return candidates(authority, memory, t -> true);
+  }
+
+  /**
+   * As {@link #candidates(String, TransportMemory)}, leaving out too the transports {@code allowed}
+   * refuses (a call policy's open circuit breaker); if that leaves none, the refusals are not
+   * heeded.
+   *
+   * @param authority the channel's authority ({@code host:port}), the key into {@code memory}
+   * @param memory what was learned per authority: which transports are marked broken
+   * @param allowed whether a transport, by name, may race now
+   * @return the candidates, most preferred first; never empty
+   * @throws StatusRuntimeException UNAVAILABLE naming every preferred transport and why it cannot
+   *     be used
+   */
+  public List<TransportProvider> candidates(String authority, TransportMemory memory,
+      java.util.function.Predicate<String> allowed) {
     List<TransportProvider> usable = usable();
     List<TransportProvider> fresh = new ArrayList<>();
+    List<TransportProvider> unmarked = new ArrayList<>();
     for (TransportProvider p : usable) {
       if (!memory.isBroken(authority, p.name())) {
-        fresh.add(p);
+        unmarked.add(p);
+        if (allowed.test(p.name())) {
+          fresh.add(p);
+        }
       }
+    }
+    if (fresh.isEmpty()) {
+      fresh = unmarked;
     }
     List<TransportProvider> out = new ArrayList<>();
     if (explicit) {
