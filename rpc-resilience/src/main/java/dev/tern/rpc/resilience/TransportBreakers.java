@@ -67,6 +67,7 @@ final class TransportBreakers {
   }
 
   private void stateChanged(CircuitBreaker cb, String transport, CircuitBreaker.State to) {
+    // Runs inside resilience4j's transition: leaving connections and scheduling stay quick.
     log.log(Level.FINE, "channel to {0}: circuit breaker of {1} is {2}",
         new Object[] {channel.authority(), transport, to});
     if (to == CircuitBreaker.State.OPEN) {
@@ -82,11 +83,25 @@ final class TransportBreakers {
       } catch (RejectedExecutionException channelTerminated) {
         // No more calls: nothing to come back for.
       }
-    } else if (to == CircuitBreaker.State.HALF_OPEN && !channel.markedBroken(transport)) {
-      List<String> preference = channel.transportPreference();
-      int rank = preference.indexOf(transport);
-      if (rank >= 0) {
-        channel.leaveConnections(t -> preference.indexOf(t) > rank);
+    } else if (to == CircuitBreaker.State.HALF_OPEN) {
+      if (!channel.markedBroken(transport)) {
+        List<String> preference = channel.transportPreference();
+        int rank = preference.indexOf(transport);
+        if (rank >= 0) {
+          channel.leaveConnections(t -> preference.indexOf(t) > rank);
+        }
+      }
+      // If the transport carried nothing while half-open (it lost the race, or its mark keeps it
+      // out), open again: after the next wait the channel tries it again.
+      long waitMillis = cb.getCircuitBreakerConfig().getWaitIntervalFunctionInOpenState().apply(1);
+      try {
+        channel.scheduler().schedule(() -> {
+          if (cb.getState() == CircuitBreaker.State.HALF_OPEN && cb.getMetrics().getNumberOfBufferedCalls() == 0) {
+            cb.transitionToOpenState();
+          }
+        }, waitMillis, TimeUnit.MILLISECONDS);
+      } catch (RejectedExecutionException channelTerminated) {
+        // No more calls.
       }
     }
   }
