@@ -54,8 +54,9 @@ final class TernManagedChannel extends ManagedChannel {
       // newCall it makes below is one attempt.
       calls = ClientInterceptors.intercept(calls, p.interceptor());
     }
+    // Without a provider the policies are ignored, and the first call that has one says so.
     this.intercepted = ClientInterceptors.intercept(ClientInterceptors.intercept(calls,
-        new ServiceConfigInterceptor(cfg.serviceConfig, cfg.authority)), cfg.interceptors);
+        new ServiceConfigInterceptor(cfg.serviceConfig, cfg.authority, policies != null)), cfg.interceptors);
   }
 
   private void terminated() {
