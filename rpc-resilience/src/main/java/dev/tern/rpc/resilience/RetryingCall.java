@@ -150,18 +150,18 @@ final class RetryingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     List<Attempt> to;
     synchronized (this) {
       if (committed == null) {
-        long size = sizeOf(message);
-        if (!reserve(size)) {
+        // Kept for the attempts still replaying (and, within the limits, for later ones).
+        sent.add(message);
+        if (!reserve(sizeOf(message))) {
           // Past the buffer limit: no replay from here on (gRFC A6), so the call commits.
           if (active.isEmpty()) {
             commitNext = true;
-            sent.add(message);
           } else {
             commit(active.get(0));
           }
-        } else {
-          sent.add(message);
         }
+      } else if (!committed.live) {
+        sent.add(message); // the committed attempt is still replaying: it takes it from there
       }
       to = targets();
     }
@@ -193,7 +193,11 @@ final class RetryingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
       cancelled = true;
       cancelTimer();
       to = targets();
-      closeNow = to.isEmpty();
+      // Attempts still replaying see the flag and cancel themselves.
+      closeNow = active.isEmpty();
+      for (Attempt a : to) {
+        a.cancelSent = true;
+      }
     }
     for (Attempt a : to) {
       a.call.cancel(message, cause);
@@ -210,7 +214,7 @@ final class RetryingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     synchronized (this) {
       a = committed != null ? committed : latest;
     }
-    return a != null && a.call.isReady();
+    return a != null && a.live && a.call.isReady();
   }
 
   @Override
@@ -231,15 +235,24 @@ final class RetryingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     synchronized (this) {
       a = committed != null ? committed : latest;
     }
-    return a == null ? Attributes.EMPTY : a.call.getAttributes();
+    return a == null || a.call == null ? Attributes.EMPTY : a.call.getAttributes();
   }
 
-  /** The attempts an application's operation goes to: the committed one, else every live one. */
+  /**
+   * The attempts an application's operation goes to now: the committed one, else every live one.
+   * An attempt still replaying is not live: it takes the operation from the buffer.
+   */
   private List<Attempt> targets() {
     if (committed != null) {
-      return committed.closed ? List.of() : List.of(committed);
+      return committed.live && !committed.closed ? List.of(committed) : List.of();
     }
-    return new ArrayList<>(active);
+    List<Attempt> out = new ArrayList<>(active.size());
+    for (Attempt a : active) {
+      if (a.live) {
+        out.add(a);
+      }
+    }
+    return out;
   }
 
   private boolean reserve(long bytes) {
@@ -278,6 +291,12 @@ final class RetryingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
         other.lost = true;
       }
     }
+    if (a.live) {
+      clearBuffer();
+    } // else the attempt is replaying: it clears the buffer when it has taken everything
+  }
+
+  private void clearBuffer() {
     sent.clear();
     channel.releaseBuffer(bufferedBytes);
     bufferedBytes = 0;
@@ -288,7 +307,7 @@ final class RetryingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     List<Attempt> losers = new ArrayList<>();
     synchronized (this) {
       for (Attempt other : active) {
-        if (other.lost && !other.cancelSent) {
+        if (other.lost && other.live && !other.cancelSent) {
           other.cancelSent = true;
           losers.add(other);
         }
@@ -453,9 +472,7 @@ final class RetryingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
       if (committed == null && from != null) {
         commit(from);
       }
-      sent.clear();
-      channel.releaseBuffer(bufferedBytes);
-      bufferedBytes = 0;
+      clearBuffer();
       if (retryContext != null && !retryContextDone) {
         retryContextDone = true;
         if (status.isOk()) {
@@ -481,55 +498,97 @@ final class RetryingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
   /** One attempt: a call on the channel below, and the listener that hears it. */
   private final class Attempt extends Listener<RespT> {
     final int index;
-    ClientCall<ReqT, RespT> call;
+    /** Set before the call starts; the application's operations reach it only once {@link #live}. */
+    volatile ClientCall<ReqT, RespT> call;
+    /** The replay is done: guarded by the call's lock. */
+    boolean live;
     long startNanos;
-    ScheduledFuture<?> recvTimer;
+    volatile ScheduledFuture<?> recvTimer;
     volatile boolean headersReceived;
     volatile boolean timedOut;
     boolean lost;
     boolean cancelSent;
-    boolean closed;
+    volatile boolean closed;
 
     Attempt(int index) {
       this.index = index;
     }
 
-    /** Makes the call and replays what the application did so far. */
+    /**
+     * Makes the call and replays what the application did so far, then goes live: from then on
+     * the application's operations reach the call directly. Whatever the application does while
+     * the replay runs is taken from the buffer by the next round, so nothing is lost or doubled.
+     */
     void start() {
       startNanos = System.nanoTime();
       Metadata md = new Metadata();
-      List<ReqT> replay;
-      int req;
-      boolean half;
-      Boolean comp;
       synchronized (RetryingCall.this) {
         md.merge(headers);
-        replay = new ArrayList<>(sent);
-        req = requested;
-        half = halfClosed;
-        comp = compression;
       }
       if (index > 0) {
         md.put(PREVIOUS_ATTEMPTS, Integer.toString(index));
       }
+      ClientCall<ReqT, RespT> c;
       Context previous = context.attach();
       try {
-        call = next.newCall(method, options);
+        c = next.newCall(method, options);
       } finally {
         context.detach(previous);
       }
-      call.start(this, md);
-      if (comp != null) {
-        call.setMessageCompression(comp);
+      call = c;
+      c.start(this, md);
+      int messagesDone = 0;
+      int requestsDone = 0;
+      boolean halfCloseDone = false;
+      Boolean compressionDone = null;
+      boolean cancel;
+      while (true) {
+        List<ReqT> batch;
+        int moreRequests;
+        boolean halfCloseNow;
+        Boolean compressionNow;
+        synchronized (RetryingCall.this) {
+          if (lost || cancelled || RetryingCall.this.closed) {
+            live = true;
+            cancel = !cancelSent;
+            cancelSent = true;
+            break;
+          }
+          boolean pending = messagesDone < sent.size() || requestsDone != requested || halfCloseDone != halfClosed
+              || compressionDone != compression;
+          if (!pending) {
+            live = true;
+            cancel = false;
+            if (committed == this) {
+              clearBuffer();
+            }
+            break;
+          }
+          batch = new ArrayList<>(sent.subList(messagesDone, sent.size()));
+          messagesDone = sent.size();
+          moreRequests = requested - requestsDone;
+          requestsDone = requested;
+          halfCloseNow = halfClosed && !halfCloseDone;
+          halfCloseDone = halfClosed;
+          compressionNow = compression != compressionDone ? compression : null;
+          compressionDone = compression;
+        }
+        if (compressionNow != null) {
+          c.setMessageCompression(compressionNow);
+        }
+        if (moreRequests > 0) {
+          c.request(moreRequests);
+        }
+        for (ReqT m : batch) {
+          c.sendMessage(m);
+        }
+        if (halfCloseNow) {
+          c.halfClose();
+        }
       }
-      if (req > 0) {
-        call.request(req);
-      }
-      for (ReqT m : replay) {
-        call.sendMessage(m);
-      }
-      if (half) {
-        call.halfClose();
+      if (cancel) {
+        c.cancel(cancelled ? "the call was cancelled" : "another attempt of the call was committed", null);
+        return;
       }
       if (retryPolicy != null && retryPolicy.perAttemptRecvTimeoutNanos().isPresent()) {
         try {
@@ -538,14 +597,9 @@ final class RetryingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
         } catch (RejectedExecutionException channelTerminated) {
           recvTimer = null;
         }
-      }
-      boolean cancel;
-      synchronized (RetryingCall.this) {
-        cancel = cancelled || lost;
-        cancelSent |= lost;
-      }
-      if (cancel) {
-        call.cancel(cancelled ? "the call was cancelled" : "another attempt of the call was committed", null);
+        if (recvTimer != null && (headersReceived || closed)) {
+          recvTimer.cancel(false);
+        }
       }
     }
 

@@ -75,15 +75,17 @@ class HedgingTest {
     ManagedChannel c = channel(3, "0.2s");
     assertThat(call(c, "warm")).as("connected first, so the copies' timing is the hedging delay's").isEqualTo("warm");
     events.events.clear();
+    events.hedgeNanos.clear();
 
+    long start = System.nanoTime();
     assertThat(call(c, "h")).isEqualTo("h");
 
     assertThat(server.arrivals("h")).isEqualTo(3);
     assertThat(server.previousAttempts.get("h")).containsExactly("null", "1", "2");
-    List<Long> at = server.arrivalNanos.get("h");
-    for (int i = 1; i < 3; i++) {
-      assertThat(TimeUnit.NANOSECONDS.toMillis(at.get(i) - at.get(i - 1)))
-          .as("copy %d waited the hedging delay", i).isGreaterThanOrEqualTo(200);
+    assertThat(events.hedgeNanos).hasSize(2);
+    for (int i = 1; i <= 2; i++) {
+      assertThat(TimeUnit.NANOSECONDS.toMillis(events.hedgeNanos.get(i - 1) - start))
+          .as("copy %d went out after %d hedging delays", i, i).isGreaterThanOrEqualTo(200L * i);
     }
     await(() -> server.cancelledAttempts.getOrDefault("h", List.of()).containsAll(List.of(1, 2)),
         "the two losing copies were cancelled at the server");
@@ -114,27 +116,37 @@ class HedgingTest {
   }
 
   @Test
-  void aFatalCodeEndsTheCallAndANonFatalOneLetsTheNextCopyGo() throws Exception {
-    server.script = (k, n) -> k.equals("fatal") ? new Reply(Status.INVALID_ARGUMENT, true, null, false, 0)
-        : n == 1 ? Reply.refused(Status.Code.UNAVAILABLE) : Reply.ok();
-    ManagedChannel c = channel(3, "0.1s", "UNAVAILABLE");
+  void aFatalCodeEndsTheCallBeforeTheNextCopy() throws Exception {
+    server.script = (k, n) -> new Reply(Status.INVALID_ARGUMENT, true, null, false, 0);
+    ManagedChannel c = channel(3, "10s", "UNAVAILABLE");
 
+    long start = System.nanoTime();
     try {
       call(c, "fatal");
       fail("the call succeeded");
     } catch (StatusRuntimeException e) {
       assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
     }
+    assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start)).as("ended by the first answer").isLessThan(10);
     assertThat(server.arrivals("fatal")).isEqualTo(1);
+    assertThat(events.events).isEmpty();
+  }
+
+  @Test
+  void aNonFatalCodeLetsTheNextCopyGo() throws Exception {
+    server.script = (k, n) -> n == 1 ? Reply.refused(Status.Code.UNAVAILABLE) : Reply.ok();
+    ManagedChannel c = channel(3, "0.1s", "UNAVAILABLE");
 
     assertThat(call(c, "nonfatal")).isEqualTo("nonfatal");
     assertThat(server.arrivals("nonfatal")).isEqualTo(2);
+    assertThat(server.previousAttempts.get("nonfatal")).containsExactly("null", "1");
   }
 
   @Test
   void aNegativePushbackStopsFurtherCopies() throws Exception {
-    server.script = (k, n) -> Reply.refused(Status.Code.UNAVAILABLE).withPushback("-1");
-    ManagedChannel c = channel(4, "0.05s", "UNAVAILABLE");
+    server.script = (k, n) -> k.equals("warm") ? Reply.ok() : Reply.refused(Status.Code.UNAVAILABLE).withPushback("-1");
+    ManagedChannel c = channel(4, "1s", "UNAVAILABLE");
+    assertThat(call(c, "warm")).isEqualTo("warm");
 
     try {
       call(c, "stop");

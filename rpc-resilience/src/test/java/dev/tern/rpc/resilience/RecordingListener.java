@@ -10,6 +10,8 @@ final class RecordingListener implements ResilienceListener {
   final List<Duration> waits = new CopyOnWriteArrayList<>();
   final List<String> events = new CopyOnWriteArrayList<>();
   final List<String> transitions = new CopyOnWriteArrayList<>();
+  /** When each hedged copy was sent ({@link System#nanoTime()}). */
+  final List<Long> hedgeNanos = new CopyOnWriteArrayList<>();
 
   @Override
   public void retryScheduled(String method, int retry, Duration wait, Status status) {
@@ -34,6 +36,7 @@ final class RecordingListener implements ResilienceListener {
 
   @Override
   public void hedgeSent(String method, int attempt) {
+    hedgeNanos.add(System.nanoTime());
     events.add("hedge " + attempt);
   }
 
