@@ -8,7 +8,7 @@ import com.google.inject.multibindings.Multibinder;
 import com.google.inject.multibindings.OptionalBinder;
 import dev.tern.rpc.TernChannelBuilder;
 import dev.tern.rpc.TernServerBuilder;
-import dev.tern.rpc.spi.TlsSettings;
+import dev.tern.rpc.TernTls;
 import dev.tern.rpc.spi.TransportProvider;
 import io.grpc.BindableService;
 import io.grpc.ManagedChannel;
@@ -32,7 +32,7 @@ import java.util.Set;
  *       application adds its own with {@link #services(Binder)};
  *   <li>the server's interceptors: a {@link Multibinder} of {@link ServerInterceptor} ({@link
  *       #serverInterceptors(Binder)});
- *   <li>TLS, when the options are not plaintext: a {@link TlsSettings} annotated {@link
+ *   <li>TLS, when the options are not plaintext: a {@link TernTls} annotated {@link
  *       ServerTls} for the server and one annotated {@link ChannelTls} for the channel, bound by
  *       the application ({@code OptionalBinder}s: without one, the builder's own default holds).
  * </ul>
@@ -99,14 +99,14 @@ public final class TernModule extends AbstractModule {
     for (TransportProvider p : ServiceLoader.load(TransportProvider.class, TernModule.class.getClassLoader())) {
       transports.addBinding().toInstance(p);
     }
-    OptionalBinder.newOptionalBinder(binder(), com.google.inject.Key.get(TlsSettings.class, ServerTls.class));
-    OptionalBinder.newOptionalBinder(binder(), com.google.inject.Key.get(TlsSettings.class, ChannelTls.class));
+    OptionalBinder.newOptionalBinder(binder(), com.google.inject.Key.get(TernTls.class, ServerTls.class));
+    OptionalBinder.newOptionalBinder(binder(), com.google.inject.Key.get(TernTls.class, ChannelTls.class));
   }
 
   @Provides
   @Singleton
   Server server(TernOptions o, Set<TransportProvider> transports, Set<BindableService> services,
-      Set<ServerInterceptor> interceptors, @ServerTls Optional<TlsSettings> tls) {
+      Set<ServerInterceptor> interceptors, @ServerTls Optional<TernTls> tls) {
     TernServerBuilder b = TernServerBuilder.create();
     for (TransportProvider p : transports) {
       b.addTransportProvider(p);
@@ -128,7 +128,7 @@ public final class TernModule extends AbstractModule {
 
   @Provides
   @Singleton
-  ManagedChannel channel(TernOptions o, Set<TransportProvider> transports, @ChannelTls Optional<TlsSettings> tls) {
+  ManagedChannel channel(TernOptions o, Set<TransportProvider> transports, @ChannelTls Optional<TernTls> tls) {
     if (o.target() == null) {
       throw new IllegalStateException("TernOptions has no channel target: set target(host:port) or the"
           + " channel.target property to inject a ManagedChannel");
