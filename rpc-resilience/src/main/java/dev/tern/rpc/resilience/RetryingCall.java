@@ -397,6 +397,7 @@ final class RetryingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
           : qualified && throttle != null && !throttle.permitsRetry() ? "retries are throttled (retryThrottling)"
           : null;
       long waitMillis;
+      boolean pastDeadline = false;
       synchronized (this) {
         AttemptFailure f = new AttemptFailure(status, trailers, a.timedOut, push != null && push >= 0 ? push : null,
             backoffStep, veto);
@@ -406,6 +407,7 @@ final class RetryingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
           Deadline d = options.getDeadline();
           if (d != null && d.timeRemaining(TimeUnit.MILLISECONDS) <= waitMillis) {
             waitMillis = -1; // the retry would start after the deadline
+            pastDeadline = true;
           }
         }
         if (waitMillis >= 0) {
@@ -417,6 +419,9 @@ final class RetryingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
             timer = null;
           }
         }
+      }
+      if (pastDeadline) {
+        channel.listener().retriesExhausted(method, attemptsMade, status);
       }
       finish(status, trailers, a);
       return;
