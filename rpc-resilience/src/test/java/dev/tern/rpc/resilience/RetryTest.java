@@ -5,15 +5,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tern.rpc.TernChannelBuilder;
 import dev.tern.rpc.resilience.ScriptedServer.Reply;
 import io.grpc.CallOptions;
+import io.grpc.ClientCall;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCalls;
+import io.grpc.stub.StreamObserver;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -223,6 +226,37 @@ class RetryTest {
       }
       assertThat(server.processed(key)).as("call %s processed once", key).isEqualTo(1);
     }
+  }
+
+  @Test
+  void aClientStreamIsReplayedOnTheRetryWithWhatWasSentWhileItWaited() throws Exception {
+    // The first attempt is refused at its first message with a 500 ms pushback; the client sends
+    // the rest meanwhile; the retry gets the first message again, then the rest, then the half-close.
+    server().script = (k, n) -> n == 1 ? Reply.refused(Status.Code.UNAVAILABLE).withPushback("500") : Reply.ok();
+    ManagedChannel c = channel(config(retryPolicy(3, "0.001s", "0.001s", 1, "UNAVAILABLE"), null));
+    CompletableFuture<String> result = new CompletableFuture<>();
+    ClientCall<String, String> call = c.newCall(ScriptedServer.COLLECT,
+        CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS));
+    StreamObserver<String> out = ClientCalls.asyncClientStreamingCall(call, new StreamObserver<>() {
+      @Override public void onNext(String v) { result.complete(v); }
+
+      @Override public void onError(Throwable t) { result.completeExceptionally(t); }
+
+      @Override public void onCompleted() {}
+    });
+    out.onNext("a");
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (server.arrivals("a") < 1 && System.nanoTime() < deadline) {
+      java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+    }
+    out.onNext("b");
+    out.onNext("c");
+    out.onCompleted();
+
+    assertThat(result.get(20, TimeUnit.SECONDS)).isEqualTo("abc");
+    assertThat(server.arrivals("a")).isEqualTo(2);
+    assertThat(server.collected).as("only the retry reached its half-close, with every message once")
+        .containsExactly("abc");
   }
 
   @Test

@@ -52,6 +52,16 @@ final class ScriptedServer implements AutoCloseable {
       .setRequestMarshaller(UTF8).setResponseMarshaller(UTF8).build();
 
   /**
+   * Client streaming: the script, asked with the first message as the key, refuses the attempt at
+   * once or lets it go on; at the half-close the server answers every message joined.
+   */
+  static final MethodDescriptor<String, String> COLLECT = CALL.toBuilder()
+      .setType(MethodDescriptor.MethodType.CLIENT_STREAMING).setFullMethodName("test.Scripted/Collect").build();
+
+  /** What each {@code Collect} attempt that reached its half-close received, joined. */
+  final List<String> collected = new CopyOnWriteArrayList<>();
+
+  /**
    * How the server answers one attempt.
    *
    * @param status the status it closes with
@@ -133,7 +143,36 @@ final class ScriptedServer implements AutoCloseable {
         }
       };
     };
-    return ServerServiceDefinition.builder("test.Scripted").addMethod(CALL, handler).build();
+    ServerCallHandler<String, String> collect = (call, headers) -> {
+      call.request(Integer.MAX_VALUE);
+      StringBuilder joined = new StringBuilder();
+      return new ServerCall.Listener<>() {
+        private Reply reply;
+
+        @Override
+        public void onMessage(String m) {
+          if (reply == null) {
+            int n = arrivals.computeIfAbsent(m, k -> new AtomicInteger()).incrementAndGet();
+            reply = script.apply(m, n);
+            if (!reply.status().isOk()) {
+              answer(call, m, reply); // refused at its first message, before the half-close
+              return;
+            }
+          }
+          joined.append(m);
+        }
+
+        @Override
+        public void onHalfClose() {
+          if (reply != null && reply.status().isOk()) {
+            collected.add(joined.toString());
+            answer(call, joined.toString(), reply);
+          }
+        }
+      };
+    };
+    return ServerServiceDefinition.builder("test.Scripted").addMethod(CALL, handler).addMethod(COLLECT, collect)
+        .build();
   }
 
   private void answer(ServerCall<String, String> call, String key, Reply r) {
