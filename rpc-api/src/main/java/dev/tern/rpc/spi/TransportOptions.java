@@ -2,7 +2,9 @@ package dev.tern.rpc.spi;
 
 import io.grpc.CompressorRegistry;
 import io.grpc.DecompressorRegistry;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 
@@ -160,7 +162,7 @@ public final class TransportOptions {
   public static final Key<DecompressorRegistry> DECOMPRESSOR_REGISTRY =
       new Key<>("decompressorRegistry", DecompressorRegistry.getDefaultInstance());
 
-  private static final TransportOptions EMPTY = new TransportOptions(Map.of());
+  private static final TransportOptions EMPTY = new TransportOptions(Collections.emptyMap());
 
   private final Map<Key<?>, Object> values;
 
@@ -217,7 +219,7 @@ public final class TransportOptions {
     } else {
       copy.put(key, value);
     }
-    return new TransportOptions(Map.copyOf(copy));
+    return new TransportOptions(Collections.unmodifiableMap(new LinkedHashMap<>(copy)));
   }
 
   @Override

@@ -104,12 +104,15 @@ final class OkHttpClientStream extends ClientCall.Listener<ByteBuffer> implement
 
   @Override
   public void onClose(Status status, Metadata trailers) {
-    owner.streamClosed(this);
     Status cancel = cancelStatus;
     // grpc-java reports its own CANCELLED for a local cancel; the SPI promises the caller's status.
     if (cancel != null && status.getCode() == Status.Code.CANCELLED) {
       status = cancel;
     }
-    listener.onClose(status, trailers);
+    try {
+      listener.onClose(status, trailers);
+    } finally {
+      owner.streamClosed(this); // after onClose: the transport terminates only once every stream has closed
+    }
   }
 }

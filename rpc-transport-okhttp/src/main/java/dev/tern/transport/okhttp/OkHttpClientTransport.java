@@ -31,6 +31,7 @@ import java.util.Collections;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -61,6 +62,8 @@ final class OkHttpClientTransport implements ClientTransport {
 
   private final Object closeLock = new Object();
   private boolean closing;
+  private volatile boolean channelTerminated;
+  private final AtomicBoolean terminationReported = new AtomicBoolean();
   private volatile ManagedChannel channel;
   /** False once the transport shut down or its connection failed: new streams fail at once. */
   private volatile boolean accepting = true;
@@ -115,7 +118,9 @@ final class OkHttpClientTransport implements ClientTransport {
     HttpConnectProxiedSocketAddress proxy = proxied;
     OkHttpChannelBuilder builder = OkHttpChannelBuilder.forAddress(hostOf(target), target.getPort(), credentials)
         .proxyDetector(ignored -> proxy)
-        .directExecutor()
+        // No directExecutor(): grpc-okhttp runs call callbacks under its transport lock when the
+        // executor is direct, and this transport's streams call into grpc-java under their own
+        // locks; grpc-java's default executor runs each call's callbacks in order, off that lock.
         .disableServiceConfigLookUp()
         .maxInboundMessageSize(options.get(TransportOptions.MAX_INBOUND_MESSAGE_SIZE))
         .compressorRegistry(options.get(TransportOptions.COMPRESSOR_REGISTRY))
@@ -275,6 +280,22 @@ final class OkHttpClientTransport implements ClientTransport {
 
   void streamClosed(OkHttpClientStream stream) {
     streams.remove(stream);
+    maybeTerminated();
+  }
+
+  /**
+   * Reports termination once the inner channel has terminated and every stream's {@code onClose}
+   * has returned: calls' callbacks run on grpc-java's executor, which may still be delivering them
+   * when the channel reports itself terminated.
+   */
+  private void maybeTerminated() {
+    if (channelTerminated && streams.isEmpty() && terminationReported.compareAndSet(false, true)) {
+      events.execute(() -> {
+        if (listener != null) {
+          listener.transportTerminated();
+        }
+      });
+    }
   }
 
   void learnAddresses(Attributes attributes) {
@@ -350,11 +371,10 @@ final class OkHttpClientTransport implements ClientTransport {
       ch.shutdown();
     }
     if (first) {
-      Termination.whenTerminated(ch::awaitTermination, () -> events.execute(() -> {
-        if (listener != null) {
-          listener.transportTerminated();
-        }
-      }));
+      Termination.whenTerminated(ch::awaitTermination, () -> {
+        channelTerminated = true;
+        maybeTerminated();
+      });
     }
   }
 

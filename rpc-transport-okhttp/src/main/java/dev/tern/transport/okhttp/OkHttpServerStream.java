@@ -162,18 +162,20 @@ final class OkHttpServerStream extends ServerCall.Listener<ByteBuffer> implement
 
   @Override
   public void onComplete() {
-    owner.streamClosed(this);
     Status cancel = cancelStatus;
-    if (cancel != null) {
-      listener.onCancel(cancel);
-    } else {
-      listener.onComplete();
+    try {
+      if (cancel != null) {
+        listener.onCancel(cancel);
+      } else {
+        listener.onComplete();
+      }
+    } finally {
+      owner.streamClosed(this); // after the listener: the server terminates once every stream has closed
     }
   }
 
   @Override
   public void onCancel() {
-    owner.streamClosed(this);
     Status cancel = cancelStatus;
     if (cancel == null) {
       cancel = Contexts.statusFromCancelled(context);
@@ -188,6 +190,10 @@ final class OkHttpServerStream extends ServerCall.Listener<ByteBuffer> implement
       // arrived, so the client's reset for that same deadline lands a little before it expires here.
       cancel = Status.DEADLINE_EXCEEDED.withDescription("the call's deadline passed");
     }
-    listener.onCancel(cancel);
+    try {
+      listener.onCancel(cancel);
+    } finally {
+      owner.streamClosed(this);
+    }
   }
 }

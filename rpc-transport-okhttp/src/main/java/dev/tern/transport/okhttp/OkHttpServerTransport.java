@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A grpc-java OkHttp server whose only service is a fallback registry that accepts every method:
@@ -67,6 +68,8 @@ final class OkHttpServerTransport implements ServerTransport {
   private volatile boolean shuttingDown;
   private volatile ServerTransportListener listener;
   private boolean terminationWatched;
+  private volatile boolean serverTerminated;
+  private final AtomicBoolean terminationReported = new AtomicBoolean();
 
   OkHttpServerTransport(SocketAddress bindAddress, TransportOptions options) {
     this.bindAddress = bindAddress;
@@ -89,7 +92,9 @@ final class OkHttpServerTransport implements ServerTransport {
       OkHttpServerBuilder builder = OkHttpServerBuilder.forPort(bindAddress, credentials)
           .fallbackHandlerRegistry(new AcceptEverything())
           .addTransportFilter(new OkHttpConnectionEvents(() -> this.listener))
-          .directExecutor()
+          // No directExecutor(): grpc-okhttp runs call callbacks under its transport lock when the
+          // executor is direct (a lock-order deadlock with the streams' own locks); grpc-java's
+          // default executor runs each call's callbacks in order, off that lock.
           .maxInboundMessageSize(options.get(TransportOptions.MAX_INBOUND_MESSAGE_SIZE))
           .compressorRegistry(options.get(TransportOptions.COMPRESSOR_REGISTRY))
           .decompressorRegistry(options.get(TransportOptions.DECOMPRESSOR_REGISTRY))
@@ -167,11 +172,26 @@ final class OkHttpServerTransport implements ServerTransport {
       }
       terminationWatched = true;
     }
-    Termination.whenTerminated(s::awaitTermination, () -> listener.serverTerminated());
+    Termination.whenTerminated(s::awaitTermination, () -> {
+      serverTerminated = true;
+      maybeTerminated();
+    });
   }
 
   void streamClosed(OkHttpServerStream stream) {
     streams.remove(stream);
+    maybeTerminated();
+  }
+
+  /**
+   * Reports termination once the inner server has terminated and every stream's last callback has
+   * returned: calls' callbacks run on grpc-java's executor, which may still be delivering them when
+   * the server reports itself terminated.
+   */
+  private void maybeTerminated() {
+    if (serverTerminated && streams.isEmpty() && terminationReported.compareAndSet(false, true)) {
+      listener.serverTerminated();
+    }
   }
 
   private ServerCall.Listener<ByteBuffer> startCall(ServerCall<ByteBuffer, ByteBuffer> call, Metadata headers) {
