@@ -123,7 +123,14 @@ final class OkHttpServerTransport implements ServerTransport {
       if (graceMillis > 0) {
         builder.maxConnectionAgeGrace(graceMillis, TimeUnit.MILLISECONDS);
       }
-      Server built = builder.build();
+      Server built;
+      try {
+        built = builder.build();
+      } catch (LinkageError e) {
+        throw new IllegalStateException("okhttp: grpc-okhttp's server does not run on the grpc-java on the class"
+            + " path (" + e + "); build the mobile set with tern-bom-mobile, whose grpc-java line it was"
+            + " built for, or serve with the tcp transport", e);
+      }
       try {
         built.start();
       } catch (IOException e) {
