@@ -201,7 +201,7 @@ public final class TransportOptions {
    * @throws NullPointerException if {@code key} is null
    */
   public boolean isSet(Key<?> key) {
-    return values.containsKey(key);
+    return values.containsKey(Objects.requireNonNull(key, "key"));
   }
 
   /**
@@ -213,6 +213,7 @@ public final class TransportOptions {
    * @return a new options object
    */
   public <T> TransportOptions with(Key<T> key, T value) {
+    Objects.requireNonNull(key, "key");
     Map<Key<?>, Object> copy = new HashMap<>(values);
     if (value == null) {
       copy.remove(key);
