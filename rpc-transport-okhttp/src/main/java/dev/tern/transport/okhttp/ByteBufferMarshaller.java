@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 
 /**
@@ -78,7 +79,7 @@ final class ByteBufferMarshaller implements MethodDescriptor.Marshaller<ByteBuff
       int length = buffer.remaining();
       if (buffer.hasArray()) {
         target.write(buffer.array(), buffer.arrayOffset() + buffer.position(), length);
-        buffer.position(buffer.limit());
+        ((Buffer) buffer).position(buffer.limit()); // Buffer's: ByteBuffer's override is Java 9
       } else {
         byte[] chunk = new byte[Math.min(CHUNK_BYTES, length)];
         while (buffer.hasRemaining()) {
