@@ -6,6 +6,8 @@ import io.grpc.CompressorRegistry;
 import io.grpc.DecompressorRegistry;
 import io.grpc.SecurityLevel;
 import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
@@ -84,7 +86,7 @@ final class ChannelConfig {
     this.selector = selector;
     this.options = options;
     this.executor = executor;
-    this.interceptors = List.copyOf(interceptors);
+    this.interceptors = Collections.unmodifiableList(new ArrayList<>(interceptors));
     this.compressors = compressors;
     this.decompressors = decompressors;
     this.maxInboundMessageSize = maxInboundMessageSize;

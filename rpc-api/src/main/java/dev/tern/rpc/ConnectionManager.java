@@ -7,6 +7,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.net.SocketAddress;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -351,7 +352,7 @@ final class ConnectionManager {
       synchronized (ConnectionManager.this) {
         if (connecting != race) {
           closeAfter = true;
-          serve = List.of();
+          serve = Collections.emptyList();
         } else {
           connecting = null;
           early = null;

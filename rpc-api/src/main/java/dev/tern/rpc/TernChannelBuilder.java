@@ -22,6 +22,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -263,7 +264,7 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
       throw io.grpc.Status.UNAVAILABLE.withDescription("looking up the proxy for " + host + ":" + port
           + " failed: " + e).withCause(e).asRuntimeException();
     }
-    return proxied != null ? List.of(proxied) : resolveAll(host, port);
+    return proxied != null ? Collections.singletonList(proxied) : resolveAll(host, port);
   }
 
   /**
@@ -277,7 +278,7 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     try {
       all = java.net.InetAddress.getAllByName(host);
     } catch (java.net.UnknownHostException e) {
-      return List.of(InetSocketAddress.createUnresolved(host, port));
+      return Collections.singletonList(InetSocketAddress.createUnresolved(host, port));
     }
     List<SocketAddress> first = new ArrayList<>();
     List<SocketAddress> other = new ArrayList<>();
@@ -303,7 +304,7 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
    */
   static TernChannelBuilder forResolver(Supplier<SocketAddress> resolver, String authority) {
     Objects.requireNonNull(resolver, "resolver");
-    return new TernChannelBuilder(() -> List.of(resolver.get()), authority);
+    return new TernChannelBuilder(() -> Collections.singletonList(resolver.get()), authority);
   }
 
   /** As {@link #forResolver}, for a resolver that gives several addresses, tried in order. */
@@ -324,7 +325,7 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     String authority = address instanceof InetSocketAddress
         ? ((InetSocketAddress) address).getHostString() + ":" + ((InetSocketAddress) address).getPort()
         : address.toString();
-    List<SocketAddress> only = List.of(address);
+    List<SocketAddress> only = Collections.singletonList(address);
     return new TernChannelBuilder(() -> only, authority);
   }
 
