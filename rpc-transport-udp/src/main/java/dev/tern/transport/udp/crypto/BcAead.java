@@ -2,49 +2,54 @@ package dev.tern.transport.udp.crypto;
 
 import org.bouncycastle.crypto.InvalidCipherTextException;
 import org.bouncycastle.crypto.engines.AESEngine;
+import org.bouncycastle.crypto.modes.AEADCipher;
+import org.bouncycastle.crypto.modes.ChaCha20Poly1305;
 import org.bouncycastle.crypto.modes.GCMBlockCipher;
-import org.bouncycastle.crypto.modes.GCMModeCipher;
 import org.bouncycastle.crypto.params.KeyParameter;
 import org.bouncycastle.crypto.params.ParametersWithIV;
 
 /**
- * AES-GCM for the {@code bc} provider: an {@link Aead} on BouncyCastle's
- * GCMBlockCipher(AESEngine). (Its ChaCha20-Poly1305 is {@link BcChaCha20Poly1305}, which
- * allocates nothing per message.)
+ * An {@link Aead} on BouncyCastle's GCMBlockCipher(AESEngine) or ChaCha20Poly1305.
  *
  * <p>The key is given once: the first initialisation carries it, and later ones pass a null key,
- * which GCMBlockCipher takes as "keep the key", so the AES key schedule and the GHASH tables are
+ * which both ciphers take as "keep the key", so the AES key schedule and the GHASH tables are
  * built once per key, not per packet. The nonce travels in {@link ParametersWithIV} objects made
  * once per key whose IV array is overwritten for each message, so no parameter object is made per
- * packet. That is safe because of how GCMBlockCipher reads the array (BouncyCastle 1.87): it
- * keeps a reference to the nonce array it was given, derives the counter block J0 from it in
- * {@code init}, and in the next {@code init} compares the new nonce with that array to refuse a
- * repeated nonce when encrypting. Two parameter objects are used in turn, and the one the cipher
- * last took is not written until the other has been given to it, so the array it compares with
- * always holds the previous message's nonce and the library's repeated-nonce check keeps working.
+ * packet. That is safe because of how each cipher reads the array (BouncyCastle 1.87):
+ * <ul>
+ *   <li>ChaCha20Poly1305 copies the nonce into an array of its own in {@code init}, and its
+ *       ChaCha20 engine reads it into its state there; neither looks at our array again. Its
+ *       check against encrypting twice under one nonce compares that copy with the new nonce.</li>
+ *   <li>GCMBlockCipher keeps a reference to the nonce array it was given: it derives the counter
+ *       block J0 from it in {@code init}, and the next {@code init} compares the new nonce with
+ *       that array to refuse a repeated nonce when encrypting. Two parameter objects are used in
+ *       turn, and the one the cipher last took is not written until the other has been given to
+ *       it, so the array it compares with always holds the previous message's nonce and the
+ *       library's repeated-nonce check keeps working.</li>
+ * </ul>
  *
- * <p>What each message still allocates is inside the library: GCMBlockCipher allocates its
- * per-message state in {@code init} and {@code doFinal}, about 500 bytes (docs/udp-crypto.md §8).
+ * <p>What each message still allocates is inside the library: ChaCha20Poly1305 makes the
+ * Poly1305 one-time key (a 64-byte block and a {@link KeyParameter}) and a 16-byte length block
+ * per message; GCMBlockCipher allocates its per-message state in {@code init} and
+ * {@code doFinal} (docs/udp-crypto.md §8).
  */
 final class BcAead implements Aead {
   private final AeadAlgorithm algorithm;
-  private final GCMModeCipher cipher;
+  private final AEADCipher cipher;
   private ParametersWithIV keyed;
   private final ParametersWithIV[] params = new ParametersWithIV[2];
   private int next;
 
   BcAead(AeadAlgorithm algorithm, byte[] key) {
-    if (!algorithm.isAes()) {
-      throw new IllegalArgumentException("BcAead is AES-GCM only, got " + algorithm);
-    }
     JdkCrypto.checkLength("key", key, algorithm.keyBytes());
     this.algorithm = algorithm;
-    this.cipher = GCMBlockCipher.newInstance(AESEngine.newInstance());
+    this.cipher = algorithm.isAes()
+        ? GCMBlockCipher.newInstance(AESEngine.newInstance())
+        : new ChaCha20Poly1305();
     byte[] noNonceYet = new byte[AeadAlgorithm.NONCE_BYTES];
-    // Each object copies the array it is given: three arrays.
     this.keyed = new ParametersWithIV(new KeyParameter(key), noNonceYet);
     params[0] = new ParametersWithIV(null, noNonceYet);
-    params[1] = new ParametersWithIV(null, noNonceYet);
+    params[1] = algorithm.isAes() ? new ParametersWithIV(null, noNonceYet) : params[0];
   }
 
   @Override
@@ -63,7 +68,7 @@ final class BcAead implements Aead {
     if (p == keyed) {
       keyed = null;
     } else {
-      next ^= 1; // the other object next time
+      next ^= 1; // GCM: the other object next time (ChaCha20Poly1305: both are the same one)
     }
   }
 
