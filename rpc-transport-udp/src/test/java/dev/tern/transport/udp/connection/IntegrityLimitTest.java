@@ -119,7 +119,7 @@ class IntegrityLimitTest {
 
   @Test
   void theLimitIsTheAeadsOwn() {
-    start(ConnectionConfig.builder().handshakeCipher(AeadAlgorithm.AES_256_GCM).build());
+    start(ConnectionConfig.defaults());
     assertThat(server.integrityLimit(server.initialSpace.protection))
         .as("Initial packets: AES-128-GCM").isEqualTo(1L << 52);
     finishHandshake();
