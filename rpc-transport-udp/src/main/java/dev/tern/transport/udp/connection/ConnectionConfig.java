@@ -3,7 +3,6 @@ package dev.tern.transport.udp.connection;
 import dev.tern.transport.udp.congestion.CongestionControl;
 import dev.tern.transport.udp.congestion.CongestionControllers;
 import dev.tern.transport.udp.crypto.AeadAlgorithm;
-import dev.tern.transport.udp.crypto.BcCryptoProvider;
 import dev.tern.transport.udp.crypto.CryptoProvider;
 import dev.tern.transport.udp.crypto.CryptoProviders;
 import dev.tern.transport.udp.handshake.PinnedServerKey;
@@ -93,8 +92,7 @@ public final class ConnectionConfig {
     this.firstDataCopy = b.firstDataCopy;
     this.random = SECURE_RANDOM;
     this.cryptoProvider = b.cryptoProvider != null ? b.cryptoProvider : DefaultProvider.INSTANCE;
-    this.handshakeCipher = b.handshakeCipher != null ? b.handshakeCipher
-        : defaultCipher(this.cryptoProvider);
+    this.handshakeCipher = b.handshakeCipher;
     this.pinnedServerKeys = b.pinnedServerKeys;
     this.serverStaticKeys = b.serverStaticKeys;
     this.clientStaticKey = b.clientStaticKey;
@@ -190,16 +188,6 @@ public final class ConnectionConfig {
   /** The crypto provider. */
   public CryptoProvider cryptoProvider() {
     return cryptoProvider;
-  }
-
-  /**
-   * The cipher a client proposes when its configuration names none: ChaCha20-Poly1305 with the
-   * {@code bc} provider, whose packets then allocate nothing, AES-256-GCM with the JDK's, whose
-   * AES-GCM uses the processor's AES instructions (docs/udp-crypto.md §8).
-   */
-  static AeadAlgorithm defaultCipher(CryptoProvider provider) {
-    return BcCryptoProvider.NAME.equals(provider.name()) ? AeadAlgorithm.CHACHA20_POLY1305
-        : AeadAlgorithm.AES_256_GCM;
   }
 
   /** The AEAD a client proposes (a server accepts ChaCha20-Poly1305 and AES-256-GCM). */
@@ -327,7 +315,7 @@ public final class ConnectionConfig {
     private long handshakeCopyDelayMs = 5;
     private boolean firstDataCopy = true;
     private CryptoProvider cryptoProvider;
-    private AeadAlgorithm handshakeCipher;
+    private AeadAlgorithm handshakeCipher = AeadAlgorithm.AES_256_GCM;
     private List<PinnedServerKey> pinnedServerKeys = List.of();
     private List<ServerStaticKey> serverStaticKeys = List.of();
     private byte[] clientStaticKey;
@@ -420,8 +408,8 @@ public final class ConnectionConfig {
     }
 
     /**
-     * The crypto provider ({@code CryptoProviders.byName("jdk" | "bc" | "auto")}); default:
-     * {@code auto}, BouncyCastle's where bcprov-jdk18on is on the class path, else the JDK's.
+     * The crypto provider ({@code CryptoProviders.byName("jdk" | "bc" | "auto")}); default: the
+     * JDK's where it has every primitive, else BouncyCastle's.
      */
     public Builder cryptoProvider(CryptoProvider provider) {
       if (provider == null || !provider.isAvailable()) {
@@ -434,10 +422,8 @@ public final class ConnectionConfig {
     }
 
     /**
-     * The AEAD a client proposes for the handshake and the 1-RTT packets: AES-256-GCM or
-     * ChaCha20-Poly1305 (faster without AES instructions, as on older phones). Default:
-     * ChaCha20-Poly1305 with the {@code bc} provider (allocation-free packets), AES-256-GCM with
-     * the {@code jdk} one.
+     * The AEAD a client proposes for the handshake and the 1-RTT packets: AES-256-GCM (default)
+     * or ChaCha20-Poly1305 (faster without AES instructions, as on older phones).
      */
     public Builder handshakeCipher(AeadAlgorithm cipher) {
       if (cipher != AeadAlgorithm.AES_256_GCM && cipher != AeadAlgorithm.CHACHA20_POLY1305) {

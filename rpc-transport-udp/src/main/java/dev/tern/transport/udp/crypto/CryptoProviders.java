@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Chooses a {@link CryptoProvider} by name: {@code "jdk"}, {@code "bc"}, or {@code "auto"}
- * (BouncyCastle's where bcprov-jdk18on is on the class path, else the JDK's).
+ * Chooses a {@link CryptoProvider} by name: {@code "jdk"}, {@code "bc"}, or {@code "auto"} (the
+ * JDK's where it has every primitive, else BouncyCastle's).
  */
 public final class CryptoProviders {
   /** The name that picks the first available provider. */
@@ -35,24 +35,19 @@ public final class CryptoProviders {
     }
   }
 
-  /**
-   * BouncyCastle's provider if it can run here, else the JDK's. BouncyCastle's comes first
-   * because its packet path allocates nothing with ChaCha20-Poly1305, where the JCA allocates
-   * about 1 KB per message sealed or opened (docs/udp-crypto.md §8); the JDK's needs no extra
-   * library and has every primitive on any JDK 11 or later.
-   */
+  /** The JDK's provider if it can run here, else BouncyCastle's. */
   public static CryptoProvider auto() {
     List<String> reasons = new ArrayList<>();
+    CryptoProvider jdk = new JdkCryptoProvider();
+    if (jdk.isAvailable()) {
+      return jdk; // BouncyCastle is not even looked for: it may be absent from the class path
+    }
+    reasons.add(jdk.name() + ": " + jdk.unavailableReason());
     CryptoProvider bc = bc();
     if (bc.isAvailable()) {
       return bc;
     }
     reasons.add(bc.name() + ": " + bc.unavailableReason());
-    CryptoProvider jdk = new JdkCryptoProvider();
-    if (jdk.isAvailable()) {
-      return jdk;
-    }
-    reasons.add(jdk.name() + ": " + jdk.unavailableReason());
     throw new IllegalStateException("no crypto provider can run here: " + reasons);
   }
 

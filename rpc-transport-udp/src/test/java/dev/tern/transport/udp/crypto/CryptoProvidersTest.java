@@ -11,12 +11,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 class CryptoProvidersTest {
 
   @Test
-  void namesChooseProvidersAndAutoPrefersBouncyCastleWhereItIsOnTheClassPath() {
+  void namesChooseProvidersAndAutoPrefersTheJdkWhereItHasEverything() {
     assertThat(CryptoProviders.byName("jdk")).isInstanceOf(JdkCryptoProvider.class);
     assertThat(CryptoProviders.byName(" BC ")).isInstanceOf(BcCryptoProvider.class);
-    // Its packet path allocates nothing (CryptoAllocationTest); without BouncyCastle on the
-    // class path auto is the JDK's (WithoutBouncyCastleTest).
-    assertThat(CryptoProviders.byName("auto").name()).isEqualTo("bc");
+    assertThat(CryptoProviders.byName("auto").name()).isEqualTo("jdk");
     assertThat(CryptoProviders.all()).allMatch(CryptoProvider::isAvailable);
   }
 
