@@ -73,7 +73,7 @@ public final class BcCryptoProvider implements CryptoProvider {
 
   @Override
   public Aead newAead(AeadAlgorithm algorithm, byte[] key) {
-    return algorithm.isAes() ? new BcAead(algorithm, key) : new BcChaCha20Poly1305(key);
+    return new BcAead(algorithm, key);
   }
 
   @Override
