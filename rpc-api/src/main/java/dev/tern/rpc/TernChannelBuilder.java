@@ -1266,7 +1266,13 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
 
   /** The first {@link CallPolicyProvider} on the class path, looked up once; null if none. */
   private static final class DefaultCallPolicies {
-    static final CallPolicyProvider PROVIDER = java.util.ServiceLoader.load(CallPolicyProvider.class,
-        TernChannelBuilder.class.getClassLoader()).findFirst().orElse(null);
+    static final CallPolicyProvider PROVIDER = first();
+
+    /** The first provider the service loader finds (its iterator: {@code findFirst} is not in Android's API 26). */
+    private static CallPolicyProvider first() {
+      java.util.Iterator<CallPolicyProvider> it = java.util.ServiceLoader.load(CallPolicyProvider.class,
+          TernChannelBuilder.class.getClassLoader()).iterator();
+      return it.hasNext() ? it.next() : null;
+    }
   }
 }
