@@ -125,8 +125,10 @@ class ServiceConfigCallsTest {
         CallOptions.DEFAULT.withDeadlineAfter(60, TimeUnit.SECONDS), "x"));
     assertThat(s.getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
     // grpc-java gives the config's timeout to the call as its CallOptions deadline, and words it so.
-    assertThat(s.getDescription()).startsWith("CallOptions deadline exceeded after 0.")
-        .contains("s. [remote_addr=");
+    // The figure is how late the timer ran, and the bracket where the call was (on a stream, or on a
+    // loaded machine still waiting for one): the wording is checked, not those.
+    assertThat(s.getDescription()).matches(
+        "CallOptions deadline exceeded after \\d+\\.\\d+s\\. \\[(remote_addr=.*|waiting_for_connection)\\]");
   }
 
   @Test
