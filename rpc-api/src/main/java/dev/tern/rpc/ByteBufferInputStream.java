@@ -1,6 +1,7 @@
 package dev.tern.rpc;
 
 import java.io.InputStream;
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 
 /** A message's bytes as the {@link InputStream} a {@link io.grpc.MethodDescriptor.Marshaller} parses. */
@@ -37,7 +38,7 @@ final class ByteBufferInputStream extends InputStream {
   @Override
   public long skip(long n) {
     int k = (int) Math.max(0, Math.min(n, buf.remaining()));
-    buf.position(buf.position() + k);
+    ((Buffer) buf).position(buf.position() + k); // Buffer's: ByteBuffer's override is Java 9
     return k;
   }
 }

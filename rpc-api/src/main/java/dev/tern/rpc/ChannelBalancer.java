@@ -17,7 +17,9 @@ import io.grpc.Status;
 import io.grpc.SynchronizationContext;
 import io.grpc.util.GracefulSwitchLoadBalancer;
 import java.net.SocketAddress;
+import java.util.AbstractMap;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -153,7 +155,7 @@ final class ChannelBalancer implements CallRouter {
   /** The load-balancing config of {@code policy} with no settings of its own. */
   static Object policyConfig(String policy) {
     NameResolver.ConfigOrError c = GracefulSwitchLoadBalancer.parseLoadBalancingPolicyConfig(
-        List.of(Map.of(policy, Map.of())));
+        Collections.singletonList(Collections.singletonMap(policy, Collections.emptyMap())));
     if (c.getError() != null) {
       throw new IllegalArgumentException("no load-balancing policy named '" + policy + "' is registered in"
           + " grpc-java's LoadBalancerRegistry (" + c.getError().getDescription() + "); "
@@ -300,7 +302,7 @@ final class ChannelBalancer implements CallRouter {
     synchronized (this) {
       for (Map.Entry<ConnectionManager.Waiter, Mode> e : pending.entrySet()) {
         if (!earlyOnly || e.getValue().earlyData && !e.getValue().waitForReady) {
-          again.add(Map.entry(e.getKey(), e.getValue()));
+          again.add(new AbstractMap.SimpleImmutableEntry<>(e.getKey(), e.getValue()));
         }
       }
       for (Map.Entry<ConnectionManager.Waiter, Mode> e : again) {
@@ -336,7 +338,8 @@ final class ChannelBalancer implements CallRouter {
       resolver.start(new Resolution(helper));
     } else {
       Status accepted = policy.acceptResolvedAddresses(LoadBalancer.ResolvedAddresses.newBuilder()
-          .setAddresses(List.of(new EquivalentAddressGroup(new DeferredAddress(cfg.address, cfg.authority))))
+          .setAddresses(Collections.singletonList(
+              new EquivalentAddressGroup(new DeferredAddress(cfg.address, cfg.authority))))
           .setLoadBalancingPolicyConfig(policyConfigFor(cfg.defaultServiceConfig))
           .build());
       if (!accepted.isOk()) {
@@ -392,7 +395,8 @@ final class ChannelBalancer implements CallRouter {
 
   /** The load-balancing config a service config names, or the default policy's. */
   private Object policyConfigFor(ServiceConfigs serviceConfig) {
-    List<Map<String, ?>> configs = serviceConfig == null ? List.of() : serviceConfig.loadBalancingConfigs();
+    List<Map<String, ?>> configs =
+        serviceConfig == null ? Collections.emptyList() : serviceConfig.loadBalancingConfigs();
     if (configs.isEmpty()) {
       return defaultPolicyConfig;
     }
@@ -540,7 +544,7 @@ final class ChannelBalancer implements CallRouter {
 
     Backend(LoadBalancer.CreateSubchannelArgs args) {
       this.args = args;
-      this.groups = List.copyOf(args.getAddresses());
+      this.groups = Collections.unmodifiableList(new ArrayList<>(args.getAddresses()));
       this.connection = new ConnectionManager(cfg, addressesOf(groups), scheduler, this, this::terminated);
       synchronized (ChannelBalancer.this) {
         backends.add(connection);
@@ -603,7 +607,7 @@ final class ChannelBalancer implements CallRouter {
       if (addrs.isEmpty()) {
         throw new IllegalArgumentException("a subchannel needs at least one address");
       }
-      groups = List.copyOf(addrs);
+      groups = Collections.unmodifiableList(new ArrayList<>(addrs));
       List<SocketAddress> listed = new ArrayList<>();
       boolean deferred = false;
       for (EquivalentAddressGroup g : groups) {
@@ -673,7 +677,7 @@ final class ChannelBalancer implements CallRouter {
       }
     }
     if (deferred.isEmpty()) {
-      List<SocketAddress> all = List.copyOf(fixed);
+      List<SocketAddress> all = Collections.unmodifiableList(new ArrayList<>(fixed));
       return () -> all;
     }
     return () -> {
@@ -721,6 +725,17 @@ final class ChannelBalancer implements CallRouter {
   }
 
   // ---- The channel's state, idleness and shutdown ----
+
+  /** Leaves every backend's ready connection whose transport {@code which} accepts (call policies). */
+  void leaveConnections(java.util.function.Predicate<String> which) {
+    List<ConnectionManager> all;
+    synchronized (this) {
+      all = new ArrayList<>(backends);
+    }
+    for (ConnectionManager b : all) {
+      b.leaveIf(which);
+    }
+  }
 
   /** A ready connection (the oldest backend's, when several are ready), or null if none is ready. */
   Connection current() {

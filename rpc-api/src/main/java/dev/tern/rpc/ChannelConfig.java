@@ -6,6 +6,8 @@ import io.grpc.CompressorRegistry;
 import io.grpc.DecompressorRegistry;
 import io.grpc.SecurityLevel;
 import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
@@ -58,6 +60,18 @@ final class ChannelConfig {
    * the channel uses when it is ready and when it has terminated. Set once by the builder.
    */
   ClientTransportFilters transportFilters = ClientTransportFilters.NONE;
+  /**
+   * The call policies' say in the transport races ({@link
+   * dev.tern.rpc.spi.CallPolicyProvider.ChannelPolicies#transportAllowed}); set once when the
+   * channel is made, null without a policy provider.
+   */
+  volatile dev.tern.rpc.spi.CallPolicyProvider.ChannelPolicies policies;
+
+  /** Whether the call policies let {@code transport} race now. */
+  boolean transportAllowed(String transport) {
+    dev.tern.rpc.spi.CallPolicyProvider.ChannelPolicies p = policies;
+    return p == null || p.transportAllowed(transport);
+  }
 
   ChannelConfig(Supplier<List<SocketAddress>> address, String authority, TransportSelector selector,
       TransportOptions options, Executor executor, List<ClientInterceptor> interceptors,
@@ -72,7 +86,7 @@ final class ChannelConfig {
     this.selector = selector;
     this.options = options;
     this.executor = executor;
-    this.interceptors = List.copyOf(interceptors);
+    this.interceptors = Collections.unmodifiableList(new ArrayList<>(interceptors));
     this.compressors = compressors;
     this.decompressors = decompressors;
     this.maxInboundMessageSize = maxInboundMessageSize;

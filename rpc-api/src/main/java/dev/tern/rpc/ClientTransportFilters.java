@@ -5,6 +5,8 @@ import dev.tern.rpc.spi.ConnectionAttributes;
 import io.grpc.Attributes;
 import io.grpc.ClientTransportFilter;
 import io.grpc.SecurityLevel;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,14 +25,14 @@ import java.util.logging.Logger;
 final class ClientTransportFilters {
   private static final Logger log = Logger.getLogger(TernManagedChannel.class.getName());
   /** What a channel without filters holds: every call is a no-op. */
-  static final ClientTransportFilters NONE = new ClientTransportFilters(List.of());
+  static final ClientTransportFilters NONE = new ClientTransportFilters(Collections.emptyList());
 
   private final List<ClientTransportFilter> filters;
   /** The filtered attributes of each transport shown ready and not yet terminated. */
   private final Map<ClientTransport, Attributes> live = new ConcurrentHashMap<>();
 
   ClientTransportFilters(List<ClientTransportFilter> filters) {
-    this.filters = List.copyOf(filters);
+    this.filters = Collections.unmodifiableList(new ArrayList<>(filters));
   }
 
   /**

@@ -7,6 +7,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.net.SocketAddress;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -126,6 +127,27 @@ final class ConnectionManager {
           new Object[] {cfg.authority, leave});
       leave.shutdown();
     }
+  }
+
+  /**
+   * Leaves the ready connection if its transport is one {@code which} accepts (a call policy's
+   * circuit breaker opened on it, or let a more preferred transport back in): as {@link
+   * #updateAddresses} leaves one, its calls finish and the next call connects anew.
+   */
+  void leaveIf(java.util.function.Predicate<String> which) {
+    ClientTransport leave = null;
+    synchronized (this) {
+      if (shutdown || ready == null || !which.test(ready.provider.name())) {
+        return;
+      }
+      leave = ready.transport;
+      draining.add(leave);
+      ready = null;
+      setState(ConnectivityState.IDLE);
+    }
+    log.log(Level.FINE, "channel to {0}: leaving {1} at its call policies' request; reconnecting",
+        new Object[] {cfg.authority, leave});
+    leave.shutdown();
   }
 
   /**
@@ -330,7 +352,7 @@ final class ConnectionManager {
       synchronized (ConnectionManager.this) {
         if (connecting != race) {
           closeAfter = true;
-          serve = List.of();
+          serve = Collections.emptyList();
         } else {
           connecting = null;
           early = null;

@@ -34,10 +34,20 @@ final class Marshalling {
       all.write(out, 0, off);
       if (next >= 0) {
         all.write(next);
-        all.write(in.readAllBytes());
+        all.write(readRest(in));
       }
       return all.toByteArray();
     }
-    return in.readAllBytes();
+    return readRest(in);
+  }
+
+  /** The rest of {@code in} (InputStream.readAllBytes is Java 9, not on Android 8). */
+  static byte[] readRest(InputStream in) throws IOException {
+    ByteArrayOutputStream rest = new ByteArrayOutputStream();
+    byte[] chunk = new byte[8192];
+    for (int n; (n = in.read(chunk, 0, chunk.length)) != -1; ) {
+      rest.write(chunk, 0, n);
+    }
+    return rest.toByteArray();
   }
 }

@@ -1,5 +1,6 @@
 package dev.tern.rpc;
 
+import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -105,7 +106,7 @@ final class MethodConfig {
     Set<io.grpc.Status.Code> codes = ServiceConfigJson.statusCodes(p, "nonFatalStatusCodes",
         path + ".nonFatalStatusCodes");
     int capped = Math.min(maxAttempts, cap);
-    return capped < 2 ? null : HedgingPolicy.of(capped, delay, codes == null ? Set.of() : codes);
+    return capped < 2 ? null : HedgingPolicy.of(capped, delay, codes == null ? Collections.emptySet() : codes);
   }
 
   private static int maxAttempts(Map<String, ?> p, String path) {

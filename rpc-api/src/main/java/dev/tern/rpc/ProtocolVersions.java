@@ -126,7 +126,7 @@ public final class ProtocolVersions {
    *     of positive integers
    */
   public static int[] parse(String header) {
-    if (header == null || header.isBlank()) {
+    if (header == null || header.trim().isEmpty()) {
       throw new IllegalArgumentException(REQUEST_HEADER + " must list at least one version, was '"
           + header + "'");
     }

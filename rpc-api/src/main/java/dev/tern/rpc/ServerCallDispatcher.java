@@ -83,7 +83,7 @@ final class ServerCallDispatcher implements ServerTransportListener {
         return refuse(stream, tracers, Status.FAILED_PRECONDITION.withDescription(e.getMessage()), new Metadata());
       }
       OptionalInt v = ProtocolVersions.highestCommon(cfg.protocolVersions, theirs);
-      if (v.isEmpty()) {
+      if (!v.isPresent()) {
         Metadata trailers = new Metadata();
         trailers.put(ProtocolVersions.SUPPORTED_KEY, ProtocolVersions.format(cfg.protocolVersions));
         return refuse(stream, tracers, ProtocolVersions.noCommonVersion(theirs, cfg.protocolVersions), trailers);

@@ -5,6 +5,8 @@ import io.grpc.DecompressorRegistry;
 import io.grpc.HandlerRegistry;
 import io.grpc.ServerInterceptor;
 import io.grpc.ServerStreamTracer;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.Executor;
 
@@ -36,8 +38,8 @@ final class ServerConfig {
     this.binaryLog = binaryLog;
     this.registry = registry;
     this.fallback = fallback;
-    this.interceptors = List.copyOf(interceptors);
-    this.tracerFactories = List.copyOf(tracerFactories);
+    this.interceptors = Collections.unmodifiableList(new ArrayList<>(interceptors));
+    this.tracerFactories = Collections.unmodifiableList(new ArrayList<>(tracerFactories));
     this.executor = executor;
     this.compressors = compressors;
     this.decompressors = decompressors;

@@ -2,6 +2,8 @@ package dev.tern.rpc;
 
 import io.grpc.Attributes;
 import io.grpc.ServerTransportFilter;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -19,7 +21,7 @@ final class ServerTransportFilters {
   private final List<ServerTransportFilter> filters;
 
   ServerTransportFilters(List<ServerTransportFilter> filters) {
-    this.filters = List.copyOf(filters);
+    this.filters = Collections.unmodifiableList(new ArrayList<>(filters));
   }
 
   /** Runs every filter's {@code transportReady} in order; returns the last result. */

@@ -30,8 +30,9 @@ import java.util.logging.Logger;
  *       TernCallOptions#HEDGING_POLICY}, for the resilience module to carry out.
  * </ul>
  *
- * <p>Without the resilience module ({@value #RESILIENCE_ENTRY_POINT}) on the class path, the first
- * call that has a policy is logged once, at WARNING, as having its policy ignored.
+ * <p>Without a call-policy provider (the resilience module, {@value #RESILIENCE_ENTRY_POINT}, found
+ * on the class path or given to the builder), the first call that has a policy is logged once, at
+ * WARNING, as having its policy ignored.
  */
 final class ServiceConfigInterceptor implements ClientInterceptor {
   private static final Logger log = Logger.getLogger(ServiceConfigInterceptor.class.getName());

@@ -3,7 +3,9 @@ package dev.tern.rpc;
 import io.grpc.MethodDescriptor;
 import io.grpc.NameResolver;
 import io.grpc.Status;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -30,8 +32,8 @@ final class ServiceConfigs {
   /** grpc's {@code retryThrottling}: a token bucket per channel that stops retries when calls keep failing. */
   record RetryThrottling(double maxTokens, double tokenRatio) { }
 
-  private static final ServiceConfigs EMPTY = new ServiceConfigs(Map.of(), null, Map.of(), Map.of(), null,
-      List.of(), null);
+  private static final ServiceConfigs EMPTY = new ServiceConfigs(Collections.emptyMap(), null,
+      Collections.emptyMap(), Collections.emptyMap(), null, Collections.emptyList(), null);
 
   private final Map<String, ?> raw;
   private final MethodConfig defaultMethodConfig;
@@ -114,7 +116,8 @@ final class ServiceConfigs {
     if (health != null) {
       ServiceConfigJson.string(health, "serviceName", "healthCheckConfig.serviceName");
     }
-    return new ServiceConfigs(sc, defaultMethod, Map.copyOf(byService), Map.copyOf(byMethod), throttling,
+    return new ServiceConfigs(sc, defaultMethod, Collections.unmodifiableMap(new LinkedHashMap<>(byService)),
+        Collections.unmodifiableMap(new LinkedHashMap<>(byMethod)), throttling,
         loadBalancingConfigs(sc), health);
   }
 
@@ -162,9 +165,10 @@ final class ServiceConfigs {
     }
     String policy = ServiceConfigJson.string(sc, "loadBalancingPolicy", "loadBalancingPolicy");
     if (policy == null) {
-      return List.of();
+      return Collections.emptyList();
     }
-    return List.of(Map.of(policy.toLowerCase(Locale.ROOT), Map.of()));
+    return Collections.singletonList(
+        Collections.singletonMap(policy.toLowerCase(Locale.ROOT), Collections.emptyMap()));
   }
 
   /**

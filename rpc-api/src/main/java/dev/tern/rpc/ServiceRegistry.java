@@ -4,6 +4,7 @@ import io.grpc.HandlerRegistry;
 import io.grpc.ServerMethodDefinition;
 import io.grpc.ServerServiceDefinition;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,7 +16,7 @@ final class ServiceRegistry extends HandlerRegistry {
   private final Map<String, ServerMethodDefinition<?, ?>> methods = new HashMap<>();
 
   ServiceRegistry(Map<String, ServerServiceDefinition> byName) {
-    this.services = List.copyOf(new ArrayList<>(new LinkedHashMap<>(byName).values()));
+    this.services = Collections.unmodifiableList(new ArrayList<>(new LinkedHashMap<>(byName).values()));
     for (ServerServiceDefinition s : services) {
       for (ServerMethodDefinition<?, ?> m : s.getMethods()) {
         methods.put(m.getMethodDescriptor().getFullMethodName(), m);

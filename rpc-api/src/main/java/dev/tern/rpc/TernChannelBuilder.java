@@ -1,5 +1,6 @@
 package dev.tern.rpc;
 
+import dev.tern.rpc.spi.CallPolicyProvider;
 import dev.tern.rpc.spi.TlsSettings;
 import dev.tern.rpc.spi.TransportOptions;
 import dev.tern.rpc.spi.TransportProvider;
@@ -21,6 +22,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -102,6 +104,8 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   private int maxHedgedAttempts = ServiceConfigs.DEFAULT_MAX_ATTEMPTS;
   private BinaryLog binaryLog;
   private final List<ClientTransportFilter> transportFilters = new ArrayList<>();
+  private CallPolicyProvider callPolicyProvider;
+  private boolean callPolicyProviderSet;
 
   /** The head start a channel gives its preferred transport before starting the next: 300 ms. */
   public static final long DEFAULT_RACE_HEAD_START_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
@@ -260,7 +264,7 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
       throw io.grpc.Status.UNAVAILABLE.withDescription("looking up the proxy for " + host + ":" + port
           + " failed: " + e).withCause(e).asRuntimeException();
     }
-    return proxied != null ? List.of(proxied) : resolveAll(host, port);
+    return proxied != null ? Collections.singletonList(proxied) : resolveAll(host, port);
   }
 
   /**
@@ -274,7 +278,7 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     try {
       all = java.net.InetAddress.getAllByName(host);
     } catch (java.net.UnknownHostException e) {
-      return List.of(InetSocketAddress.createUnresolved(host, port));
+      return Collections.singletonList(InetSocketAddress.createUnresolved(host, port));
     }
     List<SocketAddress> first = new ArrayList<>();
     List<SocketAddress> other = new ArrayList<>();
@@ -300,7 +304,7 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
    */
   static TernChannelBuilder forResolver(Supplier<SocketAddress> resolver, String authority) {
     Objects.requireNonNull(resolver, "resolver");
-    return new TernChannelBuilder(() -> List.of(resolver.get()), authority);
+    return new TernChannelBuilder(() -> Collections.singletonList(resolver.get()), authority);
   }
 
   /** As {@link #forResolver}, for a resolver that gives several addresses, tried in order. */
@@ -321,7 +325,7 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     String authority = address instanceof InetSocketAddress
         ? ((InetSocketAddress) address).getHostString() + ":" + ((InetSocketAddress) address).getPort()
         : address.toString();
-    List<SocketAddress> only = List.of(address);
+    List<SocketAddress> only = Collections.singletonList(address);
     return new TernChannelBuilder(() -> only, authority);
   }
 
@@ -682,6 +686,22 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
    */
   public TernChannelBuilder transportMemory(TransportMemory transportMemory) {
     memory = Objects.requireNonNull(transportMemory, "transportMemory");
+    return this;
+  }
+
+  /**
+   * Who carries out the channel's retry and hedging policies and keeps its circuit breakers. By
+   * default the first {@link CallPolicyProvider} found with {@link java.util.ServiceLoader}: the
+   * resilience module ({@code rpc-resilience}) when it is on the class path, else none (the
+   * policies are then ignored, and logged so). Give a configured one here (its breaker settings,
+   * its listener), or null to use none even when the module is on the class path.
+   *
+   * @param provider the provider; null for none
+   * @return this builder
+   */
+  public TernChannelBuilder callPolicyProvider(CallPolicyProvider provider) {
+    callPolicyProvider = provider;
+    callPolicyProviderSet = true;
     return this;
   }
 
@@ -1240,6 +1260,19 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     if (!transportFilters.isEmpty()) {
       cfg.transportFilters = new ClientTransportFilters(transportFilters);
     }
-    return new TernManagedChannel(cfg, resolver, loadBalancingPolicy);
+    CallPolicyProvider policies = callPolicyProviderSet ? callPolicyProvider : DefaultCallPolicies.PROVIDER;
+    return new TernManagedChannel(cfg, resolver, loadBalancingPolicy, policies);
+  }
+
+  /** The first {@link CallPolicyProvider} on the class path, looked up once; null if none. */
+  private static final class DefaultCallPolicies {
+    static final CallPolicyProvider PROVIDER = first();
+
+    /** The first provider the service loader finds (its iterator: {@code findFirst} is not in Android's API 26). */
+    private static CallPolicyProvider first() {
+      java.util.Iterator<CallPolicyProvider> it = java.util.ServiceLoader.load(CallPolicyProvider.class,
+          TernChannelBuilder.class.getClassLoader()).iterator();
+      return it.hasNext() ? it.next() : null;
+    }
   }
 }

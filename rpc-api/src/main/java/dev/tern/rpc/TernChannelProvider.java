@@ -6,6 +6,7 @@ import io.grpc.ManagedChannelProvider;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -100,6 +101,6 @@ public final class TernChannelProvider extends ManagedChannelProvider {
    */
   @Override
   public Collection<Class<? extends SocketAddress>> getSupportedSocketAddressTypes() {
-    return List.of(InetSocketAddress.class);
+    return Collections.singletonList(InetSocketAddress.class);
   }
 }

@@ -378,6 +378,10 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
   private static Attributes transportAttributes(Connection c) {
     ConnectionInfo info = c.info();
     Attributes.Builder b = Attributes.newBuilder();
+    if (info.transport() != null) {
+      // Which transport carried the call: call policies keep a circuit breaker per transport.
+      b.set(dev.tern.rpc.spi.ConnectionAttributes.TRANSPORT, info.transport());
+    }
     if (info.remoteAddress() != null) {
       b.set(io.grpc.Grpc.TRANSPORT_ATTR_REMOTE_ADDR, info.remoteAddress());
     }

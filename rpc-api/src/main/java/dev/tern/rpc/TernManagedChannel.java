@@ -1,5 +1,7 @@
 package dev.tern.rpc;
 
+import dev.tern.rpc.spi.CallPolicyProvider;
+import dev.tern.rpc.spi.TransportOptions;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
@@ -27,6 +29,12 @@ final class TernManagedChannel extends ManagedChannel {
   private volatile boolean shutdown;
 
   TernManagedChannel(ChannelConfig cfg, ResolverAddresses resolver, String loadBalancingPolicy) {
+    this(cfg, resolver, loadBalancingPolicy, null);
+  }
+
+  /** @param policies carries out retry and hedging policies and breakers; null for none */
+  TernManagedChannel(ChannelConfig cfg, ResolverAddresses resolver, String loadBalancingPolicy,
+      CallPolicyProvider policies) {
     this.cfg = cfg;
     this.scheduler = new ScheduledThreadPoolExecutor(1, DaemonThreads.factory("tern-channel-timer"));
     this.scheduler.setRemoveOnCancelPolicy(true);
@@ -38,8 +46,17 @@ final class TernManagedChannel extends ManagedChannel {
       this.executor = cfg.executor;
     }
     this.connections = new ChannelBalancer(cfg, resolver, loadBalancingPolicy, scheduler, executor, this::terminated);
-    this.intercepted = ClientInterceptors.intercept(ClientInterceptors.intercept(new CallFactory(),
-        new ServiceConfigInterceptor(cfg.serviceConfig, cfg.authority)), cfg.interceptors);
+    Channel calls = new CallFactory();
+    if (policies != null) {
+      CallPolicyProvider.ChannelPolicies p = policies.forChannel(new Control());
+      cfg.policies = p;
+      // Under the service config's interceptor: it sees each call's policy and deadline, and each
+      // newCall it makes below is one attempt.
+      calls = ClientInterceptors.intercept(calls, p.interceptor());
+    }
+    // Without a provider the policies are ignored, and the first call that has one says so.
+    this.intercepted = ClientInterceptors.intercept(ClientInterceptors.intercept(calls,
+        new ServiceConfigInterceptor(cfg.serviceConfig, cfg.authority, policies != null)), cfg.interceptors);
   }
 
   private void terminated() {
@@ -112,6 +129,50 @@ final class TernManagedChannel extends ManagedChannel {
   @Override
   public String toString() {
     return "TernManagedChannel{" + cfg.authority + ", transports=" + cfg.selector.preference() + '}';
+  }
+
+  /** What the channel offers its call policies. */
+  private final class Control implements CallPolicyProvider.ChannelControl {
+    @Override
+    public String authority() {
+      return cfg.authority;
+    }
+
+    @Override
+    public boolean markedBroken(String transport) {
+      return cfg.memory.isBroken(cfg.authority, transport);
+    }
+
+    @Override
+    public java.util.List<String> transportPreference() {
+      return cfg.selector.preference();
+    }
+
+    @Override
+    public void leaveConnections(java.util.function.Predicate<String> which) {
+      connections.leaveConnections(which);
+    }
+
+    @Override
+    public java.util.concurrent.ScheduledExecutorService scheduler() {
+      return scheduler;
+    }
+
+    @Override
+    public CallPolicyProvider.RetryThrottling retryThrottling() {
+      ServiceConfigs.RetryThrottling t = cfg.serviceConfig.get().retryThrottling();
+      return t == null ? null : new CallPolicyProvider.RetryThrottling(t.maxTokens(), t.tokenRatio());
+    }
+
+    @Override
+    public long perRpcBufferLimit() {
+      return cfg.options.get(TransportOptions.PER_RPC_BUFFER_LIMIT);
+    }
+
+    @Override
+    public long retryBufferSize() {
+      return cfg.options.get(TransportOptions.RETRY_BUFFER_SIZE);
+    }
   }
 
   /** Makes the calls under the interceptors. */

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -45,7 +46,7 @@ final class TernServer extends Server {
   TernServer(ServerConfig cfg, List<Listen> listens, TransportOptions options,
       TransportSelector providers, ExecutorService ownedExecutor) {
     this.cfg = cfg;
-    this.listens = List.copyOf(listens);
+    this.listens = Collections.unmodifiableList(new ArrayList<>(listens));
     this.options = options;
     this.providers = providers;
     this.ownedExecutor = ownedExecutor;
@@ -134,7 +135,7 @@ final class TernServer extends Server {
 
   @Override
   public List<ServerServiceDefinition> getMutableServices() {
-    return List.of();
+    return Collections.emptyList();
   }
 
   @Override

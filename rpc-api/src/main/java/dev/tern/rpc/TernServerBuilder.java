@@ -22,6 +22,7 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -705,7 +706,7 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
     if (listens.isEmpty()) {
       throw new IllegalStateException("no listening address: call listen(transport, address)");
     }
-    TransportSelector selector = TransportSelector.fromServiceLoader(List.of(), providers);
+    TransportSelector selector = TransportSelector.fromServiceLoader(Collections.emptyList(), providers);
     for (TernServer.Listen l : listens) {
       TransportNames.check(l.transport, selector.names(), "listen(\"" + l.transport + "\", " + l.address + ")");
       if (tls == null && selector.provider(l.transport).requiresTls()) {

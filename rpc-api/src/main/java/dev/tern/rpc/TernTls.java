@@ -290,7 +290,7 @@ public final class TernTls {
   private static byte[] read(InputStream in, String parameter) {
     Objects.requireNonNull(in, parameter);
     try {
-      return in.readAllBytes();
+      return Marshalling.readRest(in);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read " + parameter + ": " + e.getMessage(), e);
     }

@@ -8,11 +8,18 @@ import java.util.TreeSet;
 /** Checks transport names a builder was given against the transports on the class path. */
 final class TransportNames {
   /** Tern's transports, by name, and the artifact that brings each. */
-  private static final java.util.Map<String, String> TERN_ARTIFACTS =
-      java.util.Map.of("tcp", "dev.tern:rpc-transport-tcp", "quic", "dev.tern:rpc-transport-quic",
-          "udp", "dev.tern:rpc-transport-udp");
+  private static final java.util.Map<String, String> TERN_ARTIFACTS = ternArtifacts();
 
   private TransportNames() {}
+
+  private static java.util.Map<String, String> ternArtifacts() {
+    java.util.Map<String, String> artifacts = new java.util.HashMap<>();
+    artifacts.put("tcp", "dev.tern:rpc-transport-tcp");
+    artifacts.put("okhttp", "dev.tern:rpc-transport-okhttp");
+    artifacts.put("quic", "dev.tern:rpc-transport-quic");
+    artifacts.put("udp", "dev.tern:rpc-transport-udp");
+    return java.util.Collections.unmodifiableMap(artifacts);
+  }
 
   /**
    * Throws unless {@code name} is one of {@code known}.

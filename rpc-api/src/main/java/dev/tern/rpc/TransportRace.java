@@ -6,6 +6,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.net.SocketAddress;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -78,7 +79,7 @@ final class TransportRace {
   /** The resolved addresses, in the order they are tried. */
   private volatile List<SocketAddress> addresses;
   /** Every (transport, address) to try, in order; set once the addresses are resolved. */
-  private List<Candidate> plan = List.of();
+  private List<Candidate> plan = Collections.emptyList();
   private int next;
   private Leg winner;
   private boolean abandoned;
@@ -96,9 +97,9 @@ final class TransportRace {
     this.outcome = outcome;
     List<TransportProvider> c;
     try {
-      c = cfg.selector.candidates(cfg.authority, cfg.memory);
+      c = cfg.selector.candidates(cfg.authority, cfg.memory, cfg::transportAllowed);
     } catch (RuntimeException e) {
-      c = List.of();
+      c = Collections.emptyList();
       failure = e;
     }
     this.candidates = c;
@@ -163,7 +164,7 @@ final class TransportRace {
       }
     }
     synchronized (this) {
-      addresses = List.copyOf(resolved);
+      addresses = Collections.unmodifiableList(new ArrayList<>(resolved));
       plan = p;
     }
     startNext();

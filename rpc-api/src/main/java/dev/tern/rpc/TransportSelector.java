@@ -6,8 +6,11 @@ import dev.tern.rpc.spi.TransportProvider;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
@@ -26,10 +29,12 @@ import java.util.Set;
  */
 public final class TransportSelector {
   /** The order used when a channel sets none: Tern's UDP protocol, then QUIC, then TCP. */
-  public static final List<String> DEFAULT_PREFERENCE = List.of("udp", "quic", "tcp");
+  public static final List<String> DEFAULT_PREFERENCE =
+      Collections.unmodifiableList(Arrays.asList("udp", "quic", "tcp"));
 
   /** The transports that run over UDP; the others are taken to run over a stream (TCP). */
-  public static final Set<String> DATAGRAM_TRANSPORTS = Set.of("udp", "quic");
+  public static final Set<String> DATAGRAM_TRANSPORTS =
+      Collections.unmodifiableSet(new LinkedHashSet<>(Arrays.asList("udp", "quic")));
 
   private final List<String> preference;
   private final boolean explicit;
@@ -53,7 +58,7 @@ public final class TransportSelector {
    * @throws NullPointerException if {@code preference} or {@code providers} is null
    */
   public TransportSelector(List<String> preference, Iterable<? extends TransportProvider> providers) {
-    this(preference, providers, false, Map.of());
+    this(preference, providers, false, Collections.emptyMap());
   }
 
   private TransportSelector(List<String> preference, Iterable<? extends TransportProvider> providers,
@@ -75,9 +80,9 @@ public final class TransportSelector {
           order.add(name);
         }
       }
-      this.preference = List.copyOf(order);
+      this.preference = Collections.unmodifiableList(new ArrayList<>(order));
     } else {
-      this.preference = List.copyOf(preference);
+      this.preference = Collections.unmodifiableList(new ArrayList<>(preference));
     }
   }
 
@@ -88,7 +93,7 @@ public final class TransportSelector {
    * @return the selector
    */
   public static TransportSelector fromServiceLoader(List<String> preference) {
-    return fromServiceLoader(preference, List.of());
+    return fromServiceLoader(preference, Collections.emptyList());
   }
 
   /**
@@ -118,7 +123,7 @@ public final class TransportSelector {
    * nothing else is left).
    */
   TransportSelector plaintext() {
-    return new TransportSelector(explicit ? preference : List.of(), providers.values(), true, unusable);
+    return new TransportSelector(explicit ? preference : Collections.emptyList(), providers.values(), true, unusable);
   }
 
   /**
@@ -133,8 +138,8 @@ public final class TransportSelector {
         reasons.put(p.name(), why);
       }
     }
-    return new TransportSelector(explicit ? preference : List.of(), providers.values(), plaintext,
-        Map.copyOf(reasons));
+    return new TransportSelector(explicit ? preference : Collections.emptyList(), providers.values(), plaintext,
+        Collections.unmodifiableMap(new LinkedHashMap<>(reasons)));
   }
 
   /** The names of the transports on the class path (or given by hand). */
@@ -184,12 +189,36 @@ public final class TransportSelector {
    *     be used
    */
   public List<TransportProvider> candidates(String authority, TransportMemory memory) {
+    return candidates(authority, memory, t -> true);
+  }
+
+  /**
+   * As {@link #candidates(String, TransportMemory)}, leaving out too the transports {@code allowed}
+   * refuses (a call policy's open circuit breaker); if that leaves none, the refusals are not
+   * heeded.
+   *
+   * @param authority the channel's authority ({@code host:port}), the key into {@code memory}
+   * @param memory what was learned per authority: which transports are marked broken
+   * @param allowed whether a transport, by name, may race now
+   * @return the candidates, most preferred first; never empty
+   * @throws StatusRuntimeException UNAVAILABLE naming every preferred transport and why it cannot
+   *     be used
+   */
+  public List<TransportProvider> candidates(String authority, TransportMemory memory,
+      java.util.function.Predicate<String> allowed) {
     List<TransportProvider> usable = usable();
     List<TransportProvider> fresh = new ArrayList<>();
+    List<TransportProvider> unmarked = new ArrayList<>();
     for (TransportProvider p : usable) {
       if (!memory.isBroken(authority, p.name())) {
-        fresh.add(p);
+        unmarked.add(p);
+        if (allowed.test(p.name())) {
+          fresh.add(p);
+        }
       }
+    }
+    if (fresh.isEmpty()) {
+      fresh = unmarked;
     }
     List<TransportProvider> out = new ArrayList<>();
     if (explicit) {
@@ -210,7 +239,7 @@ public final class TransportSelector {
         }
       }
     }
-    return out.isEmpty() ? List.of(usable.get(0)) : out;
+    return out.isEmpty() ? Collections.singletonList(usable.get(0)) : out;
   }
 
   /** The usable transports in preference order; never empty. */

@@ -119,6 +119,20 @@ class TransportSelectorTest {
   }
 
   @Test
+  void aTransportTheCallPoliciesRefuseIsLeftOutUnlessNothingElseIsLeft() {
+    TransportMemory memory = TransportMemory.builder().build();
+    TransportSelector s = new TransportSelector(List.of("quic", "tcp"), List.of(new Fake("tcp", null),
+        new Fake("quic", null)));
+    assertThat(s.candidates("a:1", memory, t -> !t.equals("quic"))).extracting(TransportProvider::name)
+        .containsExactly("tcp");
+    assertThat(s.candidates("a:1", memory, t -> false)).as("every one refused: the refusals are not heeded")
+        .extracting(TransportProvider::name).containsExactly("quic", "tcp");
+    memory.markBroken("a:1", "quic");
+    assertThat(s.candidates("a:1", memory, t -> !t.equals("tcp"))).as("a broken mark still holds")
+        .extracting(TransportProvider::name).containsExactly("tcp");
+  }
+
+  @Test
   void aBrokenDatagramTransportGivesWayToTheNextOne() {
     TransportMemory memory = TransportMemory.builder().build();
     TransportSelector s = new TransportSelector(List.of(), List.of(new Fake("tcp", null),

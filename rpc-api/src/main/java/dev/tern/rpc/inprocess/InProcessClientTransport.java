@@ -64,7 +64,7 @@ final class InProcessClientTransport implements ClientTransport {
       int[] ours = options.get(TransportOptions.PROTOCOL_VERSIONS);
       int[] theirs = s.options().get(TransportOptions.PROTOCOL_VERSIONS);
       OptionalInt v = ProtocolVersions.highestCommon(ours, theirs);
-      if (v.isEmpty()) {
+      if (!v.isPresent()) {
         s.clientGone(this);
         shutdown(ProtocolVersions.noCommonVersion(ours, theirs));
         return;

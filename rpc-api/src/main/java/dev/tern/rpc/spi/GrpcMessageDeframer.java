@@ -2,6 +2,7 @@ package dev.tern.rpc.spi;
 
 import io.grpc.DecompressorRegistry;
 import io.grpc.StatusRuntimeException;
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.Objects;
@@ -182,12 +183,12 @@ public final class GrpcMessageDeframer {
         grow(n);
       }
       ByteBuffer part = in.duplicate();
-      part.limit(part.position() + n);
+      ((Buffer) part).limit(part.position() + n); // Buffer's methods: ByteBuffer's overrides are Java 9
       body.put(part);
-      in.position(in.position() + n);
+      ((Buffer) in).position(in.position() + n);
       dropIfEmpty(in);
     }
-    body.flip();
+    ((Buffer) body).flip();
     return true;
   }
 
@@ -204,7 +205,7 @@ public final class GrpcMessageDeframer {
   private void grow(int needed) {
     long wanted = Math.max((long) body.position() + needed, 2L * body.capacity());
     ByteBuffer bigger = ByteBuffer.allocate((int) Math.min(bodyLength, wanted));
-    body.flip();
+    ((Buffer) body).flip();
     bigger.put(body);
     body = bigger;
   }

@@ -10,6 +10,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 
 /**
@@ -47,7 +48,7 @@ public final class GrpcMessageFraming {
         || IDENTITY.equals(compressor.getMessageEncoding())) {
       ByteBuffer out = ByteBuffer.allocate(HEADER_LENGTH + message.remaining());
       writeHeader(out, false, message.remaining());
-      out.put(message).flip();
+      ((Buffer) out.put(message)).flip(); // Buffer's flip: ByteBuffer's override is Java 9
       return out;
     }
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(HEADER_LENGTH + message.remaining() / 2);
@@ -55,7 +56,7 @@ public final class GrpcMessageFraming {
     try (OutputStream z = compressor.compress(bytes)) {
       if (message.hasArray()) {
         z.write(message.array(), message.arrayOffset() + message.position(), message.remaining());
-        message.position(message.limit());
+        ((Buffer) message).position(message.limit());
       } else {
         byte[] copy = new byte[message.remaining()];
         message.get(copy);

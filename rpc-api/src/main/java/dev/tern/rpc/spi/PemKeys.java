@@ -150,7 +150,7 @@ final class PemKeys {
   private static byte[] sequence(byte[]... parts) {
     ByteArrayOutputStream body = new ByteArrayOutputStream();
     for (byte[] p : parts) {
-      body.writeBytes(p);
+      body.write(p, 0, p.length);
     }
     return tlv(0x30, body.toByteArray());
   }
@@ -175,7 +175,7 @@ final class PemKeys {
       out.write(len >> 8);
       out.write(len);
     }
-    out.writeBytes(contents);
+    out.write(contents, 0, contents.length);
     return out.toByteArray();
   }
 }

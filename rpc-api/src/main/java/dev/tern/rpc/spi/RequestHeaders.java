@@ -3,6 +3,9 @@ package dev.tern.rpc.spi;
 import dev.tern.rpc.Priority;
 import io.grpc.Deadline;
 import io.grpc.Metadata;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 
@@ -31,7 +34,8 @@ public final class RequestHeaders {
     this.deadline = b.deadline;
     this.messageEncoding = b.messageEncoding == null ? "identity" : b.messageEncoding;
     this.acceptedMessageEncodings = b.acceptedMessageEncodings == null
-        ? List.of("gzip", "identity") : List.copyOf(b.acceptedMessageEncodings);
+        ? Collections.unmodifiableList(Arrays.asList("gzip", "identity"))
+        : Collections.unmodifiableList(new ArrayList<>(b.acceptedMessageEncodings));
     this.priority = b.priority == null ? Priority.DEFAULT : b.priority;
     this.earlyDataAllowed = b.earlyDataAllowed;
     this.idempotent = b.idempotent;

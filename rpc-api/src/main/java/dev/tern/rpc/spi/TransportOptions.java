@@ -2,7 +2,9 @@ package dev.tern.rpc.spi;
 
 import io.grpc.CompressorRegistry;
 import io.grpc.DecompressorRegistry;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 
@@ -160,7 +162,7 @@ public final class TransportOptions {
   public static final Key<DecompressorRegistry> DECOMPRESSOR_REGISTRY =
       new Key<>("decompressorRegistry", DecompressorRegistry.getDefaultInstance());
 
-  private static final TransportOptions EMPTY = new TransportOptions(Map.of());
+  private static final TransportOptions EMPTY = new TransportOptions(Collections.emptyMap());
 
   private final Map<Key<?>, Object> values;
 
@@ -199,7 +201,7 @@ public final class TransportOptions {
    * @throws NullPointerException if {@code key} is null
    */
   public boolean isSet(Key<?> key) {
-    return values.containsKey(key);
+    return values.containsKey(Objects.requireNonNull(key, "key"));
   }
 
   /**
@@ -211,13 +213,14 @@ public final class TransportOptions {
    * @return a new options object
    */
   public <T> TransportOptions with(Key<T> key, T value) {
+    Objects.requireNonNull(key, "key");
     Map<Key<?>, Object> copy = new HashMap<>(values);
     if (value == null) {
       copy.remove(key);
     } else {
       copy.put(key, value);
     }
-    return new TransportOptions(Map.copyOf(copy));
+    return new TransportOptions(Collections.unmodifiableMap(new LinkedHashMap<>(copy)));
   }
 
   @Override

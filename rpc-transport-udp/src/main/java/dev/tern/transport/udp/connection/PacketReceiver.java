@@ -209,7 +209,11 @@ final class PacketReceiver {
     buf.limit(payloadEnd).position(h.payloadOffset());
     c.dispatcher.begin();
     c.rxSpace = space.index;
+    // Streams record data that came in 0-RTT, which may be replayed (RFC 9001 §4.6.1, §9.2).
+    // (0-RTT packets are not routed to a connection yet: nothing here is early until they are.)
+    c.streams.receivingEarlyData(h.type == PacketType.ZERO_RTT);
     int result = c.reader.read(buf, c.dispatcher);
+    c.streams.receivingEarlyData(false);
     buf.limit(savedLimit);
     if (result != FrameReader.OK) {
       c.stats.malformedDropped++;

@@ -126,6 +126,10 @@ public final class ServerDemux {
       ConnectionId scid = ConnectionId.read(datagram, header.scidOffset, header.scidLength);
       c = Connection.server(config, null, dcid, scid, header.version, Connection.scheduler(config),
           encrypted ? (EpochPacketKeys) keys : null);
+      // The connection starts on the path its first datagram came from: anything it sends, a
+      // CONNECTION_CLOSE refusing the handshake included, goes back there (RFC 9000 §8.1), and
+      // that first packet is no change of path to validate (§9.3).
+      c.currentPathId = pathId;
       if (resets != null) {
         c.localResetToken = resets.token(c.localConnectionId());
       }

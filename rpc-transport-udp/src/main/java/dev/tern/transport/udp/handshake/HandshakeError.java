@@ -33,4 +33,14 @@ public enum HandshakeError {
   public long wireCode() {
     return 0x100 + alert;
   }
+
+  /** The error whose {@link #wireCode()} is {@code code}, or null if none is. */
+  public static HandshakeError ofWireCode(long code) {
+    for (HandshakeError e : values()) {
+      if (e.wireCode() == code) {
+        return e;
+      }
+    }
+    return null;
+  }
 }

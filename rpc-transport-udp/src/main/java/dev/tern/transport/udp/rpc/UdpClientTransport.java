@@ -12,6 +12,7 @@ import dev.tern.transport.udp.connection.ConnectionConfig;
 import dev.tern.transport.udp.connection.ConnectionListener;
 import dev.tern.transport.udp.connection.ConnectionState;
 import dev.tern.transport.udp.frame.TransportError;
+import dev.tern.transport.udp.handshake.HandshakeError;
 import dev.tern.transport.udp.nio.Pump;
 import dev.tern.transport.udp.nio.UdpClientEndpoint;
 import dev.tern.transport.udp.stream.Stream;
@@ -300,6 +301,14 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
       why = "closed (" + describe(error, code, reason) + ")";
     }
     Status status = Status.UNAVAILABLE.withDescription("udp connection to " + address + " " + why);
+    if (byPeer && error == TransportError.CRYPTO_ERROR
+        && code == HandshakeError.CLIENT_NOT_ALLOWED.wireCode()) {
+      // Client authentication (docs/udp-crypto.md §5.2): the server proved the client's key and
+      // does not admit it. Retrying cannot help; the caller's credentials are at fault.
+      status = Status.UNAUTHENTICATED.withDescription("udp server " + address
+          + " refused this client: its static key is not one the server admits ("
+          + describe(error, code, reason) + ")");
+    }
     if (byPeer && error == TransportError.APPLICATION_ERROR && code == RpcFraming.CLOSE_DRAINED) {
       // The server drained the connection and closed it with none of its calls left
       // (docs/protocol.md §10.7): a call still open here was never processed.
@@ -351,6 +360,11 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
 
   private static String describe(TransportError error, long code, String reason) {
     String r = reason == null || reason.isEmpty() ? "" : ": " + reason;
+    if (error == TransportError.CRYPTO_ERROR) {
+      // RFC 9000 §20.1: the code says which handshake step failed (docs/udp-crypto.md §5.3).
+      HandshakeError h = HandshakeError.ofWireCode(code);
+      return "CRYPTO_ERROR 0x" + Long.toHexString(code) + (h == null ? "" : " " + h) + r;
+    }
     return (error == TransportError.APPLICATION_ERROR ? "application code " + code
         : String.valueOf(error)) + r;
   }

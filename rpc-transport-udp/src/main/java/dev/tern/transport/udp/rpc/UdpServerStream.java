@@ -31,6 +31,11 @@ final class UdpServerStream extends RpcStream implements ServerStream {
   private boolean started;
   private volatile String encoding = GrpcMessageFraming.IDENTITY;
   private volatile Compressor compressor;
+  /**
+   * Whether the request came, wholly or in part, in 0-RTT packets (the core stream's flag when
+   * the request header was read), which the call layer checks before dispatching.
+   */
+  private volatile boolean early;
 
   UdpServerStream(ServerConnection owner, Stream s) {
     super(owner.transport.scratch);
@@ -51,7 +56,8 @@ final class UdpServerStream extends RpcStream implements ServerStream {
         return;
       }
       record.position(RpcFraming.PREFIX);
-      RpcFraming.Request r = RpcFraming.parseRequest(record, false);
+      early = stream.receivedInEarlyData();
+      RpcFraming.Request r = RpcFraming.parseRequest(record, early);
       onRequest(r);
       return;
     }
@@ -322,7 +328,7 @@ final class UdpServerStream extends RpcStream implements ServerStream {
 
   @Override
   public boolean receivedAsEarlyData() {
-    return false;
+    return early;
   }
 
   @Override

@@ -20,6 +20,8 @@ public final class Stream {
   boolean controlQueued;
   boolean notifyQueued;
   long countedConsumed;
+  /** Whether any of the peer's data for this stream came in a 0-RTT packet. */
+  private boolean receivedInEarlyData;
 
   Stream(long id, int sendBufferBytes, long peerInitialMaxStreamData, int receiveWindowBytes) {
     this.id = id;
@@ -41,6 +43,7 @@ public final class Stream {
     controlQueued = false;
     notifyQueued = false;
     countedConsumed = 0;
+    receivedInEarlyData = false;
     send.recycle(peerInitialMaxStreamData);
     receive.recycle();
   }
@@ -85,6 +88,20 @@ public final class Stream {
     if (scheduled && scheduler != null) {
       scheduler.onPriorityChanged(this);
     }
+  }
+
+  /**
+   * Whether any of the peer's STREAM frames for this stream (data or its end) arrived in a
+   * 0-RTT packet (RFC 9001 §4.6.1), which an attacker who recorded it may replay (RFC 8446 §8):
+   * the call layer refuses a method that is not idempotent when this is true. Set by the stream
+   * set ({@link StreamSet#receivingEarlyData}) and never cleared while the stream lives.
+   */
+  public boolean receivedInEarlyData() {
+    return receivedInEarlyData;
+  }
+
+  void markReceivedInEarlyData() {
+    receivedInEarlyData = true;
   }
 
   /** Whether both halves are finished and the stream's state can be dropped. */

@@ -162,12 +162,27 @@ public final class StreamSet {
 
   private final TransportError[] errorSlot = new TransportError[1];
 
+  /**
+   * Whether the frames now being handed to this set came in a 0-RTT packet (RFC 9001 §4.6.1):
+   * each stream a STREAM frame names then records it
+   * ({@link Stream#receivedInEarlyData}). The connection sets it per packet from the packet's
+   * type.
+   */
+  public void receivingEarlyData(boolean early) {
+    this.receivingEarlyData = early;
+  }
+
+  private boolean receivingEarlyData;
+
   /** A STREAM frame arrived; returns the connection error it causes, or null. */
   public TransportError onStreamFrame(StreamFrame f) {
     errorSlot[0] = null;
     Stream s = lookup(f.streamId, errorSlot);
     if (s == null) {
       return errorSlot[0];
+    }
+    if (receivingEarlyData) {
+      s.markReceivedInEarlyData();
     }
     ReceiveStream r = s.receive();
     long before = r.highestReceived();

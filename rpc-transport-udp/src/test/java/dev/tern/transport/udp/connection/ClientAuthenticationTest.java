@@ -93,6 +93,61 @@ class ClientAuthenticationTest {
     }
   }
 
+  /**
+   * An endpoint numbers its paths from 1 (nio.PathTable): a refused connection never processes
+   * a packet, so its path must be set when it is created, or its CONNECTION_CLOSE has nowhere to
+   * go and the client learns nothing until its handshake timeout.
+   */
+  @Test
+  void theRefusalGoesBackOnThePathTheClientCameFrom() {
+    ConnectionConfig server = server(ConnectionConfig.builder()
+        .allowedClientKeys(List.of(publicKey(CLIENT_KEY))));
+    Connection client = Connection.client(client(OTHER_CLIENT_KEY), new ConnectionListener() {});
+    ServerDemux demux = new ServerDemux(server, c -> new ConnectionListener() {}, 4);
+    wire.clear();
+    client.pollDatagram(wire, now);
+    wire.flip();
+    Connection refused = demux.onDatagram(wire, now, 7, ByteBuffer.allocate(2048));
+    assertThat(refused.state()).isEqualTo(ConnectionState.CLOSING);
+    assertThat(refused.currentPathId()).isEqualTo(7);
+    wire.clear();
+    assertThat(refused.pollDatagram(wire, now)).isPositive();
+    wire.flip();
+    client.onDatagram(wire, now, 0);
+    assertThat(client.closeError()).isEqualTo(TransportError.CRYPTO_ERROR);
+    assertThat(client.closeCode()).isEqualTo(HandshakeError.CLIENT_NOT_ALLOWED.wireCode());
+    // An admitted client's first packet is no change of path either. (Another seed: the same
+    // one would give the same connection IDs, which the demux routes to the refused connection.)
+    Connection admitted = Connection.client(Forge.seeded(ConnectionConfig.builder()
+        .clientStaticKey(CLIENT_KEY).build(), 3), new ConnectionListener() {});
+    wire.clear();
+    admitted.pollDatagram(wire, now);
+    wire.flip();
+    Connection accepted = demux.onDatagram(wire, now, 8, ByteBuffer.allocate(2048));
+    for (int i = 0; i < 20; i++) { // as Forge.exchange, but every datagram on path 8
+      now += MS;
+      for (boolean any = true; any; ) {
+        any = false;
+        wire.clear();
+        if (admitted.pollDatagram(wire, now) > 0) {
+          wire.flip();
+          accepted.onDatagram(wire, now, 8);
+          any = true;
+        }
+        wire.clear();
+        if (accepted.pollDatagram(wire, now) > 0) {
+          wire.flip();
+          admitted.onDatagram(wire, now, 0);
+          any = true;
+        }
+      }
+    }
+    assertThat(accepted.state()).as("%s %s", accepted.closeError(), accepted.closeCode())
+        .isEqualTo(ConnectionState.ESTABLISHED);
+    assertThat(accepted.currentPathId()).isEqualTo(8);
+    assertThat(accepted.stats().pathChanges).isZero();
+  }
+
   @Test
   void thePredicateSeesACopyOfTheProvedKey() {
     byte[][] seen = new byte[1][];

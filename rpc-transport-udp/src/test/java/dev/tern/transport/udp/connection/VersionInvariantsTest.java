@@ -59,6 +59,34 @@ class VersionInvariantsTest {
     assertThat(reply.remaining()).isEqualTo(27);
   }
 
+  /**
+   * Version 1 is plaintext: a default configuration neither offers it (a client's first INITIAL
+   * is version 2) nor accepts it (a version 1 INITIAL is answered with Version Negotiation naming
+   * only version 2, and no connection is made).
+   */
+  @Test
+  void theDefaultsNeitherOfferNorAcceptThePlaintextVersion1() {
+    assertThat(ConnectionConfig.defaults().versions()).containsExactly(Versions.V2);
+    Connection v2Client = Connection.client(Forge.seeded(ConnectionConfig.defaults(), 3),
+        new ConnectionListener() {});
+    assertThat(v2Client.version()).isEqualTo(Versions.V2);
+    Connection v1Client = Connection.client(ConnectionConfig.builder().versions(Versions.V1)
+        .build(), new ConnectionListener() {});
+    ByteBuffer initial = ByteBuffer.allocate(2048);
+    assertThat(v1Client.pollDatagram(initial, 0)).isGreaterThanOrEqualTo(1200);
+    initial.flip();
+    assertThat(initial.getInt(1)).isEqualTo(Versions.V1);
+    ServerDemux demux = demux();
+    ByteBuffer reply = ByteBuffer.allocate(2048);
+    assertThat(demux.onDatagram(initial, 0, 0, reply)).isNull();
+    assertThat(demux.connections()).isEmpty();
+    assertThat(demux.versionNegotiationsSent()).isEqualTo(1);
+    reply.flip();
+    assertThat(reply.getInt(1)).isZero(); // Version Negotiation (RFC 8999 §6)
+    assertThat(reply.getInt(reply.limit() - 4)).isEqualTo(Versions.V2);
+    assertThat(reply.remaining()).isEqualTo(7 + 2 * 8 + 4); // one version listed
+  }
+
   @Test
   void connectionIdsLongerThanVersionOnesAreEchoed() {
     ServerDemux demux = demux();

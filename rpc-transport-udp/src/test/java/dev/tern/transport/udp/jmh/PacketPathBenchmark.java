@@ -35,6 +35,9 @@ public class PacketPathBenchmark {
   /** The wire version and, for version 2, the AEAD. */
   @Param({"v1-plaintext", "v2-aes256gcm", "v2-chacha20poly1305"})
   public String protection;
+  /** The crypto provider of version 2 ({@code bc}: what a default connection uses). */
+  @Param({"jdk", "bc"})
+  public String provider;
 
   private static final long STEP_NS = 200_000L;
   private final ByteBuffer wire = ByteBuffer.allocate(2048);
@@ -48,7 +51,8 @@ public class PacketPathBenchmark {
   /** Connects the two ends and opens the stream. */
   @Setup(Level.Trial)
   public void setUp() {
-    ConnectionConfig.Builder b = ConnectionConfig.builder();
+    ConnectionConfig.Builder b = ConnectionConfig.builder()
+        .cryptoProvider(dev.tern.transport.udp.crypto.CryptoProviders.byName(provider));
     switch (protection) {
       case "v1-plaintext":
         b.versions(dev.tern.transport.udp.packet.Versions.V1);

@@ -13,8 +13,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Client authentication and server key rotation through the {@code udp} provider's options, over
  * real sockets on loopback: a listed client's calls see the key it proved; a server holding a
- * next key answers clients pinning either. (The refusal of unlisted clients is proved on the core,
- * ClientAuthenticationTest.)
+ * next key answers clients pinning either; a client the server does not admit learns it at once,
+ * from the server's CONNECTION_CLOSE, well before its handshake timeout (the core's side of the
+ * refusal: ClientAuthenticationTest).
  */
 @Timeout(60)
 class UdpClientAuthenticationTest {
@@ -59,5 +60,42 @@ class UdpClientAuthenticationTest {
       onCurrent.shutdownNow(Status.CANCELLED.withDescription("test over"));
       assertThat(server.stop()).isTrue();
     }
+  }
+
+  @Test
+  void aClientTheServerDoesNotAdmitIsToldAtOnceWhy() throws Exception {
+    Loopback.EchoServer server = new Loopback.EchoServer(Loopback.serverOptions()
+        .with(UdpTransportOptions.ALLOWED_CLIENT_KEYS,
+            List.of(UdpTransportOptions.publicKeyOf(CLIENT_KEY))));
+    // A handshake timeout far beyond the wait below: only the server's answer can end the
+    // attempt in time.
+    long handshakeTimeoutMs = 120_000;
+    for (TransportOptions refused : List.of(
+        Loopback.clientOptions().with(UdpTransportOptions.CLIENT_STATIC_KEY,
+            UdpTransportOptions.newServerKey()),
+        Loopback.clientOptions())) { // anonymous
+      Loopback.Events events = new Loopback.Events();
+      UdpClientTransport client = (UdpClientTransport) Loopback.PROVIDER.newClientTransport(
+          new java.net.InetSocketAddress("127.0.0.1", server.port()), "localhost:" + server.port(),
+          refused.with(TransportOptions.HANDSHAKE_TIMEOUT_MILLIS, handshakeTimeoutMs));
+      client.start(events);
+      Loopback.Call call = Loopback.echo(client, "test.Auth/Refused", "x");
+      try {
+        Status shutdown = events.shutdown.get(30, TimeUnit.SECONDS);
+        assertThat(shutdown.getCode()).as("%s", shutdown).isEqualTo(Status.Code.UNAUTHENTICATED);
+        assertThat(shutdown.getDescription())
+            .contains(String.valueOf(server.port())).contains("refused this client")
+            .contains("CLIENT_NOT_ALLOWED");
+        Status status = call.status.get(10, TimeUnit.SECONDS);
+        assertThat(status.getCode()).isEqualTo(Status.Code.UNAUTHENTICATED);
+        assertThat(status.getDescription()).contains("CLIENT_NOT_ALLOWED");
+        assertThat(events.ready).isNotDone();
+        assertThat(events.terminated.await(10, TimeUnit.SECONDS)).isTrue();
+      } finally {
+        client.shutdownNow(Status.CANCELLED.withDescription("test over"));
+      }
+    }
+    assertThat(server.headers).isEmpty(); // no call reached the server
+    assertThat(server.stop()).isTrue();
   }
 }

@@ -1,0 +1,2 @@
+/** Guice bindings for a Tern server and channel: {@link dev.tern.rpc.guice.TernModule}. */
+package dev.tern.rpc.guice;

@@ -1,0 +1,4 @@
+package dev.tern.transport.okhttp;
+
+/** The OkHttp transport, in plaintext, passes the conformance suite. */
+class OkHttpConformanceTest extends OkHttpConformanceBase {}
