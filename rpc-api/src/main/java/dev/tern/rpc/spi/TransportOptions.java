@@ -132,11 +132,24 @@ public final class TransportOptions {
    * ({@code decoderEnforceMaxRstFramesPerWindow}, 200 per 30 s), over a 10 s window, because
    * cancelling is normal for gRPC clients (grpc-java's {@code NettyServerBuilder.maxRstFramesPerWindow}
    * warns that a low limit fails legitimate clients, and sets none by default). Carried out on
-   * {@code tcp}.
+   * {@code tcp} (RST_STREAM frames) and {@code quic} (streams the client resets before the server
+   * has answered, closed with {@code H3_EXCESSIVE_LOAD}).
    */
   public static final Key<Integer> MAX_RST_FRAMES_PER_WINDOW = new Key<>("maxRstFramesPerWindow", 200);
   /** Server: the window {@link #MAX_RST_FRAMES_PER_WINDOW} counts over, in seconds (10). */
   public static final Key<Integer> RST_FRAMES_WINDOW_SECONDS = new Key<>("rstFramesWindowSeconds", 10);
+
+  /**
+   * Server: most connections one server transport holds at once, established and in handshake
+   * together; a connection beyond it is refused at once (TCP: accepted and closed; QUIC: refused
+   * with {@code CONNECTION_REFUSED}; udp: answered with a close) and counted, and the connections
+   * already open are untouched. 10,000 by default: well under the file descriptors a server
+   * process gets (Linux's usual hard limit is 524,288 or more; the JVM raises its soft limit to
+   * it), so that a flood of idle connections cannot exhaust them, while ordinary servers never
+   * reach it; raise it for servers that hold more clients. There is deliberately no limit per
+   * client address: many phones share one carrier NAT address. 0 lets any number through.
+   */
+  public static final Key<Integer> MAX_CONNECTIONS = new Key<>("maxConnections", 10_000);
 
   /**
    * The client's user agent, for transports that send one ({@code user-agent}); null: the
