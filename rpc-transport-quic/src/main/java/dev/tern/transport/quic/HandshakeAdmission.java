@@ -42,6 +42,10 @@ final class HandshakeAdmission implements QuicTokenHandler {
   private final Map<InetAddress, PerAddress> perAddress = new HashMap<>();
   private int handshakes;
   private int connections;
+  private int peakHandshakes;
+  private int peakConnections;
+  /** Initial packets that would have started a connection, counted as the token handler saw them. */
+  private long initials;
   /** What the last token decision said about the connection Netty is about to make; null if none. */
   private Pending pending;
 
@@ -53,8 +57,12 @@ final class HandshakeAdmission implements QuicTokenHandler {
 
   HandshakeAdmission(TransportOptions o) {
     this.tokens = new RetryTokens(o.get(QuicTransportOptions.RETRY_TOKEN_LIFETIME_MILLIS));
-    this.retryAbove = atLeast(0, "quic.retryAboveHandshakes", o.get(QuicTransportOptions.RETRY_ABOVE_HANDSHAKES));
+    int above = atLeast(0, "quic.retryAboveHandshakes", o.get(QuicTransportOptions.RETRY_ABOVE_HANDSHAKES));
     this.maxHandshakes = atLeast(1, "quic.maxHandshakes", o.get(QuicTransportOptions.MAX_HANDSHAKES));
+    // At least half the handshake slots stay for clients whose address a Retry has proved: if
+    // unproved handshakes could fill them all, a flood of forged ClientHellos would lock out every
+    // client that followed the Retry.
+    this.retryAbove = Math.min(above, maxHandshakes / 2);
     this.maxHandshakesPerAddress = atLeast(1, "quic.maxHandshakesPerAddress",
         o.get(QuicTransportOptions.MAX_HANDSHAKES_PER_ADDRESS));
     int max = atLeast(0, "maxConnections", o.get(TransportOptions.MAX_CONNECTIONS));
@@ -78,6 +86,7 @@ final class HandshakeAdmission implements QuicTokenHandler {
   @Override
   public boolean writeToken(ByteBuf out, ByteBuf dcid, InetSocketAddress address) {
     pending = null;
+    initials++;
     PerAddress a = perAddress.get(address.getAddress());
     int fromAddress = a == null ? 0 : a.validated + a.unvalidated;
     boolean retry = handshakes >= retryAbove || handshakes >= maxHandshakes
@@ -93,6 +102,7 @@ final class HandshakeAdmission implements QuicTokenHandler {
   @Override
   public int validateToken(ByteBuf token, InetSocketAddress address) {
     pending = null;
+    initials++;
     int offset = tokens.validate(token, address, nowSeconds());
     if (offset < 0) {
       badTokens.event(badTokens.wouldLog() ? "from " + address : null);
@@ -132,6 +142,8 @@ final class HandshakeAdmission implements QuicTokenHandler {
     }
     handshakes++;
     connections++;
+    peakHandshakes = Math.max(peakHandshakes, handshakes);
+    peakConnections = Math.max(peakConnections, connections);
     if (p.address != null) {
       PerAddress a = perAddress.computeIfAbsent(p.address.getAddress(), k -> new PerAddress());
       if (p.validated) {
@@ -182,6 +194,15 @@ final class HandshakeAdmission implements QuicTokenHandler {
 
   /** Connections now, half-open and established. */
   int connections() { return connections; }
+
+  /** The most half-open connections there ever were at once. */
+  int peakHandshakes() { return peakHandshakes; }
+
+  /** The most connections there ever were at once. */
+  int peakConnections() { return peakConnections; }
+
+  /** Initial packets seen that would start a connection (with or without a token). */
+  long initials() { return initials; }
 
   /** Client addresses with a half-open connection now. */
   int addressesInHandshake() { return perAddress.size(); }

@@ -151,6 +151,31 @@ final class QuicServerTransport implements ServerTransport {
   /** Connections closed for resetting too many streams. */
   dev.tern.rpc.spi.ThrottledLog excessiveResets() { return excessiveResets; }
 
+  /**
+   * The limits' counts at one moment: for tests and diagnostics.
+   *
+   * @param handshakes half-open connections now
+   * @param connections connections now, half-open and established
+   * @param peakHandshakes the most half-open connections at once so far
+   * @param peakConnections the most connections at once so far
+   * @param initials Initial packets seen that would start a connection
+   * @param retries Retry packets sent
+   * @param refused connections refused for a limit
+   * @param badTokens Initial packets dropped for a forged or expired token
+   * @param closedForResets connections closed for resetting too many streams
+   * @param addressesInHandshake client addresses with a half-open connection now
+   */
+  record LimitCounts(int handshakes, int connections, int peakHandshakes, int peakConnections, long initials,
+      long retries, long refused, long badTokens, long closedForResets, int addressesInHandshake) {}
+
+  /** The limits' counts now, read on the server's loop. */
+  LimitCounts limitCounts() throws InterruptedException, java.util.concurrent.ExecutionException {
+    return loop.submit(() -> new LimitCounts(admission.handshakes(), admission.connections(),
+        admission.peakHandshakes(), admission.peakConnections(), admission.initials(), admission.retries.count(),
+        admission.refused.count(), admission.badTokens.count(), excessiveResets.count(),
+        admission.addressesInHandshake())).get();
+  }
+
   /** The handshake and connection limits and their counts; on the loop. */
   HandshakeAdmission admission() { return admission; }
 
