@@ -88,8 +88,37 @@ public final class TransportOptions {
   public static final Key<Integer> MAX_CONCURRENT_STREAMS = new Key<>("maxConcurrentStreams", 1000);
   /** Longest a connection's handshake may take, in milliseconds, before it fails. */
   public static final Key<Long> HANDSHAKE_TIMEOUT_MILLIS = new Key<>("handshakeTimeoutMillis", 20_000L);
-  /** Idle time after which a connection with no open stream is closed, in milliseconds; 0 never. */
+  /**
+   * Idle time after which a connection with no open stream is closed, in milliseconds; 0 never.
+   * A client's channel: unset, never. A {@code tcp} or {@code quic} server: unset, {@link
+   * #DEFAULT_SERVER_IDLE_TIMEOUT_MILLIS} (see {@link #serverIdleTimeoutMillis}).
+   */
   public static final Key<Long> IDLE_TIMEOUT_MILLIS = new Key<>("idleTimeoutMillis", 0L);
+
+  /**
+   * A {@code tcp} or {@code quic} server's {@link #IDLE_TIMEOUT_MILLIS} when none is set: 5
+   * minutes (grpc-java's {@code maxConnectionIdle} is off by default). Without it, a connection
+   * that sends the HTTP/2 preface and goes quiet holds a file descriptor and its buffers for ever,
+   * and enough of them lock every new client out. Closing costs little: the server sends GOAWAY
+   * first, so no call is lost, and a client that calls again reconnects (one handshake). Five
+   * minutes keeps the connections of clients that call every few minutes (far longer than load
+   * balancers' usual idle timeouts of one to a few minutes), and frees a flood's slots under
+   * {@link #MAX_CONNECTIONS} within minutes.
+   */
+  public static final long DEFAULT_SERVER_IDLE_TIMEOUT_MILLIS = 5 * 60_000L;
+
+  /**
+   * A server's idle timeout: {@link #IDLE_TIMEOUT_MILLIS} if set, else {@link
+   * #DEFAULT_SERVER_IDLE_TIMEOUT_MILLIS}; 0 (off) for a value of {@code Long.MAX_VALUE} milliseconds
+   * or more than a year, which is how the server builder's {@code maxConnectionIdle} turns it off.
+   *
+   * @param options the server's options; not null
+   * @return the idle time in milliseconds, or 0 for none
+   */
+  public static long serverIdleTimeoutMillis(TransportOptions options) {
+    long idle = options.isSet(IDLE_TIMEOUT_MILLIS) ? options.get(IDLE_TIMEOUT_MILLIS) : DEFAULT_SERVER_IDLE_TIMEOUT_MILLIS;
+    return idle <= 0 || idle > 365L * 24 * 3600 * 1000 ? 0 : idle;
+  }
   /**
    * Keep-alive ping interval, in milliseconds; 0: the transport's default (none on {@code tcp}, as
    * grpc-java). On a client, pings are sent while calls are open (and without calls if {@link

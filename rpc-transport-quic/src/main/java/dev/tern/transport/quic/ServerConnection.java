@@ -117,7 +117,7 @@ final class ServerConnection {
   }
 
   private void armIdleTimer() {
-    long idle = transport.options().get(TransportOptions.IDLE_TIMEOUT_MILLIS);
+    long idle = TransportOptions.serverIdleTimeoutMillis(transport.options());
     if (idle > 0 && idleTimer == null && !goAwaySent) {
       idleTimer = channel.eventLoop().schedule(() -> {
         idleTimer = null;
