@@ -171,8 +171,9 @@ public final class TransportOptions {
   /**
    * Server: most connections one server transport holds at once, established and in handshake
    * together; a connection beyond it is refused at once (TCP: accepted and closed; QUIC: refused
-   * with {@code CONNECTION_REFUSED}; udp: answered with a close) and counted, and the connections
-   * already open are untouched. 10,000 by default: well under the file descriptors a server
+   * with {@code CONNECTION_REFUSED} after a Retry) and counted, and the connections
+   * already open are untouched. On {@code udp}, {@code udp.maxConnections} takes precedence and
+   * INITIALs beyond the limit are dropped. 10,000 by default: well under the file descriptors a server
    * process gets (Linux's usual hard limit is 524,288 or more; the JVM raises its soft limit to
    * it), so that a flood of idle connections cannot exhaust them, while ordinary servers never
    * reach it; raise it for servers that hold more clients. There is deliberately no limit per
