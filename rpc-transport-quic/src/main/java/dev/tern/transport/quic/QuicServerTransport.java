@@ -112,7 +112,7 @@ final class QuicServerTransport implements ServerTransport {
             if (impairment != null) {
               ch.pipeline().addLast(new ImpairmentHandler(impairment));
             }
-            ch.pipeline().addLast(codec);
+            ch.pipeline().addLast(new MalformedDatagrams(), codec);
           }
         })
         .bind(bindAddress).awaitUninterruptibly();
