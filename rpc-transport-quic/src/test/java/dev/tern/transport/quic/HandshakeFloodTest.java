@@ -166,6 +166,8 @@ class HandshakeFloodTest {
               "two"), StatusRuntimeException.class);
       long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs);
       assertThat(refused).as("the second connection's call").isNotNull();
+      System.out.printf("quic connection limit: the refused client's call failed in %d ms with %s%n", tookMs,
+          refused.getStatus());
       assertThat(refused.getStatus().getCode()).as("%s", refused.getStatus()).isEqualTo(Status.Code.UNAVAILABLE);
       assertThat(tookMs).as("refused at once, not after the client's handshake timeout").isLessThan(10_000);
       QuicServerTransport.LimitCounts counts = provider.server.limitCounts();
