@@ -24,7 +24,8 @@ import java.util.logging.Logger;
  * connection unless a limit is reached, in which case the connection is made only to be closed at
  * once with {@code CONNECTION_REFUSED} (RFC 9000 §20.1), so that the client learns it at once
  * instead of waiting out its handshake timeout. A forged or expired token is dropped (RFC 9000
- * §8.1.3 lets the server discard it). Each outcome is counted and logged at FINE, throttled.
+ * §8.1.2 lets the server discard it; the client then times out). Each outcome is counted and
+ * logged at FINE, throttled.
  *
  * <p>Confined to the server's one event loop, as Netty calls the token handler and every
  * connection's handlers there.
