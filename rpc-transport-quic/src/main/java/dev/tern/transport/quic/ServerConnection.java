@@ -277,6 +277,7 @@ final class ServerConnection {
    */
   Attributes readyAttributes() {
     if (attributes == null && channel.isActive() && !terminatedReported) {
+      transport.admission().established(admitted); // no longer half-open, from the same moment
       // QUIC always runs TLS 1.3 (RFC 9001).
       attributes = events.connectionReady(ConnectionAttributes.of(stats.snapshot(version, earlyData),
           SecurityLevel.PRIVACY_AND_INTEGRITY));
