@@ -265,6 +265,15 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
    * runs a cached pool of its own and stops it on shutdown; one given here stays the
    * application's to shut down.
    *
+   * <p>The default pool is unbounded, as grpc-java's: a bounded one deadlocks a server whose
+   * methods block on other calls (a streaming method waiting for the client's next message, a
+   * method calling another service of the same server), which grpc-java's API allows and many
+   * services do. What bounds its threads instead is the admission of work: each connection opens
+   * at most {@code maxConcurrentCallsPerConnection} calls, streams reset at once count against
+   * {@link #maxRstFramesPerWindow}, and connections against {@link #maxConnections}. A service
+   * whose methods never block can give a fixed pool here (or {@link #directExecutor()}) to bound
+   * them outright; docs/limits.md says more.
+   *
    * @param e the executor; not null
    * @return this builder
    * @throws NullPointerException if {@code e} is null
@@ -511,10 +520,15 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
   }
 
   /**
-   * Closes (with GOAWAY) a connection that has had no call open for this long; off by default, as
-   * grpc-java. Carried out on {@code tcp}, {@code quic} (whose own idle timeout, {@code
-   * QuicTransportOptions.MAX_IDLE_TIMEOUT_MILLIS}, also closes connections that exchange no
-   * packets) and {@code udp} (which drains the connection: docs/protocol.md §10.7).
+   * Closes (with GOAWAY) a connection that has had no call open for this long. Unlike grpc-java,
+   * on by default on {@code tcp} and {@code quic}: 5 minutes ({@link
+   * TransportOptions#DEFAULT_SERVER_IDLE_TIMEOUT_MILLIS} says why), so that connections that send
+   * the HTTP/2 preface and go quiet cannot hold the server's file descriptors for ever; {@code
+   * Long.MAX_VALUE} (or any time over a year) turns it off, as in grpc-java. Carried out on {@code
+   * tcp} (the connection is closed once the client has acknowledged the GOAWAY's PING, or 10 s
+   * later), {@code quic} (whose own idle timeout, {@code QuicTransportOptions.MAX_IDLE_TIMEOUT_MILLIS},
+   * also closes connections that exchange no packets) and {@code udp} (off by default there; it
+   * drains the connection: docs/protocol.md §10.7). docs/limits.md lists every limit's default.
    *
    * @param maxConnectionIdle the idle time, more than 0
    * @param timeUnit the unit of {@code maxConnectionIdle}
@@ -596,7 +610,9 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
    * limit. Unlike grpc-java, on by default: 200 per 10 s ({@link
    * TransportOptions#MAX_RST_FRAMES_PER_WINDOW} says why). gRPC clients reset the calls they cancel
    * (a deadline, a hedged call), so a limit set too low fails legitimate clients. Carried out on
-   * {@code tcp}; {@code quic} and {@code udp} ignore it.
+   * {@code tcp} and on {@code quic}, where it counts the streams a client resets (RESET_STREAM or
+   * STOP_SENDING) before the server has answered them and closes the connection with {@code
+   * H3_EXCESSIVE_LOAD} past the limit; {@code udp} ignores it.
    *
    * @param maxRstStream the RST_STREAM frames allowed per connection per window, more than 0, or
    *     {@code Integer.MAX_VALUE} for no limit
@@ -613,6 +629,29 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
     }
     options = options.with(TransportOptions.MAX_RST_FRAMES_PER_WINDOW, maxRstStream == Integer.MAX_VALUE ? 0 : maxRstStream)
         .with(TransportOptions.RST_FRAMES_WINDOW_SECONDS, secondsPerWindow);
+    return this;
+  }
+
+  /**
+   * The most connections each of this server's transports holds at once, established and in
+   * handshake together (10,000 by default; {@link TransportOptions#MAX_CONNECTIONS} says why). A
+   * connection beyond it is refused at once and counted; the connections already open and their
+   * calls are untouched. {@code tcp} closes the socket as it is accepted; {@code quic} answers with a
+   * Retry and then CONNECTION_REFUSED; {@code udp} drops the INITIAL (its own {@code
+   * udp.maxConnections}, if set, wins). There is deliberately no limit per client address: many
+   * phones share one carrier NAT address. QUIC's limits on handshakes in progress are {@code
+   * QuicTransportOptions.MAX_HANDSHAKES} and {@code MAX_HANDSHAKES_PER_ADDRESS}.
+   *
+   * @param maxConnections the limit, more than 0, or {@code Integer.MAX_VALUE} for none
+   * @return this builder
+   * @throws IllegalArgumentException if {@code maxConnections} is 0 or less
+   */
+  public TernServerBuilder maxConnections(int maxConnections) {
+    if (maxConnections <= 0) {
+      throw new IllegalArgumentException("maxConnections must be > 0 (Integer.MAX_VALUE: no limit), was "
+          + maxConnections);
+    }
+    options = options.with(TransportOptions.MAX_CONNECTIONS, maxConnections == Integer.MAX_VALUE ? 0 : maxConnections);
     return this;
   }
 

@@ -49,6 +49,31 @@ public final class LogNoise {
     });
   }
 
+  /**
+   * From now on, records of {@code loggerName} at INFO or WARNING whose message starts with {@code
+   * messagePrefix} are counted by {@code to}, which logs them at FINE at most once per its interval
+   * (message and the exception's one-line summary, never the stack): for events a peer can repeat
+   * at will, such as a malformed connection, where one line each would let it flood the log.
+   *
+   * @param loggerName the library logger's name, such as {@code "io.grpc.netty.NettyServerTransport.connections"}
+   * @param messagePrefix the start of the raw (unformatted) messages to demote
+   * @param to the counter and throttled log that receives them
+   */
+  public static synchronized void demoteThrottled(String loggerName, String messagePrefix, ThrottledLog to) {
+    Logger logger = Logger.getLogger(loggerName);
+    QUIETED.add(logger);
+    Filter previous = logger.getFilter();
+    logger.setFilter(r -> {
+      if (r.getLevel().intValue() <= Level.WARNING.intValue() && r.getMessage() != null
+          && r.getMessage().startsWith(messagePrefix)) {
+        to.event(to.wouldLog() ? oneLine(FORMAT.formatMessage(r))
+            + (r.getThrown() == null ? "" : " (" + oneLine(String.valueOf(r.getThrown())) + ")") : null);
+        return false;
+      }
+      return previous == null || previous.isLoggable(r);
+    });
+  }
+
   private static String oneLine(String s) {
     return s == null ? "" : s.replace('\n', ' ').replace('\r', ' ');
   }

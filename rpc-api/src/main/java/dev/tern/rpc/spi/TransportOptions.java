@@ -90,8 +90,37 @@ public final class TransportOptions {
   public static final Key<Integer> MAX_CONCURRENT_STREAMS = new Key<>("maxConcurrentStreams", 1000);
   /** Longest a connection's handshake may take, in milliseconds, before it fails. */
   public static final Key<Long> HANDSHAKE_TIMEOUT_MILLIS = new Key<>("handshakeTimeoutMillis", 20_000L);
-  /** Idle time after which a connection with no open stream is closed, in milliseconds; 0 never. */
+  /**
+   * Idle time after which a connection with no open stream is closed, in milliseconds; 0 never.
+   * A client's channel: unset, never. A {@code tcp} or {@code quic} server: unset, {@link
+   * #DEFAULT_SERVER_IDLE_TIMEOUT_MILLIS} (see {@link #serverIdleTimeoutMillis}).
+   */
   public static final Key<Long> IDLE_TIMEOUT_MILLIS = new Key<>("idleTimeoutMillis", 0L);
+
+  /**
+   * A {@code tcp} or {@code quic} server's {@link #IDLE_TIMEOUT_MILLIS} when none is set: 5
+   * minutes (grpc-java's {@code maxConnectionIdle} is off by default). Without it, a connection
+   * that sends the HTTP/2 preface and goes quiet holds a file descriptor and its buffers for ever,
+   * and enough of them lock every new client out. Closing costs little: the server sends GOAWAY
+   * first, so no call is lost, and a client that calls again reconnects (one handshake). Five
+   * minutes keeps the connections of clients that call every few minutes (far longer than load
+   * balancers' usual idle timeouts of one to a few minutes), and frees a flood's slots under
+   * {@link #MAX_CONNECTIONS} within minutes.
+   */
+  public static final long DEFAULT_SERVER_IDLE_TIMEOUT_MILLIS = 5 * 60_000L;
+
+  /**
+   * A server's idle timeout: {@link #IDLE_TIMEOUT_MILLIS} if set, else {@link
+   * #DEFAULT_SERVER_IDLE_TIMEOUT_MILLIS}; 0 (off) for a value of {@code Long.MAX_VALUE} milliseconds
+   * or more than a year, which is how the server builder's {@code maxConnectionIdle} turns it off.
+   *
+   * @param options the server's options; not null
+   * @return the idle time in milliseconds, or 0 for none
+   */
+  public static long serverIdleTimeoutMillis(TransportOptions options) {
+    long idle = options.isSet(IDLE_TIMEOUT_MILLIS) ? options.get(IDLE_TIMEOUT_MILLIS) : DEFAULT_SERVER_IDLE_TIMEOUT_MILLIS;
+    return idle <= 0 || idle > 365L * 24 * 3600 * 1000 ? 0 : idle;
+  }
   /**
    * Keep-alive ping interval, in milliseconds; 0: the transport's default (none on {@code tcp}, as
    * grpc-java). On a client, pings are sent while calls are open (and without calls if {@link
@@ -134,11 +163,25 @@ public final class TransportOptions {
    * ({@code decoderEnforceMaxRstFramesPerWindow}, 200 per 30 s), over a 10 s window, because
    * cancelling is normal for gRPC clients (grpc-java's {@code NettyServerBuilder.maxRstFramesPerWindow}
    * warns that a low limit fails legitimate clients, and sets none by default). Carried out on
-   * {@code tcp}.
+   * {@code tcp} (RST_STREAM frames) and {@code quic} (streams the client resets before the server
+   * has answered, closed with {@code H3_EXCESSIVE_LOAD}).
    */
   public static final Key<Integer> MAX_RST_FRAMES_PER_WINDOW = new Key<>("maxRstFramesPerWindow", 200);
   /** Server: the window {@link #MAX_RST_FRAMES_PER_WINDOW} counts over, in seconds (10). */
   public static final Key<Integer> RST_FRAMES_WINDOW_SECONDS = new Key<>("rstFramesWindowSeconds", 10);
+
+  /**
+   * Server: most connections one server transport holds at once, established and in handshake
+   * together; a connection beyond it is refused at once (TCP: accepted and closed; QUIC: refused
+   * with {@code CONNECTION_REFUSED} after a Retry) and counted, and the connections
+   * already open are untouched. On {@code udp}, {@code udp.maxConnections} takes precedence and
+   * INITIALs beyond the limit are dropped. 10,000 by default: well under the file descriptors a server
+   * process gets (Linux's usual hard limit is 524,288 or more; the JVM raises its soft limit to
+   * it), so that a flood of idle connections cannot exhaust them, while ordinary servers never
+   * reach it; raise it for servers that hold more clients. There is deliberately no limit per
+   * client address: many phones share one carrier NAT address. 0 lets any number through.
+   */
+  public static final Key<Integer> MAX_CONNECTIONS = new Key<>("maxConnections", 10_000);
 
   /**
    * The client's user agent, for transports that send one ({@code user-agent}); null: the

@@ -172,6 +172,9 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
 
   @Override
   void onPeerReset(long code) {
+    if (!finished && !closeSent) {
+      connection.peerResetBeforeAnswer();
+    }
     end(resetStatus(code, "client"));
   }
 
@@ -257,6 +260,9 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
 
   private void onWriteFailed(Throwable cause) {
     // STOP_SENDING from the client (it cancelled) fails our queued writes.
+    if (!finished && !closeSent) {
+      connection.peerResetBeforeAnswer();
+    }
     end(Status.CANCELLED.withDescription("client stopped the stream (" + cause.getClass().getSimpleName() + ")"));
     resetStream(H3_REQUEST_CANCELLED);
   }

@@ -38,6 +38,13 @@ final class QuicServerTransport implements ServerTransport {
   private final long versionBits;
   private final int maxInboundMessageBytes;
   private final Set<ServerConnection> connections = new LinkedHashSet<>();
+  private final HandshakeAdmission admission;
+  private final int maxPeerResetsPerWindow;
+  private final long resetWindowNanos;
+  private final dev.tern.rpc.spi.ThrottledLog excessiveResets = new dev.tern.rpc.spi.ThrottledLog(
+      java.util.logging.Logger.getLogger("dev.tern.transport.quic"),
+      "quic: connection closed for resetting too many streams (H3_EXCESSIVE_LOAD)",
+      dev.tern.rpc.spi.ThrottledLog.DEFAULT_INTERVAL_NANOS);
   private EventLoopGroup group;
   private EventLoop loop;
   private Channel udp;
@@ -48,6 +55,17 @@ final class QuicServerTransport implements ServerTransport {
   QuicServerTransport(InetSocketAddress bindAddress, TransportOptions options) {
     this.bindAddress = bindAddress;
     this.options = options;
+    this.admission = new HandshakeAdmission(options);
+    this.maxPeerResetsPerWindow = options.get(TransportOptions.MAX_RST_FRAMES_PER_WINDOW);
+    if (maxPeerResetsPerWindow < 0) {
+      throw new IllegalArgumentException("quic: maxRstFramesPerWindow must be >= 0 (0: no limit), was "
+          + maxPeerResetsPerWindow);
+    }
+    int windowSeconds = options.get(TransportOptions.RST_FRAMES_WINDOW_SECONDS);
+    if (windowSeconds <= 0) {
+      throw new IllegalArgumentException("quic: rstFramesWindowSeconds must be > 0, was " + windowSeconds);
+    }
+    this.resetWindowNanos = TimeUnit.SECONDS.toNanos(windowSeconds);
     this.versionBits = TernVersions.toBits(options.get(TransportOptions.PROTOCOL_VERSIONS));
     this.maxInboundMessageBytes = options.get(TransportOptions.MAX_INBOUND_MESSAGE_SIZE);
   }
@@ -61,16 +79,24 @@ final class QuicServerTransport implements ServerTransport {
     QuicSslContext ssl = QuicTls.server(options.get(TransportOptions.TLS), options.get(QuicTransportOptions.EARLY_DATA));
     ChannelHandler codec = QuicCodecs.apply(new QuicServerCodecBuilder(), options)
         .sslContext(ssl)
-        // No Retry round trip (RFC 9000 §8.1.2): the 3x anti-amplification limit still applies.
-        .tokenHandler(null)
+        // Address validation (RFC 9000 §8.1.2) and the handshake and connection limits: Netty asks
+        // the token handler about every Initial packet before it makes any state.
+        .tokenHandler(admission)
         .handler(new ChannelInitializer<QuicChannel>() {
           @Override
           protected void initChannel(QuicChannel ch) {
+            // Runs at once, in the turn in which the token handler decided about this connection.
+            HandshakeAdmission.Pending admitted = admission.admit();
+            if (admitted == null) {
+              refuse(ch);
+              return;
+            }
             if (shutdown) {
+              ch.closeFuture().addListener(f -> admission.closed(admitted));
               ch.close();
               return;
             }
-            ServerConnection c = new ServerConnection(QuicServerTransport.this, ch);
+            ServerConnection c = new ServerConnection(QuicServerTransport.this, ch, admitted);
             connections.add(c);
             c.install();
           }
@@ -86,7 +112,7 @@ final class QuicServerTransport implements ServerTransport {
             if (impairment != null) {
               ch.pipeline().addLast(new ImpairmentHandler(impairment));
             }
-            ch.pipeline().addLast(codec);
+            ch.pipeline().addLast(new MalformedDatagrams(), codec);
           }
         })
         .bind(bindAddress).awaitUninterruptibly();
@@ -103,6 +129,55 @@ final class QuicServerTransport implements ServerTransport {
     Channel ch = udp;
     return ch == null ? null : ch.localAddress();
   }
+
+  /**
+   * Closes a connection the limits do not admit: CONNECTION_REFUSED (RFC 9000 §20.1), sent once
+   * quiche has read the client's Initial (the close goes out in the Initial space, to the client's
+   * connection ID), so the client fails at once instead of after its handshake timeout.
+   */
+  private static void refuse(QuicChannel ch) {
+    ch.eventLoop().execute(() -> ch.close(false, HandshakeAdmission.CONNECTION_REFUSED,
+        io.netty.buffer.Unpooled.wrappedBuffer(REFUSED_REASON)));
+  }
+
+  private static final byte[] REFUSED_REASON =
+      "server connection or handshake limit reached".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+  /** Streams a client may reset before their answer per window; 0: no limit. */
+  int maxPeerResetsPerWindow() { return maxPeerResetsPerWindow; }
+
+  long resetWindowNanos() { return resetWindowNanos; }
+
+  /** Connections closed for resetting too many streams. */
+  dev.tern.rpc.spi.ThrottledLog excessiveResets() { return excessiveResets; }
+
+  /**
+   * The limits' counts at one moment: for tests and diagnostics.
+   *
+   * @param handshakes half-open connections now
+   * @param connections connections now, half-open and established
+   * @param peakHandshakes the most half-open connections at once so far
+   * @param peakConnections the most connections at once so far
+   * @param initials Initial packets seen that would start a connection
+   * @param retries Retry packets sent
+   * @param refused connections refused for a limit
+   * @param badTokens Initial packets dropped for a forged or expired token
+   * @param closedForResets connections closed for resetting too many streams
+   * @param addressesInHandshake client addresses with a half-open connection now
+   */
+  record LimitCounts(int handshakes, int connections, int peakHandshakes, int peakConnections, long initials,
+      long retries, long refused, long badTokens, long closedForResets, int addressesInHandshake) {}
+
+  /** The limits' counts now, read on the server's loop. */
+  LimitCounts limitCounts() throws InterruptedException, java.util.concurrent.ExecutionException {
+    return loop.submit(() -> new LimitCounts(admission.handshakes(), admission.connections(),
+        admission.peakHandshakes(), admission.peakConnections(), admission.initials(), admission.retries.count(),
+        admission.refused.count(), admission.badTokens.count(), excessiveResets.count(),
+        admission.addressesInHandshake())).get();
+  }
+
+  /** The handshake and connection limits and their counts; on the loop. */
+  HandshakeAdmission admission() { return admission; }
 
   TransportOptions options() { return options; }
 

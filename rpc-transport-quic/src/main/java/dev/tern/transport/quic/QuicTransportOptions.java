@@ -81,6 +81,41 @@ public final class QuicTransportOptions {
   public static final Key<Long> CANCEL_PROBE_MILLIS = new Key<>("quic.cancelProbeMillis", 1000L);
 
   /**
+   * Server: half-open connections (handshake begun, not finished) above which a client's first
+   * Initial packet is answered with a Retry (RFC 9000 §8.1.2) and the connection is made only once
+   * the client has echoed the token, proving it receives at its address; 100 by default. 0: always
+   * Retry, at the cost of one round trip on every new connection. Below it, handshakes cost no
+   * extra round trip; the 3x anti-amplification limit (RFC 9000 §8.1) still holds for those.
+   * Initial packets over {@link #MAX_HANDSHAKES}, {@link #MAX_HANDSHAKES_PER_ADDRESS} or {@code
+   * maxConnections} are always answered with a Retry, which costs the server no state.
+   */
+  public static final Key<Integer> RETRY_ABOVE_HANDSHAKES = new Key<>("quic.retryAboveHandshakes", 100);
+
+  /**
+   * Server: most half-open connections at once (1,000 by default). Each holds a TLS handshake and
+   * quiche's connection state (tens of KiB) until it completes or the handshake timeout closes it;
+   * past the limit a client whose address a Retry token has proved is refused with {@code
+   * CONNECTION_REFUSED} (RFC 9000 §20.1), and one without a token gets a Retry.
+   */
+  public static final Key<Integer> MAX_HANDSHAKES = new Key<>("quic.maxHandshakes", 1000);
+
+  /**
+   * Server: most half-open connections at once from one client IP address (100 by default). A
+   * Retry-proved address over it is refused with {@code CONNECTION_REFUSED}; an unproved one gets
+   * a Retry, so that a sender forging a victim's address cannot use up the victim's share. It
+   * bounds handshakes only: established connections have no limit per address (phones share
+   * carrier NAT addresses).
+   */
+  public static final Key<Integer> MAX_HANDSHAKES_PER_ADDRESS = new Key<>("quic.maxHandshakesPerAddress", 100);
+
+  /**
+   * Server: how long a Retry token stays valid, in milliseconds (10 s by default). A client sends
+   * it back one round trip after receiving it (RFC 9000 §8.1.2), so a short life suffices and
+   * limits the replay of a captured token.
+   */
+  public static final Key<Long> RETRY_TOKEN_LIFETIME_MILLIS = new Key<>("quic.retryTokenLifetimeMillis", 10_000L);
+
+  /**
    * For tests only: impair this side's datagrams (drop, duplicate, reorder) with a seeded random
    * generator; null (the default) sends and receives unimpaired.
    */
@@ -89,7 +124,8 @@ public final class QuicTransportOptions {
   /** Every key above, for {@link QuicTransportProvider#QuicTransportProvider(TransportOptions)}. */
   static final java.util.List<Key<?>> ALL = java.util.List.of(CONGESTION_CONTROL, INITIAL_CONGESTION_WINDOW_PACKETS,
       HYSTART, INITIAL_MAX_DATA, MAX_IDLE_TIMEOUT_MILLIS, MAX_UDP_PAYLOAD_SIZE, DISCOVER_PMTU, ACTIVE_MIGRATION,
-      MAX_ACK_DELAY_MILLIS, GREASE, EARLY_DATA, CANCEL_PROBE_MILLIS, IMPAIRMENT);
+      MAX_ACK_DELAY_MILLIS, GREASE, EARLY_DATA, CANCEL_PROBE_MILLIS, RETRY_ABOVE_HANDSHAKES, MAX_HANDSHAKES,
+      MAX_HANDSHAKES_PER_ADDRESS, RETRY_TOKEN_LIFETIME_MILLIS, IMPAIRMENT);
 
   private QuicTransportOptions() {}
 

@@ -1,6 +1,7 @@
 package dev.tern.transport.quic;
 
 import dev.tern.rpc.spi.LogNoise;
+import dev.tern.rpc.spi.ThrottledLog;
 import java.util.logging.Logger;
 
 /** Keeps Netty's once-per-JVM chatter out of the application's log (see {@link LogNoise}). */
@@ -10,6 +11,13 @@ final class QuietNettyLogs {
     // channel ids, which is all Tern needs.
     LogNoise.demote("io.netty.util.internal.MacAddressUtil", "Failed to find a usable hardware address",
         Logger.getLogger("dev.tern.transport.quic"));
+    // Per packet, with a stack trace, when FINE is on: a sender of junk decides how often.
+    LogNoise.demoteThrottled("io.netty.handler.codec.quic.QuicheQuicCodec", "Error while processing QUIC packet",
+        MalformedDatagrams.DROPPED);
+    // Per Initial with a bad token, with the token's bytes; the server counts those itself.
+    LogNoise.demoteThrottled("io.netty.handler.codec.quic.QuicheQuicServerCodec", "invalid token",
+        new ThrottledLog(Logger.getLogger("dev.tern.transport.quic"), "quic: Netty dropped an Initial with an invalid token",
+            ThrottledLog.DEFAULT_INTERVAL_NANOS));
   }
 
   private QuietNettyLogs() {}

@@ -43,9 +43,17 @@ final class ServerConnection {
   private volatile Attributes attributes;
   private boolean terminatedReported;
 
-  ServerConnection(QuicServerTransport transport, QuicChannel channel) {
+  /** This connection's place in the server's handshake and connection counts. */
+  private final HandshakeAdmission.Pending admitted;
+  /** Streams the client reset before the server answered, in the current window (rapid reset). */
+  private int peerResetsInWindow;
+  private long resetWindowStartNanos;
+  private boolean closedForResets;
+
+  ServerConnection(QuicServerTransport transport, QuicChannel channel, HandshakeAdmission.Pending admitted) {
     this.transport = transport;
     this.channel = channel;
+    this.admitted = admitted;
     stats.attach(channel);
   }
 
@@ -109,7 +117,7 @@ final class ServerConnection {
   }
 
   private void armIdleTimer() {
-    long idle = transport.options().get(TransportOptions.IDLE_TIMEOUT_MILLIS);
+    long idle = TransportOptions.serverIdleTimeoutMillis(transport.options());
     if (idle > 0 && idleTimer == null && !goAwaySent) {
       idleTimer = channel.eventLoop().schedule(() -> {
         idleTimer = null;
@@ -210,7 +218,44 @@ final class ServerConnection {
     close();
   }
 
+  /**
+   * The client reset a stream before the server had answered it (RESET_STREAM or STOP_SENDING).
+   * HTTP/3's form of "rapid reset" (CVE-2023-44487): streams opened and cancelled at once make the
+   * server start call after call while the client stays under its stream limit, as on HTTP/2. Past
+   * {@link TransportOptions#MAX_RST_FRAMES_PER_WINDOW} such streams in {@link
+   * TransportOptions#RST_FRAMES_WINDOW_SECONDS}, the connection is closed with H3_EXCESSIVE_LOAD
+   * (RFC 9114 §8.1: "the endpoint detected that its peer is exhibiting a behavior that might be
+   * generating excessive load"), as grpc-java sends GOAWAY ENHANCE_YOUR_CALM on HTTP/2. The window
+   * is fixed, as grpc-java's. On the loop.
+   */
+  void peerResetBeforeAnswer() {
+    int max = transport.maxPeerResetsPerWindow();
+    if (max <= 0 || closedForResets) {
+      return;
+    }
+    long now = System.nanoTime();
+    if (peerResetsInWindow == 0 || now - resetWindowStartNanos > transport.resetWindowNanos()) {
+      resetWindowStartNanos = now;
+      peerResetsInWindow = 0;
+    }
+    if (++peerResetsInWindow > max) {
+      closedForResets = true;
+      transport.excessiveResets().event(transport.excessiveResets().wouldLog()
+          ? channel.remoteSocketAddress() + ": " + peerResetsInWindow + " streams reset within "
+              + TimeUnit.NANOSECONDS.toSeconds(transport.resetWindowNanos()) + " s" : null);
+      Status status = Status.UNAVAILABLE.withDescription("QUIC connection closed: the client reset more than "
+          + max + " streams before their answer within " + TimeUnit.NANOSECONDS.toSeconds(transport.resetWindowNanos())
+          + " s (H3_EXCESSIVE_LOAD)");
+      for (QuicServerStream s : new ArrayList<>(streams)) {
+        s.resetStream(StreamHandler.H3_REQUEST_CANCELLED);
+        s.end(status);
+      }
+      channel.close(true, (int) StreamHandler.H3_EXCESSIVE_LOAD, io.netty.buffer.Unpooled.EMPTY_BUFFER);
+    }
+  }
+
   private void closed() {
+    transport.admission().closed(admitted);
     for (QuicServerStream s : new ArrayList<>(streams)) {
       s.end(Status.UNAVAILABLE.withDescription("QUIC connection closed"));
     }
@@ -232,6 +277,7 @@ final class ServerConnection {
    */
   Attributes readyAttributes() {
     if (attributes == null && channel.isActive() && !terminatedReported) {
+      transport.admission().established(admitted); // no longer half-open, from the same moment
       // QUIC always runs TLS 1.3 (RFC 9001).
       attributes = events.connectionReady(ConnectionAttributes.of(stats.snapshot(version, earlyData),
           SecurityLevel.PRIVACY_AND_INTEGRITY));
@@ -256,6 +302,7 @@ final class ServerConnection {
   private final class ConnectionEvents extends ChannelInboundHandlerAdapter {
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
+      transport.admission().established(admitted);
       readyAttributes(); // the handshake is done (RFC 9001 §4.1.1)
       ctx.fireChannelActive();
     }

@@ -25,6 +25,7 @@ abstract class StreamHandler extends ChannelDuplexHandler {
   static final long H3_REQUEST_CANCELLED = Http3ErrorCode.H3_REQUEST_CANCELLED.code();
   static final long H3_REQUEST_REJECTED = Http3ErrorCode.H3_REQUEST_REJECTED.code();
   static final long H3_INTERNAL_ERROR = Http3ErrorCode.H3_INTERNAL_ERROR.code();
+  static final long H3_EXCESSIVE_LOAD = Http3ErrorCode.H3_EXCESSIVE_LOAD.code();
 
   QuicStreamChannel channel;
   MessageDeframer deframer;

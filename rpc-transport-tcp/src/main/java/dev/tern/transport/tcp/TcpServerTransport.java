@@ -58,6 +58,8 @@ final class TcpServerTransport implements ServerTransport {
   private final SslContext sslContext;
   private final Set<TcpServerStream> streams = ConcurrentHashMap.newKeySet();
   private volatile Server server;
+  /** The listening socket's event loops and connection limit; set by start. */
+  private volatile ServerSockets sockets;
   private volatile SocketAddress boundAddress;
   /** Set by shutdown: streams that still arrive (sent before the client saw GOAWAY) are refused. */
   private volatile boolean shuttingDown;
@@ -81,7 +83,11 @@ final class TcpServerTransport implements ServerTransport {
         throw new IllegalStateException("tcp server transport on " + bindAddress + " already started");
       }
       this.listener = listener;
+      ServerSockets own = new ServerSockets(options.get(TransportOptions.MAX_CONNECTIONS));
       NettyServerBuilder builder = NettyServerBuilder.forAddress(bindAddress)
+          .channelFactory(own.channelFactory())
+          .bossEventLoopGroup(own.boss)
+          .workerEventLoopGroup(own.workers)
           .fallbackHandlerRegistry(new AcceptEverything())
           .addTransportFilter(new TcpConnectionEvents(() -> this.listener))
           .directExecutor()
@@ -96,7 +102,9 @@ final class TcpServerTransport implements ServerTransport {
       // own would trace every call a second time (grpc-java has no public switch for it).
       InternalNettyServerBuilder.setStatsEnabled(builder, false);
       InternalNettyServerBuilder.setTracingEnabled(builder, false);
-      long idleMillis = options.get(TransportOptions.IDLE_TIMEOUT_MILLIS);
+      // On by default (TransportOptions.DEFAULT_SERVER_IDLE_TIMEOUT_MILLIS says why): a connection
+      // that sent its preface and went quiet would otherwise hold its file descriptor forever.
+      long idleMillis = TransportOptions.serverIdleTimeoutMillis(options);
       if (idleMillis > 0) {
         builder.maxConnectionIdle(idleMillis, TimeUnit.MILLISECONDS);
       }
@@ -131,12 +139,18 @@ final class TcpServerTransport implements ServerTransport {
       if (sslContext != null) {
         builder.sslContext(sslContext);
       }
-      Server built = builder.build();
+      Server built;
       try {
+        built = builder.build();
         built.start();
       } catch (IOException e) {
+        own.shutdown();
         throw new IOException("tcp: cannot listen on " + bindAddress + ": " + rootMessage(e), e);
+      } catch (RuntimeException e) {
+        own.shutdown();
+        throw e;
       }
+      sockets = own;
       server = built;
       List<? extends SocketAddress> sockets = built.getListenSockets();
       boundAddress = sockets.isEmpty() ? null : sockets.get(0);
@@ -180,7 +194,15 @@ final class TcpServerTransport implements ServerTransport {
       }
       terminationWatched = true;
     }
-    Termination.whenTerminated(s::awaitTermination, () -> listener.serverTerminated());
+    Termination.whenTerminated(s::awaitTermination, () -> {
+      sockets.shutdown();
+      listener.serverTerminated();
+    });
+  }
+
+  /** The listening socket's connection counts; null before start. */
+  ServerSockets sockets() {
+    return sockets;
   }
 
   void streamClosed(TcpServerStream stream) {

@@ -70,7 +70,7 @@ final class UdpServerTransport implements ServerTransport, Pump {
         sc.drain("the server is shutting down");
       }
       return sc;
-    }, options.get(UdpTransportOptions.MAX_CONNECTIONS), "tern-udp-server " + bindAddress);
+    }, UdpTransportOptions.maxConnections(options), "tern-udp-server " + bindAddress);
     bound = e.localAddress();
     endpoint = e;
     e.setPump(this);

@@ -72,9 +72,36 @@ public final class UdpTransportOptions {
    */
   public static final Attributes.Key<byte[]> CLIENT_PUBLIC_KEY =
       Attributes.Key.create("udp.clientPublicKey");
-  /** Server: the most connections served at once; INITIALs beyond are dropped. */
+  /**
+   * Server: the most connections served at once (10,000); INITIALs beyond are dropped. Unset, the
+   * common {@link TransportOptions#MAX_CONNECTIONS} applies if that is set (the server builder's
+   * {@code maxConnections}).
+   */
   public static final TransportOptions.Key<Integer> MAX_CONNECTIONS =
       new TransportOptions.Key<>("udp.maxConnections", 10_000);
+
+  /**
+   * The server's connection limit: {@link #MAX_CONNECTIONS} if set, else the common {@link
+   * TransportOptions#MAX_CONNECTIONS} if set (0 there: no limit), else 10,000.
+   *
+   * @param o the server's options
+   * @return the limit, 1 or more
+   * @throws IllegalArgumentException naming the option if it is negative (or 0 for {@code udp.maxConnections})
+   */
+  public static int maxConnections(TransportOptions o) {
+    if (!o.isSet(MAX_CONNECTIONS) && o.isSet(TransportOptions.MAX_CONNECTIONS)) {
+      int common = o.get(TransportOptions.MAX_CONNECTIONS);
+      if (common < 0) {
+        throw new IllegalArgumentException("maxConnections must be >= 0 (0: no limit), was " + common);
+      }
+      return common == 0 ? Integer.MAX_VALUE : common;
+    }
+    int max = o.get(MAX_CONNECTIONS);
+    if (max < 1) {
+      throw new IllegalArgumentException(MAX_CONNECTIONS.name() + " must be >= 1, was " + max);
+    }
+    return max;
+  }
   /**
    * The protocol's idle timeout, {@code max_idle_timeout} in milliseconds (30 s; 0: none): a
    * connection that receives nothing for the smaller of both sides' values is discarded

@@ -29,6 +29,19 @@ class UdpTransportOptionsTest {
   }
 
   @Test
+  void theServersConnectionLimitIsUdpsOwnIfSetElseTheCommonOneElseTenThousand() {
+    TransportOptions none = TransportOptions.defaults();
+    assertThat(UdpTransportOptions.maxConnections(none)).isEqualTo(10_000);
+    assertThat(UdpTransportOptions.maxConnections(none.with(TransportOptions.MAX_CONNECTIONS, 50))).isEqualTo(50);
+    assertThat(UdpTransportOptions.maxConnections(none.with(TransportOptions.MAX_CONNECTIONS, 0)))
+        .as("0: no limit").isEqualTo(Integer.MAX_VALUE);
+    assertThat(UdpTransportOptions.maxConnections(none.with(TransportOptions.MAX_CONNECTIONS, 50)
+        .with(UdpTransportOptions.MAX_CONNECTIONS, 7))).isEqualTo(7);
+    assertThatThrownBy(() -> UdpTransportOptions.maxConnections(none.with(UdpTransportOptions.MAX_CONNECTIONS, 0)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("udp.maxConnections");
+  }
+
+  @Test
   void aServerWithoutItsKeyIsRefusedNamingTheOption() {
     assertThatThrownBy(() -> new UdpTransportProvider().newServerTransport(
         new InetSocketAddress("127.0.0.1", 0), TransportOptions.defaults()))
