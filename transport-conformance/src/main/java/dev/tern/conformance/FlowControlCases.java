@@ -100,7 +100,11 @@ public abstract class FlowControlCases extends CancellationCases {
     ByteBuffer first = call.recorder.nextMessage(timeout());
     assertThat(first).isNotNull();
     assertThat(call.recorder.nextMessage(quietPeriod())).as("a message the client did not request").isNull();
-    call.stream.request(written - 1);
+    // A transport may push back before the window is full (a loaded machine's QUIC stream did after
+    // one message): the client then has nothing more to ask for, and asking for 0 is illegal.
+    if (written > 1) {
+      call.stream.request(written - 1);
+    }
     for (int i = 1; i < written; i++) {
       ByteBuffer m = call.recorder.nextMessage(timeout());
       assertThat(m).as("message %d of %d", i, written).isNotNull();
