@@ -168,6 +168,7 @@ public final class Connection {
         s.loss.mutate(config.mutant == Mutant.PTO_4X, config.mutant == Mutant.NO_FAST_RETRANSMIT);
       }
       pacer.setUnpaced(config.mutant == Mutant.NO_PACING);
+      spaces[PacketSpace.APPLICATION].acks.acknowledgeGaps(config.mutant == Mutant.OPTIMISTIC_ACKS);
     }
     this.log = appSpace.log;
     this.loss = appSpace.loss;

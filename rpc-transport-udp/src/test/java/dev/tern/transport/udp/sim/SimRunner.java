@@ -2,7 +2,7 @@ package dev.tern.transport.udp.sim;
 
 import dev.tern.transport.udp.congestion.CongestionControl;
 import dev.tern.transport.udp.connection.ConnectionConfig;
-import dev.tern.transport.udp.connection.Mutant;
+import dev.tern.transport.udp.connection.Mutants;
 import dev.tern.netlab.cli.LinkOptions;
 import dev.tern.netlab.link.CustomLinks;
 import dev.tern.netlab.link.LinkProfile;
@@ -105,8 +105,8 @@ public final class SimRunner implements Callable<Integer> {
   public Integer call() throws Exception {
     ConnectionConfig config = ConnectionConfig.builder()
         .congestionControl(CongestionControl.valueOf(cc.toUpperCase(Locale.ROOT)))
-        .handshakeCopy(!noHandshakeCopy).build()
-        .withMutant(Mutant.valueOf(mutant.toUpperCase(Locale.ROOT)));
+        .handshakeCopy(!noHandshakeCopy).build();
+    config = Mutants.with(config, mutant);
     List<String> ps;
     try {
       ps = resolvedProfiles(spec.commandLine().getParseResult().hasMatchedOption("--profile"));
