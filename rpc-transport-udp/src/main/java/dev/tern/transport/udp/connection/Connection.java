@@ -170,6 +170,8 @@ public final class Connection {
       pacer.setUnpaced(config.mutant == Mutant.NO_PACING);
       spaces[PacketSpace.APPLICATION].acks.acknowledgeGaps(config.mutant == Mutant.OPTIMISTIC_ACKS);
     }
+    // RFC 9000 §21.4: skipped packet numbers catch a peer that acknowledges what it never got.
+    spaces[PacketSpace.APPLICATION].loss.skipPacketNumbers(random.nextLong());
     this.log = appSpace.log;
     this.loss = appSpace.loss;
     this.acks = appSpace.acks;
