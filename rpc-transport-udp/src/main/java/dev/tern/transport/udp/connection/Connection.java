@@ -182,6 +182,8 @@ public final class Connection {
     this.idleTimeoutNs = Saturating.msToNs(config.idleTimeoutMs);
     this.idle = new IdlePolicy(Saturating.msToNs(config.keepAliveMs),
         Saturating.msToNs(config.keepAliveTimeoutMs), idleTimeoutNs, 0);
+    // Only the client's datagrams can show the server a new address after a NAT rebinding.
+    idle.setProbeWhileWaiting(isClient);
   }
 
   /**
