@@ -1,7 +1,7 @@
 package dev.tern.transport.udp.connection;
 
 import dev.tern.transport.udp.congestion.CongestionController;
-import dev.tern.transport.udp.congestion.CongestionControllers;
+import dev.tern.transport.udp.congestion.PathCongestion;
 import dev.tern.transport.udp.congestion.Pacer;
 import dev.tern.transport.udp.crypto.EpochPacketKeys;
 import dev.tern.transport.udp.handshake.HandshakeException;
@@ -69,7 +69,7 @@ public final class Connection {
   /** The application space's log, detector and tracker (most of the connection uses only it). */
   final SentPacketLog log;
   final RttEstimator rtt = new RttEstimator();
-  final CongestionController cc;
+  final PathCongestion cc;
   final Pacer pacer;
   final MtuDiscovery mtu;
   final IdlePolicy idle;
@@ -148,8 +148,7 @@ public final class Connection {
     this.originalDcid = originalDcid;
     this.version = version;
     this.attemptedVersion = version;
-    this.cc = CongestionControllers.create(config.congestionControl, config.maxDatagramBytes,
-        random.nextLong());
+    this.cc = new PathCongestion(config.congestionControl, config.maxDatagramBytes, random);
     this.pacer = new Pacer(config.maxDatagramBytes, cc.pacingRateBytesPerSecond(rtt));
     this.mtu = new MtuDiscovery(config.maxDatagramBytes, config.maxProbedDatagramBytes,
         MtuDiscovery.RAISE_INTERVAL_NS);
@@ -691,9 +690,22 @@ public final class Connection {
     return mtu;
   }
 
-  /** The congestion controller. */
+  /** The congestion controller in force (a fresh one after each validated path change). */
   public CongestionController congestionController() {
-    return cc;
+    return cc.current();
+  }
+
+  /**
+   * The peer proved it holds its new address (PATH_RESPONSE, RFC 9000 §8.2.3): the RTT estimate
+   * and the congestion controller restart from their initial values for the new path (RFC 9000
+   * §9.4). The core sees paths only as the driver's numbers, not addresses, so it cannot tell a
+   * change of port alone (a NAT rebinding, after which §9.4 allows keeping both) from a move to
+   * another network, and resets on every change: the conservative reading.
+   */
+  void onPathValidated() {
+    stats.pathsValidated++;
+    rtt.reset();
+    cc.onNewPath(flight.nextSequence());
   }
 
   /**

@@ -42,6 +42,11 @@ public final class ConnectionStats {
   /** Path changes followed. */
   public long pathChanges;
   /**
+   * Path changes confirmed by PATH_RESPONSE, each of which reset the RTT estimate and the
+   * congestion controller (RFC 9000 §9.4).
+   */
+  public long pathsValidated;
+  /**
    * INITIAL packets dropped for carrying a frame other than CRYPTO, ACK, PING, PADDING or
    * CONNECTION_CLOSE (RFC 9000 §17.2.2).
    */

@@ -230,6 +230,7 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
   public void onPathResponse(PathResponseFrame f) {
     if (c.pathChallengeOutstanding && f.data == c.pathChallengeData) {
       c.pathChallengeOutstanding = false;
+      c.onPathValidated();
     }
   }
 

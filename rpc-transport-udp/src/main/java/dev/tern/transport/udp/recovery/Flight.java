@@ -21,6 +21,11 @@ public final class Flight {
     return ptoCount;
   }
 
+  /** The number the next packet sent will get in the connection-wide sending sequence. */
+  public long nextSequence() {
+    return nextSequence;
+  }
+
   /** The next number of the connection-wide sending sequence; each call takes one. */
   long takeSequence() {
     return nextSequence++;
