@@ -95,6 +95,9 @@ public final class SimRunner implements Callable<Integer> {
     }
     if (profiles.size() == 1 && profiles.get(0).equals("all")) {
       out.addAll(SimProfiles.names());
+      out.addAll(Adversaries.NAMES); // docs/udp-simulator.md, "Adversaries"
+    } else if (profiles.size() == 1 && profiles.get(0).equals("adversaries")) {
+      out.addAll(Adversaries.NAMES);
     } else {
       out.addAll(profiles);
     }
