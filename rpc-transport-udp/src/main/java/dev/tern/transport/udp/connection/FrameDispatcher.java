@@ -222,6 +222,12 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
 
   @Override
   public void onPathChallenge(PathChallengeFrame f) {
+    if (c.isClient && f.data != c.pathResponseData) {
+      // The server challenges a client only when the client's packets came from a new address
+      // (docs/protocol.md §8): the client moved, or its NAT mapping did, and the path between
+      // them is a new one to the client too (RFC 9000 §9.4).
+      c.onPathValidated();
+    }
     c.pathResponsePending = true;
     c.pathResponseData = f.data;
   }
@@ -230,6 +236,7 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
   public void onPathResponse(PathResponseFrame f) {
     if (c.pathChallengeOutstanding && f.data == c.pathChallengeData) {
       c.pathChallengeOutstanding = false;
+      c.pathChallengePending = false; // a copy queued meanwhile is not needed
       c.onPathValidated();
     }
   }
@@ -283,6 +290,12 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
       c.handshake.onPeerHasIt();
     } else if (type == SentFrameType.HANDSHAKE_DONE) {
       c.handshakeDoneAcked = true;
+    } else if (type == SentFrameType.PATH_CHALLENGE && c.pathChallengeOutstanding
+        && a == c.pathChallengeData) {
+      // The challenge arrived; its PATH_RESPONSE comes in the same packet as this ACK (after
+      // it), unless that was lost: then the challenge goes again (RFC 9000 §8.2.1), since a
+      // PATH_RESPONSE is never retransmitted. A response processed next cancels the copy.
+      c.pathChallengePending = true;
     }
   }
 
@@ -298,6 +311,11 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
       c.handshake.onLost();
     } else if (type == SentFrameType.HANDSHAKE_DONE && !c.handshakeDoneAcked) {
       c.handshakeDonePending = true;
+    } else if (type == SentFrameType.PATH_CHALLENGE && c.pathChallengeOutstanding
+        && a == c.pathChallengeData) {
+      // RFC 9000 §8.2.1: a lost challenge is sent again (PATH_RESPONSE never is), so that one
+      // lost datagram does not leave the new path unvalidated.
+      c.pathChallengePending = true;
     }
   }
 }
