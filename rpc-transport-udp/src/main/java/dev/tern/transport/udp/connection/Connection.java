@@ -104,6 +104,10 @@ public final class Connection {
   long amplificationReceivedBytes;
   long amplificationSentBytes;
   long currentPathId;
+  /** The path last validated (or the first), against which a new one is judged. */
+  long validatedPathId;
+  /** Tells whether two paths reach the same host (a port change only), if the driver knows. */
+  private PathOracle pathOracle;
   boolean pathChallengePending;
   long pathChallengeData;
   boolean pathChallengeOutstanding;
@@ -704,8 +708,33 @@ public final class Connection {
    */
   void onPathValidated() {
     stats.pathsValidated++;
+    long previous = validatedPathId;
+    validatedPathId = currentPathId;
+    if (pathOracle != null && pathOracle.sameHost(previous, currentPathId)) {
+      return; // only the port changed (a NAT rebinding): the path's figures still hold (§9.4)
+    }
+    stats.pathResets++;
     rtt.reset();
     cc.onNewPath(flight.nextSequence());
+  }
+
+  /**
+   * What a driver knows of its paths: whether two path ids name the same remote host, differing
+   * at most in the port.
+   */
+  @FunctionalInterface
+  public interface PathOracle {
+    /** Whether paths {@code a} and {@code b} reach the same host (a port change only). */
+    boolean sameHost(long a, long b);
+  }
+
+  /**
+   * Lets the connection tell a change of port alone (a NAT rebinding, after which RFC 9000 §9.4
+   * keeps the RTT estimate and the congestion controller) from a change of host (which resets
+   * both). Without an oracle every validated change of path resets them.
+   */
+  public void setPathOracle(PathOracle oracle) {
+    this.pathOracle = oracle;
   }
 
   /**

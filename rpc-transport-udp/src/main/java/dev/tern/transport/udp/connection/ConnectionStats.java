@@ -47,6 +47,11 @@ public final class ConnectionStats {
    */
   public long pathsValidated;
   /**
+   * Of those, the changes to another host (or of unknown kind), which reset the RTT estimate
+   * and the congestion controller (RFC 9000 §9.4); a change of port alone keeps them.
+   */
+  public long pathResets;
+  /**
    * INITIAL packets dropped for carrying a frame other than CRYPTO, ACK, PING, PADDING or
    * CONNECTION_CLOSE (RFC 9000 §17.2.2).
    */

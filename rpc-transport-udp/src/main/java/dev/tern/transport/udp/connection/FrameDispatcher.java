@@ -222,12 +222,6 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
 
   @Override
   public void onPathChallenge(PathChallengeFrame f) {
-    if (c.isClient && f.data != c.pathResponseData) {
-      // The server challenges a client only when the client's packets came from a new address
-      // (docs/protocol.md §8): the client moved, or its NAT mapping did, and the path between
-      // them is a new one to the client too (RFC 9000 §9.4).
-      c.onPathValidated();
-    }
     c.pathResponsePending = true;
     c.pathResponseData = f.data;
   }

@@ -140,6 +140,9 @@ public final class Simulation {
         clientApp);
     clientApp.attach(client);
     this.demux = new ServerDemux(serverConfig.withDeterministicRandom(new Random(~seed)), c -> {
+      // The client's rebindings keep its host (a NAT gives it another port); a move to the
+      // second network, or an attacker's forged address, is another host.
+      c.setPathOracle((a, b) -> a < MOVED_PATH && b < MOVED_PATH);
       ServerApp app = new ServerApp(seed, c);
       if (server == null) {
         server = c;
