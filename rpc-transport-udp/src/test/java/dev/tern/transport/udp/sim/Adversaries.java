@@ -26,7 +26,8 @@ import java.util.Random;
  *   <li>{@code adv-optimistic-acker}: the client acknowledges every packet number up to the
  *       largest received, gaps included (a feed, so the server sends enough packets to skip
  *       some); the server must close the connection with PROTOCOL_VIOLATION (RFC 9000 §21.4).
- *   <li>{@code adv-nat-rebinding}: the client's address changes every 500 ms while its calls
+ *   <li>{@code adv-nat-rebinding}: the client's address changes every 500 ms (from a phase drawn
+ *       from the seed) while its calls
  *       run; no call may be lost. The client keeps its connection up between calls (keep-alive
  *       without calls), as a channel that expects more calls does.
  *   <li>{@code adv-moving-client}: half-way through a feed the client moves to a second network
@@ -64,15 +65,20 @@ final class Adversaries {
       case "adv-nat-rebinding": {
         SimRun.Setup setup = new SimRun.Setup(SimProfiles.get(base), seed, config, config,
             scenario.calls(calls));
-        setup.sim.rebindEvery(REBIND_PERIOD_NS, REBIND_PERIOD_NS);
+        // The first change at a phase drawn from the seed: a period in step with the handshake's
+        // probe timeouts (999 ms x 2^n - 1) would rebind 1 ms after each probe, every answer
+        // going to the address just left, which no protocol survives.
+        long phase = Math.floorMod(new Random(seed ^ ATTACKER_SEED).nextLong(), REBIND_PERIOD_NS);
+        setup.sim.rebindEvery(REBIND_PERIOD_NS / 2 + phase, REBIND_PERIOD_NS);
         // A client that keeps its connection (keep-alive without calls): after a rebinding that
         // came as its calls ended, its keep-alive shows the server the new address, so the
         // server's last packets are acknowledged and the connection ends empty.
         setup.sim.client().setKeepConnected(true);
         RunResult r = SimRun.run(setup, name, scenario, setup.calls);
-        r.pathChangeAllowanceNs = pathChangeAllowance(r, rebindsBefore(r.completionNs));
-        r.adversary = String.format("base=%s rebinds=%d followed=%d", base,
-            rebindsBefore(r.completionNs), r.clientPathChanges);
+        int rebinds = rebindsBefore(r.completionNs, REBIND_PERIOD_NS / 2 + phase);
+        r.pathChangeAllowanceNs = pathChangeAllowance(r, rebinds);
+        r.adversary = String.format("base=%s firstRebind=%.0fms rebinds=%d followed=%d", base,
+            (REBIND_PERIOD_NS / 2 + phase) / 1e6, rebinds, r.clientPathChanges);
         return r;
       }
       case "adv-moving-client":
@@ -82,8 +88,8 @@ final class Adversaries {
     }
   }
 
-  private static int rebindsBefore(long completionNs) {
-    return completionNs < 0 ? 0 : (int) (completionNs / REBIND_PERIOD_NS);
+  private static int rebindsBefore(long completionNs, long firstNs) {
+    return completionNs < firstNs ? 0 : (int) ((completionNs - firstNs) / REBIND_PERIOD_NS) + 1;
   }
 
   /**
