@@ -26,27 +26,33 @@ import java.util.Random;
  *   <li>{@code adv-optimistic-acker}: the client acknowledges every packet number up to the
  *       largest received, gaps included (a feed, so the server sends enough packets to skip
  *       some); the server must close the connection with PROTOCOL_VIOLATION (RFC 9000 §21.4).
- *   <li>{@code adv-nat-rebinding}: the client's address changes every 500 ms (from a phase drawn
- *       from the seed) while its calls
+ *   <li>{@code adv-nat-rebinding}: the client's address changes every 0.5-1.5 s (drawn from the
+ *       seed) while its calls
  *       run; no call may be lost. The client keeps its connection up between calls (keep-alive
  *       without calls), as a channel that expects more calls does.
  *   <li>{@code adv-moving-client}: half-way through a feed the client moves to a second network
  *       with another RTT ({@link #MOVES}); no call may be lost, and the RTT estimates must come
  *       from the new network (RFC 9000 §9.4).
+ *   <li>{@code adv-server-restart}: after the client's calls the server restarts (its
+ *       connections gone, the same static key); the client, which keeps its connection for later
+ *       calls, must learn that it is gone (its connection must end, not hang), the old
+ *       connection's datagrams must leave the restarted server without state, and a new
+ *       connection to the restarted server must carry the next calls (the same scenario again,
+ *       checked and timed like any run).
  * </ul>
  */
 final class Adversaries {
   /** The adversarial profiles, in the order a campaign cycles through them. */
   static final List<String> NAMES = List.of("adv-spoofer", "adv-replayer",
-      "adv-optimistic-acker", "adv-nat-rebinding", "adv-moving-client");
+      "adv-optimistic-acker", "adv-nat-rebinding", "adv-moving-client", "adv-server-restart");
   /** The links the attacks run over, one per seed in turn. */
   static final List<String> BASES = List.of("wifi", "mobile", "crowded", "lte-tmobile",
       "harsh-mix");
   /** The moving client's networks: from the first of a pair to the second. */
   static final String[][] MOVES = {{"wifi", "mobile"}, {"mobile", "wifi"},
       {"lte-tmobile", "wifi"}, {"wifi", "crowded"}};
-  /** How often the NAT of {@code adv-nat-rebinding} gives the client a new address. */
-  static final long REBIND_PERIOD_NS = 500_000_000L;
+  /** How often, on average, the NAT of {@code adv-nat-rebinding} gives the client a new address. */
+  static final long REBIND_PERIOD_NS = 1_000_000_000L;
   private static final long SPOOF_INTERVAL_NS = 5_000_000L;
   private static final long ATTACKER_SEED = 0xADE5_A41EL;
 
@@ -68,14 +74,17 @@ final class Adversaries {
         // The first change at a phase drawn from the seed: a period in step with the handshake's
         // probe timeouts (999 ms x 2^n - 1) would rebind 1 ms after each probe, every answer
         // going to the address just left, which no protocol survives.
-        long phase = Math.floorMod(new Random(seed ^ ATTACKER_SEED).nextLong(), REBIND_PERIOD_NS);
-        setup.sim.rebindEvery(REBIND_PERIOD_NS / 2 + phase, REBIND_PERIOD_NS);
+        // Nor may the intervals keep step with the client's own timers (its waiting PINGs after
+        // 1, 2, 4... probe timeouts): each is drawn between half a period and one and a half.
+        Random nat = new Random(seed ^ ATTACKER_SEED);
+        long phase = Math.floorMod(nat.nextLong(), REBIND_PERIOD_NS);
+        setup.sim.rebindEvery(REBIND_PERIOD_NS / 2 + phase, REBIND_PERIOD_NS, nat);
         // A client that keeps its connection (keep-alive without calls): after a rebinding that
         // came as its calls ended, its keep-alive shows the server the new address, so the
         // server's last packets are acknowledged and the connection ends empty.
         setup.sim.client().setKeepConnected(true);
         RunResult r = SimRun.run(setup, name, scenario, setup.calls);
-        int rebinds = rebindsBefore(r.completionNs, REBIND_PERIOD_NS / 2 + phase);
+        int rebinds = setup.sim.rebinds;
         r.pathChangeAllowanceNs = pathChangeAllowance(r, rebinds);
         r.adversary = String.format("base=%s firstRebind=%.0fms rebinds=%d followed=%d", base,
             (REBIND_PERIOD_NS / 2 + phase) / 1e6, rebinds, r.clientPathChanges);
@@ -83,13 +92,11 @@ final class Adversaries {
       }
       case "adv-moving-client":
         return moving(seed, config);
+      case "adv-server-restart":
+        return restart(base, scenario, seed, config);
       default:
         throw new IllegalArgumentException("no adversary " + name);
     }
-  }
-
-  private static int rebindsBefore(long completionNs, long firstNs) {
-    return completionNs < firstNs ? 0 : (int) ((completionNs - firstNs) / REBIND_PERIOD_NS) + 1;
   }
 
   /**
@@ -125,6 +132,44 @@ final class Adversaries {
             base, sim.spoofed, sim.demux.dropped(), sim.reflectedBytes, sim.maxServerConnections)
         : String.format("base=%s replayed=%d reordered=%d maxConnections=%d", base, sim.replayed,
             sim.reordered, sim.maxServerConnections);
+    return r;
+  }
+
+  private static RunResult restart(String base, Scenario scenario, long seed,
+      ConnectionConfig config) {
+    SimRun.Setup first = new SimRun.Setup(SimProfiles.get(base), seed, config, config,
+        scenario.calls(new Random(seed)));
+    Simulation sim = first.sim;
+    sim.client().setKeepConnected(true); // a channel that expects more calls keeps it
+    sim.stopOnFatal(false);
+    String failure = null;
+    if (!sim.runUntil(sim::allCallsDone, SimRun.CALL_LIMIT_NS)) {
+      failure = "calls before the restart incomplete: " + sim.fatal();
+    }
+    long restartAt = sim.nowNs() + 100_000_000L;
+    sim.runUntil(() -> false, restartAt);
+    sim.restartServer();
+    Connection old = sim.client();
+    sim.runUntil(() -> old.state() == ConnectionState.CLOSED, restartAt + SimRun.QUIESCE_LIMIT_NS);
+    long learnedNs = sim.nowNs() - restartAt;
+    int stateLeft = sim.demux.connections().size();
+    long strayDropped = sim.demux.dropped();
+    // The next calls: a new connection to the restarted server, whose static key is the same
+    // (a fresh simulation of the same seed: the server's key comes from it).
+    List<Call> next = scenario.calls(new Random(seed));
+    RunResult r = SimRun.run(new SimRun.Setup(SimProfiles.get(base), seed, config, config, next),
+        "adv-server-restart", scenario, next);
+    if (r.ok() && failure != null) {
+      r.failure = failure;
+    } else if (r.ok() && old.state() != ConnectionState.CLOSED) {
+      r.failure = "the client did not learn that the restarted server lost its connection";
+    } else if (r.ok() && stateLeft != 0) {
+      r.failure = "the old connection's datagrams made the restarted server hold "
+          + stateLeft + " connections";
+    }
+    r.adversary = String.format("base=%s learnedAfter=%.0fms closedBy=%s strayDropped=%d "
+        + "restartedServerConnections=%d", base, learnedNs / 1e6, old.closeError(), strayDropped,
+        stateLeft);
     return r;
   }
 

@@ -40,6 +40,11 @@ public final class RunResult {
   public int maxServerConnections;
   /** How often the server followed the client to a new path. */
   public long clientPathChanges;
+  /** Of the server's path changes, those validated, and those that reset its estimates. */
+  public long serverPathsValidated;
+  public long serverPathResets;
+  /** The server's min RTT at the end of the run, ns (Long.MAX_VALUE: no sample). */
+  public long serverMinRttNs = Long.MAX_VALUE;
   /** For an adversarial profile: the attack, its base link and what it did; else null. */
   public String adversary;
   /**

@@ -165,7 +165,12 @@ public final class SimRun {
     res.maxBurstUpBytes = sim.maxBurstBytes(true);
     res.maxBurstDownBytes = sim.maxBurstBytes(false);
     res.maxServerConnections = sim.maxServerConnections;
-    res.clientPathChanges = sim.server() == null ? 0 : sim.server().stats().pathChanges;
+    if (sim.server() != null) {
+      res.clientPathChanges = sim.server().stats().pathChanges;
+      res.serverPathsValidated = sim.server().stats().pathsValidated;
+      res.serverPathResets = sim.server().stats().pathResets;
+      res.serverMinRttNs = sim.server().rtt().minRttNs();
+    }
     res.upBottleneck = profile.clientToServer().meanRateBitsPerSecond() > 0;
     res.downBottleneck = profile.serverToClient().meanRateBitsPerSecond() > 0;
     long handshakeAllowance = LinkChannel.handshakeAllowanceNs(roundTrip,

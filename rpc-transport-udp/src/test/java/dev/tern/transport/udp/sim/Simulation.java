@@ -39,7 +39,11 @@ public final class Simulation {
   private final Channel down;
   final Connection client;
   final ClientApp clientApp;
-  final ServerDemux demux;
+  ServerDemux demux;
+  private final ConnectionConfig serverConfig;
+  private int restarts;
+  /** Datagrams the restarted server dropped, counted when the next restart replaces it. */
+  long droppedByRestartedServer;
   ServerApp serverApp;
   Connection server;
   private final PriorityQueue<Event> events = new PriorityQueue<>();
@@ -54,6 +58,9 @@ public final class Simulation {
   long rebindAtNs = NO_REBIND;
   private long rebindPeriodNs;
   private long nextRebindNs = NO_REBIND;
+  private Random rebindJitter;
+  /** How often the client's address changed. */
+  int rebinds;
   /** The path id of the second network a moving client goes to. */
   static final long MOVED_PATH = 1L << 40;
   /** Path ids at and above this are addresses an attacker forged. */
@@ -139,7 +146,12 @@ public final class Simulation {
     this.client = Connection.client(clientConfig.withDeterministicRandom(new Random(seed)),
         clientApp);
     clientApp.attach(client);
-    this.demux = new ServerDemux(serverConfig.withDeterministicRandom(new Random(~seed)), c -> {
+    this.serverConfig = serverConfig;
+    this.demux = newDemux(new Random(~seed));
+  }
+
+  private ServerDemux newDemux(Random random) {
+    return new ServerDemux(serverConfig.withDeterministicRandom(random), c -> {
       // The client's rebindings keep its host (a NAT gives it another port); a move to the
       // second network, or an attacker's forged address, is another host.
       c.setPathOracle((a, b) -> a < MOVED_PATH && b < MOVED_PATH);
@@ -150,6 +162,16 @@ public final class Simulation {
       }
       return app;
     }, 16);
+  }
+
+  /**
+   * The server restarts: every connection it held is gone, and a new server with the same
+   * static key and configuration takes the datagrams from now on.
+   */
+  public void restartServer() {
+    demux = newDemux(new Random(~seed + ++restarts));
+    server = null;
+    serverApp = null;
   }
 
   /** Sees every datagram the client receives, right after the client processed it. */
@@ -180,9 +202,19 @@ public final class Simulation {
    * datagram of the client's would show the server).
    */
   public void rebindEvery(long firstNs, long periodNs) {
+    rebindEvery(firstNs, periodNs, null);
+  }
+
+  /**
+   * As {@link #rebindEvery(long, long)}, each interval drawn from {@code jitter} between half
+   * and one and a half periods (null: exactly one period): a NAT's changes keep no step with the
+   * client's timers.
+   */
+  public void rebindEvery(long firstNs, long periodNs, Random jitter) {
     this.rebindAtNs = firstNs;
     this.nextRebindNs = firstNs;
     this.rebindPeriodNs = periodNs;
+    this.rebindJitter = jitter;
   }
 
   /** Moves the client at {@code atNs} to a second network joined by {@code up} and {@code down}. */
@@ -303,7 +335,10 @@ public final class Simulation {
   private void step() {
     while (nowNs >= nextRebindNs && (rebindPeriodNs == 0 || !clientApp.allDone())) {
       clientPath++;
-      nextRebindNs = rebindPeriodNs > 0 ? nextRebindNs + rebindPeriodNs : NO_REBIND;
+      rebinds++;
+      long interval = rebindJitter == null ? rebindPeriodNs
+          : rebindPeriodNs / 2 + (long) (rebindJitter.nextDouble() * rebindPeriodNs);
+      nextRebindNs = rebindPeriodNs > 0 ? nextRebindNs + interval : NO_REBIND;
     }
     if (nowNs >= moveAtNs && clientPath != MOVED_PATH) {
       srttBeforeMoveNs = client.rtt().smoothedRttNs();
