@@ -385,6 +385,11 @@ public final class Connection {
     }
     keys.onTimeout(nowNs); // RFC 9001 §6.1: the previous 1-RTT read keys' time is up
     IdlePolicy.Action idleAction = idlePolicy().onTimeout(nowNs, rtt.ptoNs(0));
+    if (idleAction == IdlePolicy.Action.SEND_WAITING_PING
+        && state == ConnectionState.ESTABLISHED) {
+      pingPending = true;
+      stats.waitingPingsSent++;
+    }
     if (idleAction == IdlePolicy.Action.SEND_PING && state == ConnectionState.ESTABLISHED) {
       pingPending = true;
       stats.keepAlivePingsSent++;

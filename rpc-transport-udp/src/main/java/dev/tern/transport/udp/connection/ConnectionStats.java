@@ -37,6 +37,11 @@ public final class ConnectionStats {
   public long ptoCount;
   /** Keep-alive PINGs sent (IdlePolicy: quiet for the keep-alive interval). */
   public long keepAlivePingsSent;
+  /**
+   * PINGs sent because a call waited and nothing arrived for a probe timeout (backed off): they
+   * show the server the client's current address after a NAT rebinding (docs/protocol.md §8).
+   */
+  public long waitingPingsSent;
   /** ACK frames received that carried receive timestamps. */
   public long timestampedAcksReceived;
   /** Path changes followed. */

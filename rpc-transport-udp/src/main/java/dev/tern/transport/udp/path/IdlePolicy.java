@@ -22,8 +22,11 @@ import dev.tern.transport.udp.util.Saturating;
  *
  * <p>A client whose calls wait ({@link #setProbeWhileWaiting}) does not wait the whole interval
  * when nothing arrives: after a probe timeout without receiving anything it sends a PING, then
- * after twice that, four times, and so on (RFC 9002 §6.2.1's backoff) up to the keep-alive
- * interval. A server sends to the address it last heard the client from, so after a NAT
+ * after twice that, four times, and so on (RFC 9002 §6.2.1's backoff), each counted from the
+ * last receipt, until the wait reaches the keep-alive interval, whose PINGs then go on alone. The
+ * backoff restarts when a call opens, not when something arrives (the PING's own
+ * acknowledgement would restart it), so a quiet call costs about log2(interval / probe timeout)
+ * such PINGs. A server sends to the address it last heard the client from, so after a NAT
  * rebinding the client's datagrams are the only way the server can learn the new address (RFC
  * 9000 §9.3); a client that only waits for a response says nothing, and the server's answers,
  * probes included, go to the old address until the keep-alive. The PING shows the new address
@@ -42,6 +45,11 @@ public final class IdlePolicy {
     NONE,
     /** Send an ack-eliciting PING to keep the path's NAT bindings alive. */
     SEND_PING,
+    /**
+     * Send an ack-eliciting PING because a call waits and nothing has arrived for a probe timeout
+     * (backed off): it shows the server the client's current address.
+     */
+    SEND_WAITING_PING,
     /** The idle timeout expired: discard the connection silently (RFC 9000 §10.1). */
     CLOSE,
     /**
@@ -125,7 +133,6 @@ public final class IdlePolicy {
 
   /** A packet was received and processed: the idle timer restarts (RFC 9000 §10.1). */
   public void onPacketReceived(long nowNs) {
-    waitingProbes = 0;
     waitingSinceNs = nowNs;
     lastReceiveNs = nowNs;
     lastActivityNs = nowNs;
@@ -162,6 +169,9 @@ public final class IdlePolicy {
     if (count < 0) {
       throw new IllegalArgumentException("count must not be negative, was " + count);
     }
+    if (count > openStreams) {
+      waitingProbes = 0; // a new call: its wait is probed from one probe timeout again
+    }
     openStreams = count;
   }
 
@@ -178,8 +188,11 @@ public final class IdlePolicy {
     if (!probeWhileWaiting || keepAliveIntervalNs == 0 || openStreams == 0) {
       return Long.MAX_VALUE;
     }
-    return Saturating.add(waitingSinceNs,
-        Saturating.mul(Math.max(ptoNs, 1), 1L << Math.min(waitingProbes, 20)));
+    long waitNs = Saturating.mul(Math.max(ptoNs, 1), 1L << Math.min(waitingProbes, 40));
+    if (waitNs >= keepAliveNs()) {
+      return Long.MAX_VALUE; // the keep-alive's own PINGs come as often
+    }
+    return Saturating.add(waitingSinceNs, waitNs);
   }
 
   /** Whether the application wants the connection kept up with no streams open. */
@@ -230,8 +243,7 @@ public final class IdlePolicy {
     if (nowNs - waitingProbeNs(ptoNs) >= 0) {
       waitingProbes++;
       waitingSinceNs = nowNs;
-      lastActivityNs = nowNs;
-      return Action.SEND_PING;
+      return Action.SEND_WAITING_PING;
     }
     return Action.NONE;
   }

@@ -142,15 +142,33 @@ class IdlePolicyTest {
     p.onPacketReceived(1 * S);
     assertThat(p.nextTimeoutNs(pto)).isEqualTo(1 * S + pto);
     assertThat(p.onTimeout(1 * S + pto - 1, pto)).isEqualTo(IdlePolicy.Action.NONE);
-    assertThat(p.onTimeout(1 * S + pto, pto)).isEqualTo(IdlePolicy.Action.SEND_PING);
+    assertThat(p.onTimeout(1 * S + pto, pto)).isEqualTo(IdlePolicy.Action.SEND_WAITING_PING);
     // Unanswered: the next after twice the probe timeout, then four times (RFC 9002 §6.2.1).
     long second = 1 * S + pto + 2 * pto;
     assertThat(p.nextTimeoutNs(pto)).isEqualTo(second);
-    assertThat(p.onTimeout(second, pto)).isEqualTo(IdlePolicy.Action.SEND_PING);
+    assertThat(p.onTimeout(second, pto)).isEqualTo(IdlePolicy.Action.SEND_WAITING_PING);
     assertThat(p.nextTimeoutNs(pto)).isEqualTo(second + 4 * pto);
-    // Something arrives: back to one probe timeout from then.
+    // Something arrives (the PING's acknowledgement, say): the wait counts from then, still
+    // backed off; only a new call starts again from one probe timeout.
     p.onPacketReceived(5 * S);
+    assertThat(p.nextTimeoutNs(pto)).isEqualTo(5 * S + 4 * pto);
+    p.setOpenStreams(2);
     assertThat(p.nextTimeoutNs(pto)).isEqualTo(5 * S + pto);
+    // Once the wait would reach the keep-alive interval, the keep-alive's PINGs go on alone.
+    IdlePolicy q = new IdlePolicy(15 * S, 60 * S, 0);
+    q.setProbeWhileWaiting(true);
+    q.setOpenStreams(1);
+    q.onPacketReceived(0);
+    long t = 0;
+    int waiting = 0;
+    for (int i = 0; i < 40; i++) {
+      t = q.nextTimeoutNs(pto);
+      if (q.onTimeout(t, pto) == IdlePolicy.Action.SEND_WAITING_PING) {
+        waiting++;
+      }
+    }
+    // 0.8, 1.6, 3.2, 6.4, 12.8 s: the next (25.6 s) would pass the 15 s interval.
+    assertThat(waiting).isEqualTo(5);
   }
 
   @Test
