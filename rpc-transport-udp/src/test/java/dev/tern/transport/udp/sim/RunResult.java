@@ -40,8 +40,9 @@ public final class RunResult {
   public int maxServerConnections;
   /** How often the server followed the client to a new path. */
   public long clientPathChanges;
-  /** Of the server's path changes, those validated, and those that reset its estimates. */
+  /** Of the server's path changes, those validated by PATH_RESPONSE. */
   public long serverPathsValidated;
+  /** Of those, the ones that reset the server's RTT estimate and controller (another host). */
   public long serverPathResets;
   /** The server's min RTT at the end of the run, ns (Long.MAX_VALUE: no sample). */
   public long serverMinRttNs = Long.MAX_VALUE;
