@@ -1,7 +1,7 @@
 package dev.tern.transport.udp.connection;
 
 import dev.tern.transport.udp.congestion.CongestionController;
-import dev.tern.transport.udp.congestion.CongestionControllers;
+import dev.tern.transport.udp.congestion.PathCongestion;
 import dev.tern.transport.udp.congestion.Pacer;
 import dev.tern.transport.udp.crypto.EpochPacketKeys;
 import dev.tern.transport.udp.packet.Versions;
@@ -70,7 +70,7 @@ public final class Connection {
   /** The application space's log, detector and tracker (most of the connection uses only it). */
   final SentPacketLog log;
   final RttEstimator rtt = new RttEstimator();
-  final CongestionController cc;
+  final PathCongestion cc;
   final Pacer pacer;
   final MtuDiscovery mtu;
   final IdlePolicy idle;
@@ -126,6 +126,10 @@ public final class Connection {
   long amplificationReceivedBytes;
   long amplificationSentBytes;
   long currentPathId;
+  /** The path last validated (or the first), against which a new one is judged. */
+  long validatedPathId;
+  /** Tells whether two paths reach the same host (a port change only), if the driver knows. */
+  private PathOracle pathOracle;
   boolean pathChallengePending;
   long pathChallengeData;
   boolean pathChallengeOutstanding;
@@ -170,8 +174,7 @@ public final class Connection {
     this.originalDcid = originalDcid;
     this.version = version;
     this.attemptedVersion = version;
-    this.cc = CongestionControllers.create(config.congestionControl, config.maxDatagramBytes,
-        random.nextLong());
+    this.cc = new PathCongestion(config.congestionControl, config.maxDatagramBytes, random);
     this.pacer = new Pacer(config.maxDatagramBytes, cc.pacingRateBytesPerSecond(rtt));
     this.mtu = new MtuDiscovery(config.maxDatagramBytes, config.maxProbedDatagramBytes,
         MtuDiscovery.RAISE_INTERVAL_NS);
@@ -190,7 +193,10 @@ public final class Connection {
         s.loss.mutate(config.mutant == Mutant.PTO_4X, config.mutant == Mutant.NO_FAST_RETRANSMIT);
       }
       pacer.setUnpaced(config.mutant == Mutant.NO_PACING);
+      spaces[PacketSpace.APPLICATION].acks.acknowledgeGaps(config.mutant == Mutant.OPTIMISTIC_ACKS);
     }
+    // RFC 9000 §21.4: skipped packet numbers catch a peer that acknowledges what it never got.
+    spaces[PacketSpace.APPLICATION].loss.skipPacketNumbers(random.nextLong());
     this.log = appSpace.log;
     this.loss = appSpace.loss;
     this.acks = appSpace.acks;
@@ -201,6 +207,8 @@ public final class Connection {
     this.idleTimeoutNs = Saturating.msToNs(config.idleTimeoutMs);
     this.idle = new IdlePolicy(Saturating.msToNs(config.keepAliveMs),
         Saturating.msToNs(config.keepAliveTimeoutMs), idleTimeoutNs, 0);
+    // Only the client's datagrams can show the server a new address after a NAT rebinding.
+    idle.setProbeWhileWaiting(isClient);
   }
 
   /**
@@ -405,6 +413,11 @@ public final class Connection {
     }
     keys.onTimeout(nowNs); // RFC 9001 §6.1: the previous 1-RTT read keys' time is up
     IdlePolicy.Action idleAction = idlePolicy().onTimeout(nowNs, rtt.ptoNs(0));
+    if (idleAction == IdlePolicy.Action.SEND_WAITING_PING
+        && state == ConnectionState.ESTABLISHED) {
+      pingPending = true;
+      stats.waitingPingsSent++;
+    }
     if (idleAction == IdlePolicy.Action.SEND_PING && state == ConnectionState.ESTABLISHED) {
       pingPending = true;
       stats.keepAlivePingsSent++;
@@ -798,9 +811,47 @@ public final class Connection {
     return mtu;
   }
 
-  /** The congestion controller. */
+  /** The congestion controller in force (a fresh one after each validated path change). */
   public CongestionController congestionController() {
-    return cc;
+    return cc.current();
+  }
+
+  /**
+   * The peer proved it holds its new address (PATH_RESPONSE, RFC 9000 §8.2.3): the RTT estimate
+   * and the congestion controller restart from their initial values for the new path (RFC 9000
+   * §9.4). The core sees paths only as the driver's numbers, not addresses, so it cannot tell a
+   * change of port alone (a NAT rebinding, after which §9.4 allows keeping both) from a move to
+   * another network, and resets on every change: the conservative reading.
+   */
+  void onPathValidated() {
+    stats.pathsValidated++;
+    long previous = validatedPathId;
+    validatedPathId = currentPathId;
+    if (pathOracle != null && pathOracle.sameHost(previous, currentPathId)) {
+      return; // only the port changed (a NAT rebinding): the path's figures still hold (§9.4)
+    }
+    stats.pathResets++;
+    rtt.reset();
+    cc.onNewPath(flight.nextSequence());
+  }
+
+  /**
+   * What a driver knows of its paths: whether two path ids name the same remote host, differing
+   * at most in the port.
+   */
+  @FunctionalInterface
+  public interface PathOracle {
+    /** Whether paths {@code a} and {@code b} reach the same host (a port change only). */
+    boolean sameHost(long a, long b);
+  }
+
+  /**
+   * Lets the connection tell a change of port alone (a NAT rebinding, after which RFC 9000 §9.4
+   * keeps the RTT estimate and the congestion controller) from a change of host (which resets
+   * both). Without an oracle every validated change of path resets them.
+   */
+  public void setPathOracle(PathOracle oracle) {
+    this.pathOracle = oracle;
   }
 
   /**

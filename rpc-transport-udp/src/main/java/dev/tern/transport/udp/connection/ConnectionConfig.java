@@ -153,9 +153,10 @@ public final class ConnectionConfig {
 
   /**
    * This configuration with a deliberate recovery defect ({@link Mutant}): for the simulator
-   * campaign's check that it notices such defects. A deployment never calls this.
+   * campaign's check that it notices such defects. Package-private: only the module's tests reach
+   * it.
    */
-  public ConnectionConfig withMutant(Mutant mutant) {
+  ConnectionConfig withMutant(Mutant mutant) {
     if (mutant == null) {
       throw new IllegalArgumentException("mutant must not be null");
     }
@@ -163,7 +164,7 @@ public final class ConnectionConfig {
   }
 
   /** The deliberate defect in force, {@link Mutant#NONE} normally. */
-  public Mutant mutant() {
+  Mutant mutant() {
     return mutant;
   }
 

@@ -43,10 +43,25 @@ public final class ConnectionStats {
   public long quietCheckPingsSent;
   /** 1 once the connection was discarded for a peer that stopped answering ({@code PEER_UNRESPONSIVE}). */
   public long peerUnresponsiveCloses;
+  /**
+   * PINGs sent because a call waited and nothing arrived for a probe timeout (backed off): they
+   * show the server the client's current address after a NAT rebinding (docs/protocol.md §8).
+   */
+  public long waitingPingsSent;
   /** ACK frames received that carried receive timestamps. */
   public long timestampedAcksReceived;
   /** Path changes followed. */
   public long pathChanges;
+  /**
+   * Path changes confirmed by PATH_RESPONSE, each of which reset the RTT estimate and the
+   * congestion controller (RFC 9000 §9.4).
+   */
+  public long pathsValidated;
+  /**
+   * Of those, the changes to another host (or of unknown kind), which reset the RTT estimate
+   * and the congestion controller (RFC 9000 §9.4); a change of port alone keeps them.
+   */
+  public long pathResets;
   /**
    * INITIAL packets dropped for carrying a frame other than CRYPTO, ACK, PING, PADDING or
    * CONNECTION_CLOSE (RFC 9000 §17.2.2).

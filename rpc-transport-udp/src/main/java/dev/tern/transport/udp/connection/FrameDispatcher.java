@@ -231,6 +231,8 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
   public void onPathResponse(PathResponseFrame f) {
     if (c.pathChallengeOutstanding && f.data == c.pathChallengeData) {
       c.pathChallengeOutstanding = false;
+      c.pathChallengePending = false; // a copy queued meanwhile is not needed
+      c.onPathValidated();
     }
   }
 
@@ -283,6 +285,12 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
       c.handshake.onPeerHasIt();
     } else if (type == SentFrameType.HANDSHAKE_DONE) {
       c.handshakeDoneAcked = true;
+    } else if (type == SentFrameType.PATH_CHALLENGE && c.pathChallengeOutstanding
+        && a == c.pathChallengeData) {
+      // The challenge arrived; its PATH_RESPONSE comes in the same packet as this ACK (after
+      // it), unless that was lost: then the challenge goes again (RFC 9000 §8.2.1), since a
+      // PATH_RESPONSE is never retransmitted. A response processed next cancels the copy.
+      c.pathChallengePending = true;
     }
   }
 
@@ -298,6 +306,11 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
       c.handshake.onLost();
     } else if (type == SentFrameType.HANDSHAKE_DONE && !c.handshakeDoneAcked) {
       c.handshakeDonePending = true;
+    } else if (type == SentFrameType.PATH_CHALLENGE && c.pathChallengeOutstanding
+        && a == c.pathChallengeData) {
+      // RFC 9000 §8.2.1: a lost challenge is sent again (PATH_RESPONSE never is), so that one
+      // lost datagram does not leave the new path unvalidated.
+      c.pathChallengePending = true;
     }
   }
 }

@@ -472,6 +472,7 @@ final class PacketBuilder {
     boolean eliciting = false;
     if (c.pathChallengePending && limit - out.position() >= PathChallengeFrame.encodedLength()) {
       PathChallengeFrame.encode(out, c.pathChallengeData);
+      c.log.addFrame(SentFrameType.PATH_CHALLENGE, c.pathChallengeData, 0, 0);
       c.pathChallengePending = false;
       c.pathChallengeOutstanding = true;
       eliciting = true;

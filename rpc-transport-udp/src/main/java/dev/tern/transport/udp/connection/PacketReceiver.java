@@ -252,6 +252,8 @@ final class PacketReceiver {
       // RFC 9000 §9.3: follow the peer's new address at once, validate it in the background.
       c.currentPathId = pathId;
       c.stats.pathChanges++;
+      // What went unanswered went to the address the peer left: probe the new one afresh.
+      c.flight.resetProbeBackoff();
       c.pathChallengePending = true;
       c.pathChallengeData = c.random.nextLong();
     }

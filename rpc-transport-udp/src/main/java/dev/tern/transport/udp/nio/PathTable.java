@@ -59,6 +59,19 @@ final class PathTable {
     last = p;
   }
 
+  /**
+   * Whether paths {@code a} and {@code b} reach the same host (their addresses differ at most in
+   * the port); false when either is unknown.
+   */
+  boolean sameHost(long a, long b) {
+    SocketAddress x = address(a);
+    SocketAddress y = address(b);
+    if (x instanceof java.net.InetSocketAddress ix && y instanceof java.net.InetSocketAddress iy) {
+      return ix.getAddress() != null && ix.getAddress().equals(iy.getAddress());
+    }
+    return false;
+  }
+
   /** The address of path {@code id}, or null if it was purged (or never existed). */
   SocketAddress address(long id) {
     Path p = byId.get(id);

@@ -59,7 +59,11 @@ public final class UdpServerEndpoint extends EndpointLoop {
       Function<Connection, ConnectionListener> listeners, int maxConnections, String threadName)
       throws IOException {
     super(channel, threadName);
-    this.demux = new ServerDemux(config, listeners, maxConnections);
+    // RFC 9000 §9.4: a change of the client's port alone keeps the RTT estimate and controller.
+    this.demux = new ServerDemux(config, c -> {
+      c.setPathOracle(paths::sameHost);
+      return listeners.apply(c);
+    }, maxConnections);
   }
 
   /**

@@ -19,6 +19,19 @@ import dev.tern.transport.udp.util.Saturating;
  *
  * <p>With a keep-alive timeout, a PING that draws no packet at all within it ends the connection
  * ({@link Action#KEEP_ALIVE_TIMEOUT}), sooner than the idle timeout would.
+ *
+ * <p>A client whose calls wait ({@link #setProbeWhileWaiting}) does not wait the whole interval
+ * when nothing arrives: after a probe timeout without receiving anything it sends a PING, then
+ * after twice that, four times, and so on (RFC 9002 §6.2.1's backoff), each counted from the
+ * last receipt, until the wait reaches the keep-alive interval, whose PINGs then go on alone. The
+ * backoff restarts when a call opens, not when something arrives (the PING's own
+ * acknowledgement would restart it), so a quiet call costs about log2(interval / probe timeout)
+ * such PINGs. A server sends to the address it last heard the client from, so after a NAT
+ * rebinding the client's datagrams are the only way the server can learn the new address (RFC
+ * 9000 §9.3); a client that only waits for a response says nothing, and the server's answers,
+ * probes included, go to the old address until the keep-alive. The PING shows the new address
+ * within a probe timeout. On a path that merely stays silent it costs a few PINGs, backed off.
+ * Only while keep-alive is on (the application may want silent calls to time out).
  */
 public final class IdlePolicy {
   /** Default keep-alive interval: 15 s. */
@@ -32,6 +45,11 @@ public final class IdlePolicy {
     NONE,
     /** Send an ack-eliciting PING to keep the path's NAT bindings alive. */
     SEND_PING,
+    /**
+     * Send an ack-eliciting PING because a call waits and nothing has arrived for a probe timeout
+     * (backed off): it shows the server the client's current address.
+     */
+    SEND_WAITING_PING,
     /** The idle timeout expired: discard the connection silently (RFC 9000 §10.1). */
     CLOSE,
     /**
@@ -51,6 +69,12 @@ public final class IdlePolicy {
   private boolean ackElicitingSentSinceReceive;
   private int openStreams;
   private boolean keepConnected;
+  /** Whether PINGs go out while calls wait and nothing arrives (a client). */
+  private boolean probeWhileWaiting;
+  /** Waiting PINGs sent since anything was received (the backoff's exponent). */
+  private int waitingProbes;
+  /** The last receipt, or the last waiting PING, from which the next one is timed. */
+  private long waitingSinceNs;
 
   /**
    * A policy pinging after {@code keepAliveIntervalNs} of quiet (0 disables keep-alive) and closing
@@ -102,12 +126,14 @@ public final class IdlePolicy {
    * whose first packet was dropped still times out {@code idleTimeoutNs} after it appeared.
    */
   public void start(long nowNs) {
+    waitingSinceNs = nowNs;
     lastReceiveNs = nowNs;
     lastActivityNs = nowNs;
   }
 
   /** A packet was received and processed: the idle timer restarts (RFC 9000 §10.1). */
   public void onPacketReceived(long nowNs) {
+    waitingSinceNs = nowNs;
     lastReceiveNs = nowNs;
     lastActivityNs = nowNs;
     ackElicitingSentSinceReceive = false;
@@ -143,7 +169,30 @@ public final class IdlePolicy {
     if (count < 0) {
       throw new IllegalArgumentException("count must not be negative, was " + count);
     }
+    if (count > openStreams) {
+      waitingProbes = 0; // a new call: its wait is probed from one probe timeout again
+    }
     openStreams = count;
+  }
+
+  /**
+   * Whether this end sends a PING when its calls wait and nothing has arrived for a probe
+   * timeout, backed off (see the class comment): on for clients.
+   */
+  public void setProbeWhileWaiting(boolean on) {
+    probeWhileWaiting = on;
+  }
+
+  /** When the next waiting PING is due, or Long.MAX_VALUE when none is. */
+  private long waitingProbeNs(long ptoNs) {
+    if (!probeWhileWaiting || keepAliveIntervalNs == 0 || openStreams == 0) {
+      return Long.MAX_VALUE;
+    }
+    long waitNs = Saturating.mul(Math.max(ptoNs, 1), 1L << Math.min(waitingProbes, 40));
+    if (waitNs >= keepAliveNs()) {
+      return Long.MAX_VALUE; // the keep-alive's own PINGs come as often
+    }
+    return Saturating.add(waitingSinceNs, waitNs);
   }
 
   /** Whether the application wants the connection kept up with no streams open. */
@@ -172,7 +221,8 @@ public final class IdlePolicy {
     if (!keepAliveActive()) {
       return close;
     }
-    return Math.min(close, Saturating.add(lastActivityNs, keepAliveNs()));
+    return Math.min(Math.min(close, Saturating.add(lastActivityNs, keepAliveNs())),
+        waitingProbeNs(ptoNs));
   }
 
   /** The timer fired (or the connection checks): what is due now. */
@@ -189,6 +239,11 @@ public final class IdlePolicy {
       // missed deadline would stay in the past and spin the driver.
       lastActivityNs = nowNs;
       return Action.SEND_PING;
+    }
+    if (nowNs - waitingProbeNs(ptoNs) >= 0) {
+      waitingProbes++;
+      waitingSinceNs = nowNs;
+      return Action.SEND_WAITING_PING;
     }
     return Action.NONE;
   }

@@ -28,6 +28,10 @@ public final class AckTracker {
   private boolean immediate;
   private boolean anyUnacked;
   private final long maxAckDelayNs;
+  /** A deliberate defect ({@link #acknowledgeGaps}): every gap is acknowledged too. */
+  private boolean acknowledgeGaps;
+  private final long[] gaplessHi = new long[1];
+  private final long[] gaplessLo = new long[1];
 
   private long epochNs = -1;
   private final long[] tsPn = new long[TIMESTAMPS];
@@ -40,6 +44,15 @@ public final class AckTracker {
   /** A tracker that delays ACKs at most {@code maxAckDelayNs} (our max_ack_delay). */
   public AckTracker(long maxAckDelayNs) {
     this.maxAckDelayNs = maxAckDelayNs;
+  }
+
+  /**
+   * Switches on a deliberate defect for the simulator's adversaries ({@code connection.Mutant}):
+   * the ACKs written claim every packet number from the smallest to the largest received, gaps
+   * included, as an optimistic acknowledger does (RFC 9000 §21.4). Never on in a deployment.
+   */
+  public void acknowledgeGaps(boolean on) {
+    this.acknowledgeGaps = on;
   }
 
   /** Whether {@code pn} was already received (or is too old to tell: then it is dropped). */
@@ -176,7 +189,15 @@ public final class AckTracker {
     }
     int ts = withTimestamps ? collectTimestamps() : 0;
     long delay = Math.max(0, nowNs - largestReceivedNs);
-    int written = AckFrame.encode(out, hi, lo, count, delay, tsPnOut, tsUsOut, ts, maxBytes);
+    int written;
+    if (acknowledgeGaps) {
+      gaplessHi[0] = hi[0];
+      gaplessLo[0] = lo[count - 1];
+      written = AckFrame.encode(out, gaplessHi, gaplessLo, 1, delay, tsPnOut, tsUsOut, ts,
+          maxBytes);
+    } else {
+      written = AckFrame.encode(out, hi, lo, count, delay, tsPnOut, tsUsOut, ts, maxBytes);
+    }
     if (written == 0) {
       return -1;
     }

@@ -21,6 +21,19 @@ public final class Flight {
     return ptoCount;
   }
 
+  /**
+   * Forgets the probe backoff (RFC 9002 §6.2.1): the peer showed a new address, and the probes
+   * that went unanswered were sent to the one it left.
+   */
+  public void resetProbeBackoff() {
+    ptoCount = 0;
+  }
+
+  /** The number the next packet sent will get in the connection-wide sending sequence. */
+  public long nextSequence() {
+    return nextSequence;
+  }
+
   /** The next number of the connection-wide sending sequence; each call takes one. */
   long takeSequence() {
     return nextSequence++;

@@ -33,6 +33,14 @@ public final class LossDetector {
   public static final long ACK_DELAY_CEILING_NS = (1L << 14) * 1_000_000L;
   /** Probes sent when the probe timer fires (RFC 9002 §6.2.4: tail-loss probes). */
   public static final int PROBES_PER_PTO = 2;
+  /** Skipped packet numbers remembered, to recognise an ACK that claims one (RFC 9000 §21.4). */
+  static final int SKIPPED_REMEMBERED = 16;
+  /** The first skipped packet number is drawn from [FIRST_SKIP_MIN, FIRST_SKIP_MIN + SPAN). */
+  static final int FIRST_SKIP_MIN = 8;
+  /** Later skips come every [SKIP_INTERVAL_MIN, SKIP_INTERVAL_MIN + SPAN) packet numbers. */
+  static final int SKIP_INTERVAL_MIN = 64;
+  /** The span each skip position is drawn from. */
+  static final int SKIP_SPAN = 256;
 
   private static final SentFrameSink NO_SINK = new SentFrameSink() {
     @Override
@@ -85,6 +93,15 @@ public final class LossDetector {
   private int eventLateAckedCount;
   private boolean eventUndoable;
 
+  /** Packet numbers skipped on purpose (never sent), -1 when unused; a ring. */
+  private final long[] skippedPn = new long[SKIPPED_REMEMBERED];
+  private int skippedNext;
+  /** The next packet number to skip, or Long.MAX_VALUE when this space skips none. */
+  private long nextSkipPn = Long.MAX_VALUE;
+  /** A xorshift64 state for the skip positions, seeded from the connection's secure source. */
+  private long skipState;
+  private long skippedCount;
+
   private long spuriousLosses;
   private long spuriousEvents;
   private long packetsLost;
@@ -103,6 +120,7 @@ public final class LossDetector {
    */
   public LossDetector(SentPacketLog log, RttEstimator rtt, CongestionController cc,
       SentFrameSink sink, Flight flight) {
+    java.util.Arrays.fill(skippedPn, -1);
     this.flight = flight;
     this.log = log;
     this.rtt = rtt;
@@ -118,6 +136,66 @@ public final class LossDetector {
   public void mutate(boolean ptoFourTimes, boolean noFastRetransmit) {
     this.ptoMultiplier = ptoFourTimes ? 4 : 1;
     this.noFastRetransmit = noFastRetransmit;
+  }
+
+  /**
+   * Makes this space skip a packet number now and then (RFC 9000 §21.4), so that a peer that
+   * acknowledges packets it never received (an optimistic ACK, to inflate the sender's window)
+   * is caught: an ACK that covers a skipped number fails {@link #onAck} like one of a packet
+   * never sent, and the connection closes with PROTOCOL_VIOLATION. The first skip falls within
+   * the first few hundred packets, later ones every 64-320 packets, at positions drawn from
+   * {@code seed}, which must come from a source the peer cannot predict (a peer that knew them
+   * could leave them out of its ACKs). A skip costs the peer one out-of-order arrival, which it
+   * acknowledges at once (RFC 9000 §13.2.1); nothing else changes on the wire.
+   */
+  public void skipPacketNumbers(long seed) {
+    skipState = seed == 0 ? 0x9E3779B97F4A7C15L : seed;
+    nextSkipPn = log.nextPacketNumber() + FIRST_SKIP_MIN + draw(SKIP_SPAN);
+  }
+
+  private int draw(int bound) {
+    long x = skipState;
+    x ^= x << 13;
+    x ^= x >>> 7;
+    x ^= x << 17;
+    skipState = x;
+    return (int) Long.remainderUnsigned(x, bound);
+  }
+
+  /** Packet numbers skipped on purpose so far ({@link #skipPacketNumbers}). */
+  public long skippedPacketNumbers() {
+    return skippedCount;
+  }
+
+  /** Records packet number {@link #nextSkipPn} as never sent, if it is the next one. */
+  private void skipIfDue(long nowNs) {
+    if (log.nextPacketNumber() != nextSkipPn || !log.hasRoom()) {
+      return;
+    }
+    long pn = log.beginPacket();
+    // Neither in flight nor ack-eliciting, closed at once as unacknowledged: the congestion
+    // controller and the probe timer never see it; only onAck looks for it.
+    log.endPacket(nowNs, 0, false, false, false, -1);
+    log.close(pn, false, NO_SINK);
+    skippedPn[skippedNext] = pn;
+    skippedNext = (skippedNext + 1) % SKIPPED_REMEMBERED;
+    skippedCount++;
+    nextSkipPn = pn + 1 + SKIP_INTERVAL_MIN + draw(SKIP_SPAN);
+  }
+
+  /** Whether {@code ack} covers a packet number this space skipped. */
+  private boolean acksSkipped(AckFrame ack) {
+    for (long pn : skippedPn) {
+      if (pn < 0) {
+        continue;
+      }
+      for (int r = 0; r < ack.rangeCount; r++) {
+        if (pn >= ack.smallest[r] && pn <= ack.largest[r]) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   /** The peer's max_ack_delay (transport parameter) and whether the handshake is confirmed. */
@@ -157,8 +235,10 @@ public final class LossDetector {
       // would only fill the log. Their ACK frames need no retransmission. They are closed as
       // not acknowledged: they do not end a persistent-congestion period (RFC 9002 §7.6.2).
       log.close(pn, false, NO_SINK);
+      skipIfDue(nowNs);
       return;
     }
+    skipIfDue(nowNs);
     if (inFlight) {
       flight.bytesInFlight += bytes;
       cc.onPacketSent(nowNs, seq, bytes, flight.bytesInFlight);
@@ -173,11 +253,15 @@ public final class LossDetector {
   /**
    * Processes an ACK frame (RFC 9002 §A.7).
    *
-   * @return false if it acknowledges a packet never sent (a PROTOCOL_VIOLATION)
+   * @return false if it acknowledges a packet never sent, one skipped on purpose included (a
+   *     PROTOCOL_VIOLATION, RFC 9000 §13.1, §21.4); nothing of the ACK is processed then
    */
   public boolean onAck(AckFrame ack, long nowNs) {
     long largest = ack.largestAcknowledged();
     if (largest >= log.nextPacketNumber()) {
+      return false;
+    }
+    if (skippedCount > 0 && acksSkipped(ack)) {
       return false;
     }
     if (largest > largestAckedPn) {

@@ -51,6 +51,18 @@ public final class RttEstimator implements CongestionController.RttView {
   }
 
   /** Whether at least one sample was taken. */
+  /**
+   * Back to the initial values (RFC 9002 §A.3: initial RTT, no sample, no min_rtt), for a new
+   * path whose round trip the old samples say nothing about (RFC 9000 §9.4).
+   */
+  public void reset() {
+    latestRttNs = 0;
+    smoothedRttNs = INITIAL_RTT_NS;
+    rttVarNs = INITIAL_RTT_NS / 2;
+    minRttNs = Long.MAX_VALUE;
+    hasSample = false;
+  }
+
   public boolean hasSample() {
     return hasSample;
   }

@@ -33,6 +33,8 @@ public final class SentFrameType {
   public static final byte STREAM_DATA_BLOCKED = 13;
   /** PING (probes): nothing to retransmit. */
   public static final byte PING = 14;
+  /** PATH_CHALLENGE: a = its data; sent again while the path is not validated. */
+  public static final byte PATH_CHALLENGE = 15;
 
   private SentFrameType() {}
 }

@@ -5,7 +5,9 @@ package dev.tern.transport.udp.recovery;
  * live in parallel arrays of a ring indexed by packet number, their frames in a second ring.
  * Both rings grow by doubling (only while the window grows), up to {@link #MAX_PACKETS}.
  *
- * <p>Packet numbers must be recorded consecutively (the sender never skips one).
+ * <p>Packet numbers must be recorded consecutively: a number the sender skips on purpose (RFC
+ * 9000 §21.4, {@link LossDetector#skipPacketNumbers}) is recorded as a packet of no bytes,
+ * closed at once.
  */
 public final class SentPacketLog {
   /** Most packets tracked at once; the sender stops when the log is full. */

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 class IdlePolicyTest {
   private static final long S = 1_000_000_000L;
   private static final long PTO = 300_000_000L;
+  private static final long MS = 1_000_000L;
 
   @Test
   void pingsEveryFifteenSecondsOfQuietWhileStreamsAreOpen() {
@@ -130,5 +131,61 @@ class IdlePolicyTest {
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("-1");
     assertThatThrownBy(() -> new IdlePolicy(1, -5, 0))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("-5");
+  }
+
+  @Test
+  void aWaitingClientPingsAfterAProbeTimeoutOfSilenceBackingOff() {
+    long pto = 800 * MS;
+    IdlePolicy p = new IdlePolicy(15 * S, 60 * S, 0);
+    p.setProbeWhileWaiting(true);
+    p.setOpenStreams(1);
+    p.onPacketReceived(1 * S);
+    assertThat(p.nextTimeoutNs(pto)).isEqualTo(1 * S + pto);
+    assertThat(p.onTimeout(1 * S + pto - 1, pto)).isEqualTo(IdlePolicy.Action.NONE);
+    assertThat(p.onTimeout(1 * S + pto, pto)).isEqualTo(IdlePolicy.Action.SEND_WAITING_PING);
+    // Unanswered: the next after twice the probe timeout, then four times (RFC 9002 §6.2.1).
+    long second = 1 * S + pto + 2 * pto;
+    assertThat(p.nextTimeoutNs(pto)).isEqualTo(second);
+    assertThat(p.onTimeout(second, pto)).isEqualTo(IdlePolicy.Action.SEND_WAITING_PING);
+    assertThat(p.nextTimeoutNs(pto)).isEqualTo(second + 4 * pto);
+    // Something arrives (the PING's acknowledgement, say): the wait counts from then, still
+    // backed off; only a new call starts again from one probe timeout.
+    p.onPacketReceived(5 * S);
+    assertThat(p.nextTimeoutNs(pto)).isEqualTo(5 * S + 4 * pto);
+    p.setOpenStreams(2);
+    assertThat(p.nextTimeoutNs(pto)).isEqualTo(5 * S + pto);
+    // Once the wait would reach the keep-alive interval, the keep-alive's PINGs go on alone.
+    IdlePolicy q = new IdlePolicy(15 * S, 60 * S, 0);
+    q.setProbeWhileWaiting(true);
+    q.setOpenStreams(1);
+    q.onPacketReceived(0);
+    long t = 0;
+    int waiting = 0;
+    for (int i = 0; i < 40; i++) {
+      t = q.nextTimeoutNs(pto);
+      if (q.onTimeout(t, pto) == IdlePolicy.Action.SEND_WAITING_PING) {
+        waiting++;
+      }
+    }
+    // 0.8, 1.6, 3.2, 6.4, 12.8 s: the next (25.6 s) would pass the 15 s interval.
+    assertThat(waiting).isEqualTo(5);
+  }
+
+  @Test
+  void noWaitingPingWithoutCallsOnAServerOrWithKeepAliveOff() {
+    long pto = 800 * MS;
+    IdlePolicy client = new IdlePolicy(15 * S, 60 * S, 0);
+    client.setProbeWhileWaiting(true);
+    client.onPacketReceived(1 * S);
+    assertThat(client.onTimeout(1 * S + 2 * pto, pto)).isEqualTo(IdlePolicy.Action.NONE);
+    IdlePolicy server = new IdlePolicy(15 * S, 60 * S, 0);
+    server.setOpenStreams(1);
+    server.onPacketReceived(1 * S);
+    assertThat(server.onTimeout(1 * S + 2 * pto, pto)).isEqualTo(IdlePolicy.Action.NONE);
+    IdlePolicy off = new IdlePolicy(0, 60 * S, 0);
+    off.setProbeWhileWaiting(true);
+    off.setOpenStreams(1);
+    off.onPacketReceived(1 * S);
+    assertThat(off.onTimeout(1 * S + 2 * pto, pto)).isEqualTo(IdlePolicy.Action.NONE);
   }
 }

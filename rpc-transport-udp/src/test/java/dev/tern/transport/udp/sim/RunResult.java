@@ -34,6 +34,26 @@ public final class RunResult {
    * for such losses.
    */
   public long lossAllowanceNs;
+  /** The ideal handshake round trip of the run's link, ns. */
+  public long handshakeRoundTripNs;
+  /** The most connections the server held at once. */
+  public int maxServerConnections;
+  /** How often the server followed the client to a new path. */
+  public long clientPathChanges;
+  /** Of the server's path changes, those validated by PATH_RESPONSE. */
+  public long serverPathsValidated;
+  /** Of those, the ones that reset the server's RTT estimate and controller (another host). */
+  public long serverPathResets;
+  /** The server's min RTT at the end of the run, ns (Long.MAX_VALUE: no sample). */
+  public long serverMinRttNs = Long.MAX_VALUE;
+  /** For an adversarial profile: the attack, its base link and what it did; else null. */
+  public String adversary;
+  /**
+   * For a run whose client changes paths (NAT rebinding, a moving client): what those changes may
+   * cost a correct protocol, ns, added to its bound ({@link Adversaries}); 0 otherwise.
+   */
+  public long pathChangeAllowanceNs;
+
   /** The most bytes the client released at one instant (datagrams sent together). */
   public long maxBurstUpBytes;
   /** The most bytes the server released at one instant. */
@@ -107,6 +127,9 @@ public final class RunResult {
    * excess is what discovering the capacity from the initial window costs any sender.
    */
   public String boundExemption() {
+    if (pathChangeAllowanceNs > 0) {
+      return "path-change";
+    }
     if (handshakeLosses > 0) {
       return "handshake-loss";
     }
@@ -141,6 +164,10 @@ public final class RunResult {
     long floor = (long) Math.min(Long.MAX_VALUE / 2, Campaign.TIME_BOUND_RATIO * slowStartFloorNs);
     if (why.equals("handshake-loss") || why.equals("timer-only-loss")) {
       return dev.tern.transport.udp.util.Saturating.add(Math.max(ideal, floor), lossAllowanceNs);
+    }
+    if (why.equals("path-change")) {
+      return dev.tern.transport.udp.util.Saturating.add(Math.max(ideal, floor),
+          dev.tern.transport.udp.util.Saturating.add(lossAllowanceNs, pathChangeAllowanceNs));
     }
     return floor;
   }
@@ -179,7 +206,8 @@ public final class RunResult {
         ratio(), boundVerdict(), slowStartFloorNs / 1e6, feedbackOutageNs / 1e6,
         handshakeLosses, timerOnlyLosses, lossAllowanceNs / 1e6, maxPtoNs / 1e6, maxBurstUpBytes, maxBurstDownBytes,
         goodputBitsPerSecond() / 1e3, retransmittedPackets,
-        lostPackets, lateLossDeclarations, ptos, linkDrops, corruptDropped);
+        lostPackets, lateLossDeclarations, ptos, linkDrops, corruptDropped)
+        + (adversary == null ? "" : " adversary=" + adversary);
   }
 
   private String boundVerdict() {

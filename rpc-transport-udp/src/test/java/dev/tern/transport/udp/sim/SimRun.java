@@ -17,9 +17,15 @@ public final class SimRun {
 
   private SimRun() {}
 
-  /** Runs {@code scenario} on {@code profileName} with {@code seed}. */
+  /**
+   * Runs {@code scenario} on {@code profileName} with {@code seed}; an adversarial profile
+   * ({@link Adversaries#NAMES}) runs its attack over a link chosen from the seed.
+   */
   public static RunResult run(String profileName, Scenario scenario, long seed,
       ConnectionConfig config, long rebindAtNs) {
+    if (Adversaries.NAMES.contains(profileName)) {
+      return Adversaries.run(profileName, scenario, seed, config);
+    }
     return run(profileName, scenario, scenario.calls(new Random(seed)), seed, config,
         rebindAtNs);
   }
@@ -32,24 +38,71 @@ public final class SimRun {
 
   private static RunResult run(String profileName, Scenario scenario, List<Call> calls,
       long seed, ConnectionConfig config, long rebindAtNs) {
-    LinkProfile profile = SimProfiles.get(profileName);
-    long upSeed = seed * 31 + 1;
-    long downSeed = seed * 31 + 2;
-    LinkChannel up = new LinkChannel(new Link(profile.clientToServer(), upSeed, 0));
-    LinkChannel down = new LinkChannel(new Link(profile.serverToClient(), downSeed, 0));
-    Simulation sim = new Simulation(seed, up, down, config, config, calls);
+    Setup setup = new Setup(SimProfiles.get(profileName), seed, config, config, calls);
     if (rebindAtNs >= 0) {
-      sim.rebindAt(rebindAtNs);
+      setup.sim.rebindAt(rebindAtNs);
     }
+    return run(setup, profileName, scenario, calls);
+  }
+
+  /** A run's links and simulation, before it runs: an adversary adds itself here. */
+  static final class Setup {
+    final LinkProfile profile;
+    final long seed;
+    final long upSeed;
+    final long downSeed;
+    final LinkChannel up;
+    final LinkChannel down;
+    final ConnectionConfig clientConfig;
+    final ConnectionConfig serverConfig;
+    List<Call> calls;
+    Simulation sim;
+    /** A lower ideal than the link's own (a run over two networks), or Long.MAX_VALUE. */
+    long idealAtMostNs = Long.MAX_VALUE;
+
+    Setup(LinkProfile profile, long seed, ConnectionConfig clientConfig,
+        ConnectionConfig serverConfig, List<Call> calls) {
+      this.profile = profile;
+      this.seed = seed;
+      this.upSeed = seed * 31 + 1;
+      this.downSeed = seed * 31 + 2;
+      this.up = new LinkChannel(new Link(profile.clientToServer(), upSeed, 0));
+      this.down = new LinkChannel(new Link(profile.serverToClient(), downSeed, 0));
+      this.clientConfig = clientConfig;
+      this.serverConfig = serverConfig;
+      if (calls != null) {
+        simulate(calls);
+      }
+    }
+
+    void simulate(List<Call> calls) {
+      this.calls = calls;
+      this.sim = new Simulation(seed, up, down, clientConfig, serverConfig, calls);
+    }
+  }
+
+  /** Runs a prepared setup (its simulation built) and checks the outcome. */
+  static RunResult run(Setup setup, String profileName, Scenario scenario, List<Call> calls) {
+    if (setup.sim == null) {
+      setup.simulate(calls);
+    }
+    LinkProfile profile = setup.profile;
+    long seed = setup.seed;
+    long upSeed = setup.upSeed;
+    long downSeed = setup.downSeed;
+    LinkChannel up = setup.up;
+    LinkChannel down = setup.down;
+    Simulation sim = setup.sim;
     RunResult res = new RunResult();
     res.seed = seed;
     res.profile = profileName;
     res.scenario = scenario;
     IdealTransfer ideal = new IdealTransfer(profile, upSeed, downSeed);
-    res.idealNs = ideal.of(calls);
+    res.idealNs = Math.min(ideal.of(calls), setup.idealAtMostNs);
     res.slowStartFloorNs = new SlowStartFloor(profile, upSeed, downSeed).of(calls);
     res.feedbackOutageNs = ideal.longestFeedbackOutageNs(
         (long) (Campaign.TIME_BOUND_RATIO * res.idealNs));
+    res.handshakeRoundTripNs = ideal.handshakeNs();
     boolean done = sim.runUntil(sim::allCallsDone, CALL_LIMIT_NS);
     res.callLatencyNs = new long[calls.size()];
     long last = -1;
@@ -111,6 +164,13 @@ public final class SimRun {
     res.maxPtoNs = sim.maxPtoNs();
     res.maxBurstUpBytes = sim.maxBurstBytes(true);
     res.maxBurstDownBytes = sim.maxBurstBytes(false);
+    res.maxServerConnections = sim.maxServerConnections;
+    if (sim.server() != null) {
+      res.clientPathChanges = sim.server().stats().pathChanges;
+      res.serverPathsValidated = sim.server().stats().pathsValidated;
+      res.serverPathResets = sim.server().stats().pathResets;
+      res.serverMinRttNs = sim.server().rtt().minRttNs();
+    }
     res.upBottleneck = profile.clientToServer().meanRateBitsPerSecond() > 0;
     res.downBottleneck = profile.serverToClient().meanRateBitsPerSecond() > 0;
     long handshakeAllowance = LinkChannel.handshakeAllowanceNs(roundTrip,

@@ -2,7 +2,7 @@ package dev.tern.transport.udp.sim;
 
 import dev.tern.transport.udp.congestion.CongestionControl;
 import dev.tern.transport.udp.connection.ConnectionConfig;
-import dev.tern.transport.udp.connection.Mutant;
+import dev.tern.transport.udp.connection.Mutants;
 import dev.tern.netlab.cli.LinkOptions;
 import dev.tern.netlab.link.CustomLinks;
 import dev.tern.netlab.link.LinkProfile;
@@ -95,6 +95,9 @@ public final class SimRunner implements Callable<Integer> {
     }
     if (profiles.size() == 1 && profiles.get(0).equals("all")) {
       out.addAll(SimProfiles.names());
+      out.addAll(Adversaries.NAMES); // docs/udp-simulator.md, "Adversaries"
+    } else if (profiles.size() == 1 && profiles.get(0).equals("adversaries")) {
+      out.addAll(Adversaries.NAMES);
     } else {
       out.addAll(profiles);
     }
@@ -105,8 +108,8 @@ public final class SimRunner implements Callable<Integer> {
   public Integer call() throws Exception {
     ConnectionConfig config = ConnectionConfig.builder()
         .congestionControl(CongestionControl.valueOf(cc.toUpperCase(Locale.ROOT)))
-        .handshakeCopy(!noHandshakeCopy).build()
-        .withMutant(Mutant.valueOf(mutant.toUpperCase(Locale.ROOT)));
+        .handshakeCopy(!noHandshakeCopy).build();
+    config = Mutants.with(config, mutant);
     List<String> ps;
     try {
       ps = resolvedProfiles(spec.commandLine().getParseResult().hasMatchedOption("--profile"));

@@ -20,7 +20,14 @@ import java.util.Random;
  *
  * <p>Address rebinding: from {@link #rebindAtNs} the client's datagrams come from a new path
  * and the server's datagrams to the old path are lost (the NAT mapping is gone), so the server
- * must follow the client by connection ID.
+ * must follow the client by connection ID; with a period, the mapping changes again and again.
+ *
+ * <p>Adversaries (docs/udp-simulator.md, "Adversaries"): a client that moves to a second network
+ * (its own channels, another RTT) at {@link #moveAt}; an off-path spoofer that sends forged
+ * datagrams from addresses of its own ({@link #spoofEvery}); an on-path attacker that delays
+ * datagrams out of order and replays copies of them, some from forged addresses
+ * ({@link #replayAndReorder}). The attackers draw from their own seeded source, so a run still
+ * reproduces from its seed.
  */
 public final class Simulation {
   private static final long NO_REBIND = Long.MAX_VALUE;
@@ -32,7 +39,11 @@ public final class Simulation {
   private final Channel down;
   final Connection client;
   final ClientApp clientApp;
-  final ServerDemux demux;
+  ServerDemux demux;
+  private final ConnectionConfig serverConfig;
+  private int restarts;
+  /** Datagrams the restarted server dropped, counted when the next restart replaces it. */
+  long droppedByRestartedServer;
   ServerApp serverApp;
   Connection server;
   private final PriorityQueue<Event> events = new PriorityQueue<>();
@@ -45,6 +56,36 @@ public final class Simulation {
   private long eventSeq;
   private long clientPath;
   long rebindAtNs = NO_REBIND;
+  private long rebindPeriodNs;
+  private long nextRebindNs = NO_REBIND;
+  private Random rebindJitter;
+  /** How often the client's address changed. */
+  int rebinds;
+  /** The path id of the second network a moving client goes to. */
+  static final long MOVED_PATH = 1L << 40;
+  /** Path ids at and above this are addresses an attacker forged. */
+  static final long FORGED_PATHS = 1L << 50;
+  private Channel movedUp;
+  private Channel movedDown;
+  private long moveAtNs = NO_REBIND;
+  private Random adversary;
+  private double replayProbability;
+  private double reorderProbability;
+  private long reorderMaxNs;
+  private long replayMaxDelayNs;
+  private long spoofIntervalNs;
+  private long nextSpoofNs = NO_REBIND;
+  private long forgedPath = FORGED_PATHS;
+  /** Datagrams an attacker replayed, delayed out of order, or forged. */
+  long replayed;
+  long reordered;
+  long spoofed;
+  /** Bytes the server sent in answer to forged datagrams (to addresses the attacker chose). */
+  long reflectedBytes;
+  /** The most connections the server held at once. */
+  int maxServerConnections;
+  /** The client's smoothed RTT just before it moved and at the end of the run, ns (-1: none). */
+  long srttBeforeMoveNs = -1;
   private DeliveryObserver observer;
   private boolean stopOnFatal = true;
   long spins;
@@ -105,7 +146,15 @@ public final class Simulation {
     this.client = Connection.client(clientConfig.withDeterministicRandom(new Random(seed)),
         clientApp);
     clientApp.attach(client);
-    this.demux = new ServerDemux(serverConfig.withDeterministicRandom(new Random(~seed)), c -> {
+    this.serverConfig = serverConfig;
+    this.demux = newDemux(new Random(~seed));
+  }
+
+  private ServerDemux newDemux(Random random) {
+    return new ServerDemux(serverConfig.withDeterministicRandom(random), c -> {
+      // The client's rebindings keep its host (a NAT gives it another port); a move to the
+      // second network, or an attacker's forged address, is another host.
+      c.setPathOracle((a, b) -> a < MOVED_PATH && b < MOVED_PATH);
       ServerApp app = new ServerApp(seed, c);
       if (server == null) {
         server = c;
@@ -113,6 +162,16 @@ public final class Simulation {
       }
       return app;
     }, 16);
+  }
+
+  /**
+   * The server restarts: every connection it held is gone, and a new server with the same
+   * static key and configuration takes the datagrams from now on.
+   */
+  public void restartServer() {
+    demux = newDemux(new Random(~seed + ++restarts));
+    server = null;
+    serverApp = null;
   }
 
   /** Sees every datagram the client receives, right after the client processed it. */
@@ -134,7 +193,61 @@ public final class Simulation {
 
   /** Makes the client's address change at {@code atNs}. */
   public void rebindAt(long atNs) {
-    this.rebindAtNs = atNs;
+    rebindEvery(atNs, 0);
+  }
+
+  /**
+   * Makes the client's address change at {@code firstNs} and then every {@code periodNs} until
+   * every call has completed (the client then goes quiet: a NAT binding that changed after it, no
+   * datagram of the client's would show the server).
+   */
+  public void rebindEvery(long firstNs, long periodNs) {
+    rebindEvery(firstNs, periodNs, null);
+  }
+
+  /**
+   * As {@link #rebindEvery(long, long)}, each interval drawn from {@code jitter} between half
+   * and one and a half periods (null: exactly one period): a NAT's changes keep no step with the
+   * client's timers.
+   */
+  public void rebindEvery(long firstNs, long periodNs, Random jitter) {
+    this.rebindAtNs = firstNs;
+    this.nextRebindNs = firstNs;
+    this.rebindPeriodNs = periodNs;
+    this.rebindJitter = jitter;
+  }
+
+  /** Moves the client at {@code atNs} to a second network joined by {@code up} and {@code down}. */
+  public void moveAt(long atNs, Channel up, Channel down) {
+    this.moveAtNs = atNs;
+    this.movedUp = up;
+    this.movedDown = down;
+  }
+
+  /**
+   * An off-path attacker: every {@code intervalNs} a forged datagram (garbage, an INITIAL that
+   * does not open, a short header with a guessed connection ID, an unknown version) reaches the
+   * server from a fresh address, or the client as if from the server.
+   */
+  public void spoofEvery(long intervalNs, long seed) {
+    this.spoofIntervalNs = intervalNs;
+    this.nextSpoofNs = intervalNs;
+    this.adversary = new Random(seed);
+  }
+
+  /**
+   * An on-path attacker: each datagram the link delivers is delayed by up to {@code reorderMaxNs}
+   * with probability {@code reorder} (so it arrives out of order), and with probability
+   * {@code replay} a copy of it is delivered again up to {@code replayMaxDelayNs} later, half of
+   * the copies from a forged address.
+   */
+  public void replayAndReorder(double replay, double reorder, long reorderMaxNs,
+      long replayMaxDelayNs, long seed) {
+    this.replayProbability = replay;
+    this.reorderProbability = reorder;
+    this.reorderMaxNs = reorderMaxNs;
+    this.replayMaxDelayNs = replayMaxDelayNs;
+    this.adversary = new Random(seed);
   }
 
   /** The current virtual time. */
@@ -206,9 +319,13 @@ public final class Simulation {
     if (start > nowNs) {
       t = Math.min(t, start);
     }
-    if (rebindAtNs != NO_REBIND && clientPath == 0) {
-      t = Math.min(t, rebindAtNs);
+    if (rebindPeriodNs == 0 || !clientApp.allDone()) {
+      t = Math.min(t, nextRebindNs);
     }
+    if (clientPath != MOVED_PATH) {
+      t = Math.min(t, moveAtNs);
+    }
+    t = Math.min(t, nextSpoofNs);
     for (Connection c : demux.connections()) {
       t = Math.min(t, c.nextTimeoutNs());
     }
@@ -216,8 +333,20 @@ public final class Simulation {
   }
 
   private void step() {
-    if (rebindAtNs != NO_REBIND && nowNs >= rebindAtNs && clientPath == 0) {
-      clientPath = 1;
+    while (nowNs >= nextRebindNs && (rebindPeriodNs == 0 || !clientApp.allDone())) {
+      clientPath++;
+      rebinds++;
+      long interval = rebindJitter == null ? rebindPeriodNs
+          : rebindPeriodNs / 2 + (long) (rebindJitter.nextDouble() * rebindPeriodNs);
+      nextRebindNs = rebindPeriodNs > 0 ? nextRebindNs + interval : NO_REBIND;
+    }
+    if (nowNs >= moveAtNs && clientPath != MOVED_PATH) {
+      srttBeforeMoveNs = client.rtt().smoothedRttNs();
+      clientPath = MOVED_PATH;
+    }
+    while (nowNs >= nextSpoofNs) {
+      spoof();
+      nextSpoofNs += spoofIntervalNs;
     }
     while (!events.isEmpty() && events.peek().atNs <= nowNs) {
       deliver(events.poll());
@@ -236,6 +365,7 @@ public final class Simulation {
       serverApp.pump();
     }
     flush();
+    maxServerConnections = Math.max(maxServerConnections, demux.connections().size());
     notePto(client, serverAckDelayNs);
     if (server != null) {
       notePto(server, clientAckDelayNs);
@@ -273,7 +403,11 @@ public final class Simulation {
       demux.onDatagram(b, nowNs, e.pathId, reply);
       if (reply.position() > 0) {
         reply.flip();
-        send(reply, false, e.pathId);
+        if (e.pathId >= FORGED_PATHS) {
+          reflectedBytes += reply.remaining(); // to the address the attacker forged
+        } else {
+          send(reply, false, e.pathId);
+        }
       }
     } else {
       clientApp.setNow(nowNs);
@@ -302,6 +436,9 @@ public final class Simulation {
             send(out, false, clientPath);
           } else {
             datagramsDown++; // to an address the client no longer has: lost
+            if (c.currentPathId() >= FORGED_PATHS) {
+              reflectedBytes += out.remaining();
+            }
           }
           any = true;
         }
@@ -318,7 +455,7 @@ public final class Simulation {
       burstBytes[d] = datagram.remaining();
     }
     maxBurstBytes[d] = Math.max(maxBurstBytes[d], burstBytes[d]);
-    Channel ch = toServer ? up : down;
+    Channel ch = pathId == MOVED_PATH ? (toServer ? movedUp : movedDown) : toServer ? up : down;
     if (toServer) {
       datagramsUp++;
     } else {
@@ -332,8 +469,60 @@ public final class Simulation {
         int bit = corruptRandom.nextInt(data.length * 8);
         data[bit >>> 3] ^= (byte) (1 << (bit & 7));
       }
-      events.add(new Event(Math.max(deliverAt[i], nowNs), eventSeq++, toServer, pathId, data));
+      long at = Math.max(deliverAt[i], nowNs);
+      if (reorderProbability > 0 && adversary.nextDouble() < reorderProbability) {
+        at += 1 + (long) (adversary.nextDouble() * reorderMaxNs);
+        reordered++;
+      }
+      events.add(new Event(at, eventSeq++, toServer, pathId, data));
+      if (replayProbability > 0 && adversary.nextDouble() < replayProbability) {
+        long later = at + 1 + (long) (adversary.nextDouble() * replayMaxDelayNs);
+        long from = toServer && adversary.nextBoolean() ? forgedPath++ : pathId;
+        events.add(new Event(later, eventSeq++, toServer, from, data.clone()));
+        replayed++;
+      }
     }
+  }
+
+  /** One forged datagram from the off-path spoofer (see {@link #spoofEvery}). */
+  private void spoof() {
+    spoofed++;
+    int kind = adversary.nextInt(6);
+    byte[] d;
+    switch (kind) {
+      case 0: // garbage
+        d = new byte[1 + adversary.nextInt(1500)];
+        adversary.nextBytes(d);
+        break;
+      case 1: // an INITIAL of version 2 from a client nobody knows: it does not open
+      case 3: // an unknown version: answered statelessly with Version Negotiation
+        d = new byte[1200 + adversary.nextInt(200)];
+        adversary.nextBytes(d);
+        d[0] = (byte) 0xC0;
+        int version = kind == 1 ? 0x544e0002 : 0x1a2a3a4a;
+        d[1] = (byte) (version >>> 24);
+        d[2] = (byte) (version >>> 16);
+        d[3] = (byte) (version >>> 8);
+        d[4] = (byte) version;
+        d[5] = 8;
+        d[14] = 8;
+        d[23] = 0; // no token
+        d[24] = (byte) (0x40 | ((d.length - 26) >>> 8));
+        d[25] = (byte) (d.length - 26);
+        break;
+      default: // a short header with a guessed connection ID
+        d = new byte[20 + adversary.nextInt(1300)];
+        adversary.nextBytes(d);
+        d[0] = (byte) (0x40 | (d[0] & 0x3f));
+        break;
+    }
+    if (kind == 5) {
+      // To the client, as if from the server: the client has one address, anyone may send to it.
+      clientApp.setNow(nowNs);
+      client.onDatagram(ByteBuffer.wrap(d), nowNs, 0);
+      return;
+    }
+    events.add(new Event(nowNs, eventSeq++, true, forgedPath++, d));
   }
 
   /** Whether both ends have nothing outstanding (no stream, nothing unacknowledged). */
