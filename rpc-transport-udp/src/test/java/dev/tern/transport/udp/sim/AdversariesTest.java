@@ -110,9 +110,13 @@ class AdversariesTest {
     assertThat(s.failures()).extracting(RunResult::line).isEmpty();
     assertThat(s.boundViolations()).extracting(RunResult::line).isEmpty();
     for (RunResult r : s.results) {
-      // Without a stateless reset the client learns by its idle timeout (30 s).
-      assertThat(r.adversary).as(r.line()).contains("closedBy=IDLE_TIMEOUT")
+      // The restarted server answers the old connection's next packet with a stateless reset
+      // (RFC 9000 §10.3): the client learns it from that packet, not at its 30 s idle timeout.
+      assertThat(r.adversary).as(r.line()).contains("closedBy=STATELESS_RESET")
           .contains("restartedServerConnections=0").doesNotContain("strayDropped=0 ");
+      java.util.regex.Matcher learned = java.util.regex.Pattern.compile("learnedAfter=(\\d+)ms").matcher(r.adversary);
+      assertThat(learned.find()).as(r.line()).isTrue();
+      assertThat(Long.parseLong(learned.group(1))).as("ms until the client learned: %s", r.line()).isLessThan(30_000);
     }
   }
 }
