@@ -328,7 +328,7 @@ public final class ConnectionConfig {
     private long keepAliveMs = 15_000;
     private long keepAliveTimeoutMs;
     private int deadAfterProbeTimeouts = 3;
-    private long minDeadSilenceMs = 5_000;
+    private long minDeadSilenceMs = 15_000;
     private boolean wantReceiveTimestamps;
     private int serverId;
     private int configRotation;
@@ -503,10 +503,14 @@ public final class ConnectionConfig {
 
     /**
      * The least silence, in ms, that {@link #deadAfterProbeTimeouts} may declare dead while
-     * streams are open (5 s by default): mobile links lose their uplink for seconds (the
-     * simulator's lte-att trace: feedback outages up to 2 s), which calls in flight must ride out,
-     * and on loopback three probe timeouts pass in under 0.2 s, less than a loaded host may take
-     * to schedule a busy peer. A connection with no stream open that {@link Connection#checkPeer
+     * streams are open (15 s by default, half the idle timeout): mobile links lose their uplink
+     * for seconds (the simulator's lte-att trace: feedback outages up to 2 s; retransmission
+     * waits in the field have a 30 s tail), and a client behind a NAT that rebinds every second
+     * on a bufferbloated link went 7.7 s without hearing its server in the campaign, all of which
+     * calls in flight must ride out; on loopback three probe timeouts pass in under 0.2 s, less
+     * than a loaded host may take to schedule a busy peer. A restarted server is told sooner by
+     * its stateless reset (RFC 9000 §10.3), and one that is down by ICMP where the socket reports
+     * it; this floor is for a peer gone without a trace. A connection with no stream open that {@link Connection#checkPeer
      * checks its peer} waits {@link Connection#CHECK_MIN_SILENCE_MS} at least instead: no call is
      * lost if it is wrong.
      */

@@ -37,7 +37,7 @@ class UdpStatelessResetTest {
             + status.getDescription());
         assertThat(status.getCode()).isEqualTo(Status.Code.UNAVAILABLE);
         assertThat(status.getDescription()).contains("is gone: the server sent a stateless reset");
-        // One round trip on loopback; bounded loosely (a loaded machine) but below the 5 s floor of
+        // One round trip on loopback; bounded loosely (a loaded machine) but below the 15 s floor of
         // the silence rule, which the description above also rules out.
         assertThat(millis).isLessThan(5_000L);
         assertThat(events.shutdown.get(10, TimeUnit.SECONDS).getDescription())
