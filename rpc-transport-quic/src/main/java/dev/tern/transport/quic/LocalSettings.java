@@ -7,9 +7,13 @@ import io.netty.handler.codec.http3.Http3SettingsFrame;
 
 /** The HTTP/3 SETTINGS each side sends (RFC 9114 §7.2.4) and the parameters it accepts. */
 final class LocalSettings {
-  /** Keeps Tern's version parameter when decoding a peer's SETTINGS; other unknown ones are ignored. */
+  /**
+   * Keeps Tern's version parameter and a server's stateless reset secret ({@link StatelessResets})
+   * when decoding a peer's SETTINGS; other unknown ones are ignored.
+   */
   static final Http3Settings.NonStandardHttp3SettingsValidator VALIDATOR =
-      (id, value) -> id == TernVersions.SETTING_ID && value != null && value >= 0;
+      (id, value) -> (id == TernVersions.SETTING_ID || StatelessResets.isSecretSetting(id)) && value != null
+          && value >= 0;
 
   private LocalSettings() {}
 
@@ -19,7 +23,18 @@ final class LocalSettings {
    * the Tern versions.
    */
   static Http3SettingsFrame frame(long versionBits, TransportOptions o) {
+    return frame(versionBits, o, null);
+  }
+
+  /** As {@link #frame(long, TransportOptions)}, with a server connection's reset secret if not null. */
+  static Http3SettingsFrame frame(long versionBits, TransportOptions o, byte[] resetSecret) {
     Http3Settings s = new Http3Settings(VALIDATOR);
+    if (resetSecret != null) {
+      long[] v = StatelessResets.toSettings(resetSecret);
+      s.put(StatelessResets.SETTING_SECRET_0, v[0]);
+      s.put(StatelessResets.SETTING_SECRET_1, v[1]);
+      s.put(StatelessResets.SETTING_SECRET_2, v[2]);
+    }
     s.qpackMaxTableCapacity(0);
     s.qpackBlockedStreams(0);
     s.maxFieldSectionSize(o.get(TransportOptions.MAX_INBOUND_METADATA_SIZE));

@@ -34,6 +34,7 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
   private boolean pendingHalfClose;
   private boolean halfClosed;
   private boolean opening;
+  private long openedAtNanos;
   private boolean responseHeadersSeen;
   private Status trailerStatus;
   private Metadata trailers;
@@ -62,6 +63,11 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
     return channel == null && !opening && !finished;
   }
 
+  /** When the call's stream was opened ({@link System#nanoTime}); 0 while it was not. */
+  long openedAtNanos() {
+    return openedAtNanos;
+  }
+
   /** True if the call never got a QUIC stream (it may still be queued on the transport). */
   boolean neverOpened() {
     return channel == null && !opening;
@@ -70,6 +76,7 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
   /** Opens the HTTP/3 request stream; on the event loop. */
   void open(QuicChannel quic, String authority) {
     opening = true;
+    openedAtNanos = System.nanoTime();
     Http3.newRequestStreamBootstrap(quic, this).option(ChannelOption.AUTO_READ, false).create()
         .addListener(f -> {
           if (!f.isSuccess()) {

@@ -83,6 +83,7 @@ final class QuicClientTransport implements ClientTransport {
   private boolean earlyDataReady;
   private volatile boolean earlyDataSent;
   private volatile boolean settingsReceived;
+  private volatile long statelessResets;
   /** Why the server's certificate was rejected, if it was; set at start. */
   private DiagnosingTrustManager trust;
   /** The name the server's certificate must carry. */
@@ -152,6 +153,7 @@ final class QuicClientTransport implements ClientTransport {
               // 16 without it; the cause is not understood yet.
               ch.pipeline().addLast(sendErrors);
             }
+            ch.pipeline().addLast(resetDetector);
             ch.pipeline().addLast(arrivals);
             ch.pipeline().addLast(codec);
             ch.pipeline().addLast(new UdpErrors());
@@ -329,6 +331,42 @@ final class QuicClientTransport implements ClientTransport {
     return sendErrors.failed();
   }
 
+  /**
+   * Recognises the server's stateless reset (RFC 9000 §10.3, {@link StatelessResets}) once its
+   * SETTINGS gave the connection's secret; on the loop.
+   */
+  private final StatelessResets.Detector resetDetector = new StatelessResets.Detector(this::onStatelessReset);
+
+  /** Stateless resets received (any thread); for tests. */
+  long statelessResetsReceived() {
+    return statelessResets;
+  }
+
+  /**
+   * The server no longer has this connection: it restarted (or lost its state). With a valid
+   * proof of its uptime, a call whose stream opened after the new process bound its socket can
+   * only have reached that process, which dropped it unread, so it is refused unprocessed for the
+   * call layer to send again; so is a call never opened. Others may have reached the old process
+   * and fail. On the loop.
+   */
+  private void onStatelessReset(long uptimeMillis) {
+    long now = System.nanoTime();
+    statelessResets++;
+    if (closing) {
+      return;
+    }
+    // The new process bound its socket before now - uptime (the reset took time to arrive, and the
+    // uptime is rounded down); 2 ms more covers the two clocks' rates over a short uptime.
+    long boundBefore = now - TimeUnit.MILLISECONDS.toNanos(uptimeMillis) + TimeUnit.MILLISECONDS.toNanos(2);
+    Status status = Status.UNAVAILABLE.withDescription("QUIC connection to " + address + " is gone: the server no"
+        + " longer has it (stateless reset, RFC 9000 §10.3); it has restarted or lost its state"
+        + (uptimeMillis >= 0 ? ", " + uptimeMillis + " ms ago" : ""));
+    lost(status, s -> s.neverOpened()
+        || (uptimeMillis >= 0 && s.openedAtNanos() != 0 && s.openedAtNanos() - boundBefore > 0),
+        "; the call was not processed (not sent, or sent only to the restarted server), safe to retry on a new"
+            + " connection");
+  }
+
   /** Tells the liveness check of each datagram's arrival, before the codec reads it; sharable, no allocation. */
   private final ChannelInboundHandlerAdapter arrivals = new ChannelInboundHandlerAdapter() {
     @Override
@@ -374,7 +412,14 @@ final class QuicClientTransport implements ClientTransport {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
       try {
         if (msg instanceof io.netty.handler.codec.http3.Http3SettingsFrame) {
-          Long bits = ((io.netty.handler.codec.http3.Http3SettingsFrame) msg).settings().get(TernVersions.SETTING_ID);
+          io.netty.handler.codec.http3.Http3Settings settings =
+              ((io.netty.handler.codec.http3.Http3SettingsFrame) msg).settings();
+          byte[] secret = StatelessResets.fromSettings(settings.get(StatelessResets.SETTING_SECRET_0),
+              settings.get(StatelessResets.SETTING_SECRET_1), settings.get(StatelessResets.SETTING_SECRET_2));
+          if (secret != null) {
+            resetDetector.arm(secret);
+          }
+          Long bits = settings.get(TernVersions.SETTING_ID);
           onServerVersions(bits == null ? TernVersions.PLAIN_GRPC : bits);
         } else if (msg instanceof io.netty.handler.codec.http3.Http3GoAwayFrame) {
           onGoAway(((io.netty.handler.codec.http3.Http3GoAwayFrame) msg).id());
@@ -646,13 +691,21 @@ final class QuicClientTransport implements ClientTransport {
    * connection. On the loop.
    */
   private void lost(Status status) {
+    lost(status, QuicClientStream::neverOpened, "; the call was not sent, safe to retry on a new connection");
+  }
+
+  /**
+   * As {@link #lost(Status)}, refusing unprocessed the calls {@code unprocessed} says the server
+   * cannot have processed.
+   */
+  private void lost(Status status, java.util.function.Predicate<QuicClientStream> unprocessed, String refused) {
     if (closing || !ready) {
       fail(status); // before the handshake the failure is the connection attempt's own
       return;
     }
     ArrayList<QuicClientStream> unsent = new ArrayList<>();
     for (QuicClientStream s : streams) {
-      if (s.neverOpened()) {
+      if (unprocessed.test(s)) {
         unsent.add(s);
       }
     }
@@ -663,8 +716,7 @@ final class QuicClientTransport implements ClientTransport {
       LOG.debug("QUIC connection to {} ends: {}", address, status.getDescription());
       listener.transportShutdown(status);
     }
-    Status refusal = Status.UNAVAILABLE.withDescription(status.getDescription()
-        + "; the call was not sent, safe to retry on a new connection");
+    Status refusal = Status.UNAVAILABLE.withDescription(status.getDescription() + refused);
     for (QuicClientStream s : unsent) {
       s.refuse(refusal);
     }

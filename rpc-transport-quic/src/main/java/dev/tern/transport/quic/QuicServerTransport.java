@@ -48,6 +48,7 @@ final class QuicServerTransport implements ServerTransport {
   private EventLoopGroup group;
   private EventLoop loop;
   private Channel udp;
+  private StatelessResets.Server resets;
   private volatile ServerTransportListener listener;
   private volatile boolean shutdown;
   private boolean terminated;
@@ -77,8 +78,13 @@ final class QuicServerTransport implements ServerTransport {
     }
     this.listener = java.util.Objects.requireNonNull(listener, "listener");
     QuicSslContext ssl = QuicTls.server(options.get(TransportOptions.TLS), options.get(QuicTransportOptions.EARLY_DATA));
+    resets = new StatelessResets.Server(StatelessResets.masterKey(options.get(TransportOptions.TLS)));
     ChannelHandler codec = QuicCodecs.apply(new QuicServerCodecBuilder(), options)
         .sslContext(ssl)
+        // Connection IDs and reset tokens a restarted server can still read (StatelessResets).
+        .localConnectionIdLength(StatelessResets.CID_BYTES)
+        .connectionIdAddressGenerator(resets.ids())
+        .resetTokenGenerator(resets.tokens())
         // Address validation (RFC 9000 §8.1.2) and the handshake and connection limits: Netty asks
         // the token handler about every Initial packet before it makes any state.
         .tokenHandler(admission)
@@ -112,7 +118,7 @@ final class QuicServerTransport implements ServerTransport {
             if (impairment != null) {
               ch.pipeline().addLast(new ImpairmentHandler(impairment));
             }
-            ch.pipeline().addLast(new MalformedDatagrams(), codec);
+            ch.pipeline().addLast(new MalformedDatagrams(), resets.responder(), codec);
           }
         })
         .bind(bindAddress).awaitUninterruptibly();
@@ -122,6 +128,7 @@ final class QuicServerTransport implements ServerTransport {
       throw new IOException("cannot bind QUIC server to UDP " + bindAddress + ": " + cause.getMessage(), cause);
     }
     udp = bound.channel();
+    resets.bound();
   }
 
   @Override
@@ -180,6 +187,9 @@ final class QuicServerTransport implements ServerTransport {
   HandshakeAdmission admission() { return admission; }
 
   TransportOptions options() { return options; }
+
+  /** Connection IDs, reset tokens and the stateless resets of a restarted server. */
+  StatelessResets.Server resets() { return resets; }
 
   long versionBits() { return versionBits; }
 

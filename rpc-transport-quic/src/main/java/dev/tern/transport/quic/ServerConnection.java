@@ -76,7 +76,9 @@ final class ServerConnection {
       }
     };
     channel.pipeline().addLast(new Http3ServerConnectionHandler(requestStreams, new ControlFrames(), null,
-        LocalSettings.frame(transport.versionBits(), transport.options()), true, LocalSettings.VALIDATOR));
+        LocalSettings.frame(transport.versionBits(), transport.options(),
+            transport.resets().secretOf(StatelessResets.idBytes(channel.localAddress()))),
+        true, LocalSettings.VALIDATOR));
     channel.pipeline().addLast(new ConnectionEvents());
     // The close future, not channelInactive: a connection closed before its handshake completed
     // never was active and never hears channelInactive.
