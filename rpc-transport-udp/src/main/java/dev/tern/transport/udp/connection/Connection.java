@@ -88,6 +88,12 @@ public final class Connection {
   byte[] localResetToken;
   /** A client's: the token the server sent in its ServerHello; null if none. */
   byte[] peerResetToken;
+  /** A server's proof key for its connection ID ({@link StatelessReset}); null if none. */
+  byte[] localResetProofKey;
+  /** A client's: the proof key the server sent in its ServerHello; null if none. */
+  byte[] peerResetProofKey;
+  /** The uptime a stateless reset proved, in ms; -1 if none did. */
+  private long statelessResetUptimeMs = -1;
   /** A {@link #checkPeer} PING awaits its answer. */
   private boolean checkingPeer;
   /**
@@ -322,6 +328,7 @@ public final class Connection {
     if (!isClient && Versions.isEncrypted(version)) {
       // Only where the parameters travel encrypted: the token is the connection's secret.
       p.statelessResetToken = localResetToken;
+      p.resetProofKey = localResetProofKey;
     }
     return p;
   }
@@ -718,7 +725,8 @@ public final class Connection {
    * reset token (RFC 9000 §10.3.1): the server no longer has the connection. The connection
    * drains: it sends nothing more and tells the listener at once.
    */
-  void onStatelessReset() {
+  void onStatelessReset(long provenUptimeMs) {
+    statelessResetUptimeMs = provenUptimeMs;
     stats.statelessResetsReceived++;
     onPeerClose(TransportError.STATELESS_RESET, TransportError.STATELESS_RESET.code(),
         "the server sent a stateless reset: it no longer knows the connection (it restarted or lost its state)");
@@ -745,6 +753,14 @@ public final class Connection {
   }
 
   // ---- inspection ----------------------------------------------------------------------------
+
+  /**
+   * The server's uptime, in ms, that the stateless reset which ended this connection proved
+   * ({@link StatelessReset}); -1 if none did.
+   */
+  public long statelessResetUptimeMs() {
+    return statelessResetUptimeMs;
+  }
 
   /** The state. */
   public ConnectionState state() {

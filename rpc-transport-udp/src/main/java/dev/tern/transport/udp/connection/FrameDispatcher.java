@@ -146,6 +146,7 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
     c.peerWantsTimestamps = p.wantsReceiveTimestamps;
     if (c.isClient) {
       c.peerResetToken = p.statelessResetToken;
+      c.peerResetProofKey = p.resetProofKey;
       c.handshake.onPeerHasIt();
     } else {
       if (!c.keys.answerHandshake()) {

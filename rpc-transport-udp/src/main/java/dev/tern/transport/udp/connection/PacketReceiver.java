@@ -122,7 +122,10 @@ final class PacketReceiver {
         || !StatelessReset.matches(buf, h.packetStart, h.packetEnd, c.peerResetToken)) {
       return false;
     }
-    c.onStatelessReset();
+    // The proof of the server's uptime lies after the longest header this ID allows (RFC 9000 §17.3).
+    long uptime = StatelessReset.provenUptime(buf, h.packetStart + 1 + h.dcidLength + 4, h.packetEnd,
+        c.peerResetProofKey, c.config.cryptoProvider().newHmacSha256());
+    c.onStatelessReset(uptime);
     return true;
   }
 

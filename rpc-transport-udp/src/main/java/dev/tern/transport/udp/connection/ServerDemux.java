@@ -56,6 +56,9 @@ public final class ServerDemux {
   private long resetWindowStartNs;
   private int resetsInWindow;
   private long statelessResetsSent;
+  private static final long NOT_BOUND = Long.MIN_VALUE;
+  /** When the driver bound the server's socket ({@link #socketBound}); NOT_BOUND until told. */
+  private long boundAtNs = NOT_BOUND;
 
   /**
    * A demultiplexer.
@@ -132,6 +135,7 @@ public final class ServerDemux {
       c.currentPathId = pathId;
       if (resets != null) {
         c.localResetToken = resets.token(c.localConnectionId());
+        c.localResetProofKey = resets.proofKey(c.localConnectionId());
       }
       c.setListener(listeners.apply(c));
       byCid.put(keyOf(dcid), c);
@@ -167,7 +171,9 @@ public final class ServerDemux {
     if (resetsInWindow >= MAX_RESETS_PER_SECOND) {
       return;
     }
-    if (resets.write(reply, datagram.limit() - start, datagram, header.dcidOffset, header.dcidLength, random) > 0) {
+    long uptimeMs = boundAtNs == NOT_BOUND ? -1 : Math.max(0, (nowNs - boundAtNs) / 1_000_000);
+    if (resets.write(reply, datagram.limit() - start, datagram, header.dcidOffset, header.dcidLength, random,
+        uptimeMs) > 0) {
       resetsInWindow++;
       statelessResetsSent++;
     }
@@ -298,6 +304,16 @@ public final class ServerDemux {
   /** Version Negotiation packets sent. */
   public long versionNegotiationsSent() {
     return versionNegotiationsSent;
+  }
+
+  /**
+   * The driver bound the server's socket at {@code nowNs}: the stateless resets of this server
+   * prove their uptime from then (docs/protocol.md §8). A restarted server's socket is bound
+   * after the previous process lost the port (no address reuse), so a call its client opened
+   * after that moment can only have reached this process. Without it, resets carry no proof.
+   */
+  public void socketBound(long nowNs) {
+    boundAtNs = nowNs;
   }
 
   /** Stateless resets sent for packets of unknown connections (RFC 9000 §10.3). */

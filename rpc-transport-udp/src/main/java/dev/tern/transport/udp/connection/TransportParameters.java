@@ -34,6 +34,7 @@ public final class TransportParameters {
   static final int VERSION_INFORMATION = 0x11;
   static final int TERN_RPC_VERSIONS = 0x20;
   static final int RECEIVE_TIMESTAMPS = 0x21;
+  static final int TERN_RESET_PROOF_KEY = 0x22;
 
   /** Message type: {@link #CLIENT_HELLO} or {@link #SERVER_HELLO}. */
   public int messageType;
@@ -66,6 +67,11 @@ public final class TransportParameters {
   public boolean wantsReceiveTimestamps;
   /** stateless_reset_token (RFC 9000 §18.2): a server's, 16 bytes; null if absent. */
   public byte[] statelessResetToken;
+  /**
+   * tern_reset_proof_key: a server's key for the proof of uptime its stateless resets carry
+   * ({@link StatelessReset}), 16 bytes; null if absent.
+   */
+  public byte[] resetProofKey;
 
   /** Writes the message. */
   public void encode(ByteBuffer out) {
@@ -96,6 +102,11 @@ public final class TransportParameters {
       VarInt.write(out, STATELESS_RESET_TOKEN);
       VarInt.write(out, statelessResetToken.length);
       out.put(statelessResetToken);
+    }
+    if (resetProofKey != null) {
+      VarInt.write(out, TERN_RESET_PROOF_KEY);
+      VarInt.write(out, resetProofKey.length);
+      out.put(resetProofKey);
     }
     if (chosenVersion != 0) {
       VarInt.write(out, VERSION_INFORMATION);
@@ -202,6 +213,16 @@ public final class TransportParameters {
         }
         statelessResetToken = new byte[StatelessReset.TOKEN_BYTES];
         in.get(statelessResetToken);
+        return null;
+      case TERN_RESET_PROOF_KEY:
+        if (messageType != SERVER_HELLO) {
+          return "tern_reset_proof_key from a client";
+        }
+        if (end - in.position() != StatelessReset.PROOF_KEY_BYTES) {
+          return "bad tern_reset_proof_key";
+        }
+        resetProofKey = new byte[StatelessReset.PROOF_KEY_BYTES];
+        in.get(resetProofKey);
         return null;
       case VERSION_INFORMATION:
         if (end - in.position() != 8) {

@@ -64,6 +64,8 @@ public final class UdpServerEndpoint extends EndpointLoop {
       c.setPathOracle(paths::sameHost);
       return listeners.apply(c);
     }, maxConnections);
+    // The socket is bound (bind() below binds before it constructs): resets prove uptime from now.
+    demux.socketBound(System.nanoTime());
   }
 
   /**

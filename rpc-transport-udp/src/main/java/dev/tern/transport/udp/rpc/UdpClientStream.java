@@ -25,6 +25,8 @@ final class UdpClientStream extends RpcStream implements ClientStream {
   private boolean headersSeen;
   /** Whether the listener was given response headers or a message. */
   private boolean delivered;
+  /** When the stream opened ({@link System#nanoTime}); 0 before. */
+  private long openedAtNs;
   private Compressor compressor;
   private boolean compressorLookedUp;
 
@@ -39,6 +41,7 @@ final class UdpClientStream extends RpcStream implements ClientStream {
 
   /** Binds the opened protocol stream and sends the header, then what was written meanwhile. */
   void open(Stream s, int version) {
+    openedAtNs = System.nanoTime();
     bind(transport.connection(), s);
     reader = new RecordReader(transport.maxInboundMessageBytes, transport.maxHeaderBytes);
     s.setPriority(headers.priority().urgency(), headers.priority().incremental());
@@ -249,6 +252,29 @@ final class UdpClientStream extends RpcStream implements ClientStream {
     resetOutput(RpcFraming.CODE_CANCELLED);
     stopInput(RpcFraming.CODE_CANCELLED);
     refuseUnsent(status);
+  }
+
+  /** When the call's stream opened ({@link System#nanoTime}), 0 if it has not. */
+  long openedAtNs() {
+    return openedAtNs;
+  }
+
+  /**
+   * Ends the call on a connection the server no longer has: one the server cannot have
+   * processed ({@code unprocessed}; it has heard nothing of it) as refused, for the call layer
+   * to send again; any other fails with {@code status}.
+   */
+  void failReset(Status status, boolean unprocessed, Status refusal) {
+    if (ended) {
+      return;
+    }
+    if (delivered || !unprocessed) {
+      fail(status, RpcFraming.CODE_CANCELLED);
+      return;
+    }
+    resetOutput(RpcFraming.CODE_CANCELLED);
+    stopInput(RpcFraming.CODE_CANCELLED);
+    refuseUnsent(refusal);
   }
 
   /**

@@ -309,6 +309,10 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
           + " refused this client: its static key is not one the server admits ("
           + describe(error, code, reason) + ")");
     }
+    if (error == TransportError.STATELESS_RESET) {
+      failReset(status, c.statelessResetUptimeMs());
+      return;
+    }
     if (byPeer && error == TransportError.APPLICATION_ERROR && code == RpcFraming.CLOSE_DRAINED) {
       // The server drained the connection and closed it with none of its calls left
       // (docs/protocol.md §10.7): a call still open here was never processed.
@@ -341,6 +345,42 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
   }
 
   /** As {@link #fail}, but calls that heard nothing of the server end as refused unprocessed. */
+  /**
+   * The server's stateless reset ended the connection: it restarted (or lost its state). With the
+   * uptime it proved (docs/protocol.md §8), a call whose stream opened after the new process bound
+   * its socket reached only that process, which dropped it unread: it is refused unprocessed for
+   * the call layer to send again, as is a call never sent. Any other may have reached the old
+   * process and fails. On the loop, at the reset's receipt.
+   */
+  private void failReset(Status status, long provenUptimeMs) {
+    long now = System.nanoTime();
+    // Bound before now - uptime (the reset took time to come, the uptime is rounded down); 2 ms
+    // more for the two clocks' rates.
+    long boundBefore = now - TimeUnit.MILLISECONDS.toNanos(provenUptimeMs) + TimeUnit.MILLISECONDS.toNanos(2);
+    if (failure == null) {
+      failure = status;
+    }
+    shutdown = true;
+    if (shutdownReported.compareAndSet(false, true)) {
+      listener.transportShutdown(status);
+    }
+    Status unsent = Status.UNAVAILABLE.withDescription(status.getDescription()
+        + "; the call was not sent, safe to retry on a new connection");
+    for (UdpClientStream s : new ArrayList<>(waiting)) {
+      s.refuseUnsent(unsent);
+    }
+    Status unprocessed = Status.UNAVAILABLE.withDescription(status.getDescription()
+        + (provenUptimeMs >= 0 ? ", " + provenUptimeMs + " ms ago" : "")
+        + "; the call was not processed (sent only to the restarted server), safe to retry on a new connection");
+    Status maybe = provenUptimeMs >= 0
+        ? status.withDescription(status.getDescription() + ", " + provenUptimeMs + " ms ago") : status;
+    for (UdpClientStream s : new ArrayList<>(byId.values())) {
+      s.failReset(maybe, provenUptimeMs >= 0 && s.openedAtNs() != 0 && s.openedAtNs() - boundBefore > 0,
+          unprocessed);
+    }
+    closing = true;
+  }
+
   private void failDrained(Status status) {
     if (failure == null) {
       failure = status;

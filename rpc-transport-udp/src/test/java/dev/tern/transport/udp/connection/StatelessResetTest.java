@@ -95,4 +95,79 @@ class StatelessResetTest {
     b.flip();
     assertThat(new TransportParameters().decode(b)).isEqualTo("bad stateless_reset_token");
   }
+
+  @Test
+  void aLongEnoughTriggerDrawsAResetThatProvesTheServersUptimeToTheHolderOfTheProofKey() {
+    StatelessReset resets = StatelessReset.forServer(CryptoProviders.auto(), KEY);
+    ConnectionId id = cid(11);
+    byte[] proofKey = resets.proofKey(id);
+    assertThat(proofKey).hasSize(StatelessReset.PROOF_KEY_BYTES)
+        .isEqualTo(StatelessReset.forServer(CryptoProviders.auto(), KEY).proofKey(id))
+        .isNotEqualTo(resets.proofKey(cid(12)))
+        .isNotEqualTo(resets.token(id));
+    int proven = StatelessReset.provenBytes(8);
+    int headerEnd = 1 + 8 + 4;
+    ByteBuffer trigger = ByteBuffer.allocate(200);
+    trigger.put((byte) 0x41);
+    id.write(trigger);
+
+    ByteBuffer reply = ByteBuffer.allocate(100);
+    int n = resets.write(reply, 120, trigger, 1, 8, new Random(4), 1234);
+    assertThat(n).isEqualTo(proven).isLessThan(120);
+    assertThat(StatelessReset.matches(reply, 0, n, resets.token(id))).isTrue();
+    assertThat(StatelessReset.provenUptime(reply, headerEnd, n, proofKey, CryptoProviders.auto().newHmacSha256()))
+        .isEqualTo(1234);
+    assertThat(StatelessReset.provenUptime(reply, headerEnd, n, resets.proofKey(cid(12)),
+        CryptoProviders.auto().newHmacSha256())).as("another connection's key").isEqualTo(-1);
+    assertThat(StatelessReset.provenUptime(reply, headerEnd, n, null, CryptoProviders.auto().newHmacSha256()))
+        .as("no key from the ServerHello").isEqualTo(-1);
+    for (int at = headerEnd; at < n - StatelessReset.TOKEN_BYTES; at++) {
+      ByteBuffer altered = ByteBuffer.allocate(n);
+      altered.put(reply.array(), 0, n);
+      altered.put(at, (byte) (altered.get(at) ^ 0x10));
+      assertThat(StatelessReset.provenUptime(altered, headerEnd, n, proofKey, CryptoProviders.auto().newHmacSha256()))
+          .as("byte %d altered", at).isEqualTo(-1);
+    }
+
+    ByteBuffer shortReply = ByteBuffer.allocate(100);
+    int m = resets.write(shortReply, proven, trigger, 1, 8, new Random(4), 1234);
+    assertThat(m).as("a trigger too short for a proven reset draws a plain one, shorter than it")
+        .isEqualTo(Math.min(proven - 1, StatelessReset.SENT_BYTES));
+    assertThat(StatelessReset.matches(shortReply, 0, m, resets.token(id))).isTrue();
+    assertThat(StatelessReset.provenUptime(shortReply, headerEnd, m, proofKey, CryptoProviders.auto().newHmacSha256()))
+        .isEqualTo(-1);
+    ByteBuffer unbound = ByteBuffer.allocate(100);
+    int u = resets.write(unbound, 120, trigger, 1, 8, new Random(4), -1);
+    assertThat(u).as("no uptime known: a plain reset").isEqualTo(StatelessReset.SENT_BYTES);
+  }
+
+  @Test
+  void theProofKeyTravelsInTheServerHelloOnlyAndMustBeSixteenBytes() {
+    TransportParameters server = new TransportParameters();
+    server.messageType = TransportParameters.SERVER_HELLO;
+    server.initialSourceConnectionId = cid(1);
+    server.resetProofKey = new byte[16];
+    server.resetProofKey[5] = 7;
+    ByteBuffer b = ByteBuffer.allocate(TransportParameters.MAX_MESSAGE_BYTES);
+    server.encode(b);
+    b.flip();
+    TransportParameters read = new TransportParameters();
+    assertThat(read.decode(b)).isNull();
+    assertThat(read.resetProofKey).isEqualTo(server.resetProofKey);
+
+    TransportParameters client = new TransportParameters();
+    client.messageType = TransportParameters.CLIENT_HELLO;
+    client.initialSourceConnectionId = cid(2);
+    client.resetProofKey = new byte[16];
+    b.clear();
+    client.encode(b);
+    b.flip();
+    assertThat(new TransportParameters().decode(b)).isEqualTo("tern_reset_proof_key from a client");
+
+    server.resetProofKey = new byte[17];
+    b.clear();
+    server.encode(b);
+    b.flip();
+    assertThat(new TransportParameters().decode(b)).isEqualTo("bad tern_reset_proof_key");
+  }
 }
