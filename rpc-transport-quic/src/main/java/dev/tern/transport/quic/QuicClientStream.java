@@ -303,7 +303,7 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
   /** A stream cut by the connection's end says why the connection ended (idle timeout, refused sends). */
   @Override
   Status closedBeforeEnd() {
-    Status lost = transport.idleTimedOut();
+    Status lost = transport.endStatus();
     return lost == null ? super.closedBeforeEnd()
         : lost.withDescription("QUIC stream closed before the call ended: " + lost.getDescription());
   }

@@ -84,6 +84,8 @@ final class QuicClientTransport implements ClientTransport {
   private volatile boolean earlyDataSent;
   private volatile boolean settingsReceived;
   private volatile long statelessResets;
+  /** The server's CONNECTION_CLOSE, once quiche reported it. */
+  private volatile io.netty.handler.codec.quic.QuicConnectionCloseEvent peerClose;
   /** Why the server's certificate was rejected, if it was; set at start. */
   private DiagnosingTrustManager trust;
   /** The name the server's certificate must carry. */
@@ -245,6 +247,8 @@ final class QuicClientTransport implements ClientTransport {
         ctx.channel().eventLoop().execute(() -> openPending(true));
       } else if (evt instanceof QuicStreamLimitChangedEvent) {
         creditMayHaveChanged();
+      } else if (evt instanceof io.netty.handler.codec.quic.QuicConnectionCloseEvent) {
+        peerClose = (io.netty.handler.codec.quic.QuicConnectionCloseEvent) evt;
       }
       ctx.fireUserEventTriggered(evt);
     }
@@ -267,9 +271,43 @@ final class QuicClientTransport implements ClientTransport {
    * connection because nothing was heard for that long (RFC 9000 §10.1), and refused sends if any.
    */
   private Status connectionLost() {
-    Status idle = idleTimedOut();
-    return idle != null ? idle
+    Status end = endStatus();
+    return end != null ? end
         : Status.UNAVAILABLE.withDescription("QUIC connection to " + address + " closed" + sendErrors.describe());
+  }
+
+  /**
+   * Why the connection ended, when quiche said: its idle timeout, or the server's
+   * CONNECTION_CLOSE with its code and reason (RFC 9000 §19.19: a server over its connection
+   * limit sends CONNECTION_REFUSED); null otherwise.
+   */
+  Status endStatus() {
+    Status idle = idleTimedOut();
+    if (idle != null) {
+      return idle;
+    }
+    io.netty.handler.codec.quic.QuicConnectionCloseEvent close = peerClose;
+    if (close == null) {
+      return null;
+    }
+    byte[] reason = close.reason();
+    String why = reason == null || reason.length == 0 ? ""
+        : ": " + new String(reason, java.nio.charset.StandardCharsets.UTF_8);
+    String code = close.isApplicationClose() ? StreamHandler.h3ErrorName(close.error())
+        : close.isTlsError() ? "TLS alert " + io.netty.handler.codec.quic.QuicConnectionCloseEvent.extractTlsError(close.error())
+        : transportErrorName(close.error());
+    return Status.UNAVAILABLE.withDescription("QUIC connection to " + address + " closed by the server with "
+        + code + why);
+  }
+
+  /** RFC 9000 §20.1's names for the transport error codes a server may close with. */
+  private static String transportErrorName(int code) {
+    String[] names = {"NO_ERROR", "INTERNAL_ERROR", "CONNECTION_REFUSED", "FLOW_CONTROL_ERROR",
+        "STREAM_LIMIT_ERROR", "STREAM_STATE_ERROR", "FINAL_SIZE_ERROR", "FRAME_ENCODING_ERROR",
+        "TRANSPORT_PARAMETER_ERROR", "CONNECTION_ID_LIMIT_ERROR", "PROTOCOL_VIOLATION", "INVALID_TOKEN",
+        "APPLICATION_ERROR", "CRYPTO_BUFFER_EXCEEDED", "KEY_UPDATE_ERROR", "AEAD_LIMIT_REACHED", "NO_VIABLE_PATH"};
+    return (code >= 0 && code < names.length ? names[code] : "transport error") + " (0x" + Integer.toHexString(code)
+        + ")";
   }
 
   /** The status naming the idle timeout if quiche closed the connection for it, else null. */

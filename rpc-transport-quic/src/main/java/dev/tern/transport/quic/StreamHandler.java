@@ -25,6 +25,16 @@ abstract class StreamHandler extends ChannelDuplexHandler {
   static final long H3_REQUEST_CANCELLED = Http3ErrorCode.H3_REQUEST_CANCELLED.code();
   static final long H3_REQUEST_REJECTED = Http3ErrorCode.H3_REQUEST_REJECTED.code();
   static final long H3_INTERNAL_ERROR = Http3ErrorCode.H3_INTERNAL_ERROR.code();
+
+  /** RFC 9114 §8.1's name of an HTTP/3 error code, with the code. */
+  static String h3ErrorName(long code) {
+    for (Http3ErrorCode c : Http3ErrorCode.values()) {
+      if (c.code() == code) {
+        return c.name() + " (0x" + Long.toHexString(code) + ")";
+      }
+    }
+    return "application error 0x" + Long.toHexString(code);
+  }
   static final long H3_EXCESSIVE_LOAD = Http3ErrorCode.H3_EXCESSIVE_LOAD.code();
 
   QuicStreamChannel channel;

@@ -169,6 +169,8 @@ class HandshakeFloodTest {
       System.out.printf("quic connection limit: the refused client's call failed in %d ms with %s%n", tookMs,
           refused.getStatus());
       assertThat(refused.getStatus().getCode()).as("%s", refused.getStatus()).isEqualTo(Status.Code.UNAVAILABLE);
+      assertThat(refused.getStatus().getDescription()).as("says why")
+          .contains("closed by the server with CONNECTION_REFUSED (0x2): server connection or handshake limit reached");
       assertThat(tookMs).as("refused at once, not after the client's handshake timeout").isLessThan(10_000);
       QuicServerTransport.LimitCounts counts = provider.server.limitCounts();
       assertThat(counts.refused()).as("connections refused").isPositive();
