@@ -8,12 +8,7 @@ import dev.tern.rpc.TernServerBuilder;
 import dev.tern.rpc.spi.TransportOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
-import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
-import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,16 +29,18 @@ import org.junit.jupiter.api.Timeout;
  * <p>Scaled down to stay under a minute on one machine (the sockets of both ends live in this one
  * process): 4,000 connections against a limit of 1,000 (default 10,000) and an idle timeout of 5 s
  * (default 5 minutes). {@code -Dtern.idleFlood.connections=20000 -Dtern.idleFlood.limit=10000
- * -Dtern.idleFlood.idleMillis=300000 -Djunit.jupiter.execution.timeout.mode=disabled} runs it at
- * full size with the defaults, where the process may hold that many descriptors (docs/limits.md).
+ * -Dtern.idleFlood.idleMillis=300000 -Dtern.idleFlood.processes=2
+ * -Djunit.jupiter.execution.timeout.mode=disabled} runs it at full size with the defaults, the
+ * idle clients in two processes of their own (a process here may hold 20,000 descriptors; see
+ * docs/limits.md).
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class IdleConnectionFloodTest {
   private static final int CONNECTIONS = Integer.getInteger("tern.idleFlood.connections", 4_000);
   private static final int LIMIT = Integer.getInteger("tern.idleFlood.limit", 1_000);
   private static final long IDLE_MILLIS = Long.getLong("tern.idleFlood.idleMillis", 5_000);
-  private static final byte[] PREFACE_AND_SETTINGS = concat("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
-      .getBytes(StandardCharsets.US_ASCII), new byte[] {0, 0, 0, RawHttp2Peer.SETTINGS, 0, 0, 0, 0, 0});
+  /** Processes the flood's connections are spread over (each holds its sockets' descriptors). */
+  private static final int PROCESSES = Integer.getInteger("tern.idleFlood.processes", 1);
 
   @Test
   void idleConnectionsAreRefusedBeyondTheLimitAndClosedWhenIdleWhileALegitimateClientCarriesOn() throws Exception {
@@ -55,9 +52,9 @@ class IdleConnectionFloodTest {
     InetSocketAddress address = new InetSocketAddress("127.0.0.1", server.getPort());
     ManagedChannel legitimate = TernChannelBuilder.forAddress("127.0.0.1", server.getPort()).transports("tcp")
         .usePlaintext().build();
-    List<Idle> idle = new ArrayList<>(CONNECTIONS);
+    List<IdleFlood.Idle> idle = new ArrayList<>(PROCESSES <= 1 ? CONNECTIONS : 0);
     AtomicBoolean flooding = new AtomicBoolean(true);
-    try (Selector selector = Selector.open()) {
+    try {
       assertThat(Echo.call(legitimate, "before")).isEqualTo("before");
       // Calls every 50 ms throughout: the legitimate connection never goes idle, and is never refused.
       List<Long> latenciesNs = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -80,56 +77,21 @@ class IdleConnectionFloodTest {
         return n;
       });
 
-      long openStartNs = System.nanoTime();
-      for (int i = 0; i < CONNECTIONS; i++) {
-        SocketChannel s = SocketChannel.open(address);
-        s.write(ByteBuffer.wrap(PREFACE_AND_SETTINGS));
-        s.configureBlocking(false);
-        Idle c = new Idle(s, System.nanoTime());
-        s.register(selector, SelectionKey.OP_READ, c);
-        idle.add(c);
-      }
-      long openMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - openStartNs);
-
       // Reads until every idle connection has been closed by the server, or the idle timeout and
       // 90 s more have passed.
-      ByteBuffer buf = ByteBuffer.allocate(64 * 1024);
-      int open = CONNECTIONS;
       long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(IDLE_MILLIS) + TimeUnit.SECONDS.toNanos(90);
-      while (open > 0 && System.nanoTime() < deadline) {
-        selector.select(1000);
-        for (SelectionKey key : selector.selectedKeys()) {
-          Idle c = (Idle) key.attachment();
-          if (c.read(buf)) {
-            key.cancel();
-            c.socket.close();
-            open--;
-          }
-        }
-        selector.selectedKeys().clear();
-      }
+      IdleFlood.Result r = PROCESSES <= 1
+          ? IdleFlood.run(address, CONNECTIONS, deadline, idle)
+          : inProcesses(address, deadline);
       flooding.set(false);
       int legitimateCalls = calls.get(30, TimeUnit.SECONDS);
-
-      int refused = 0;
-      int admitted = 0;
-      int sentGoAway = 0;
-      long firstIdleCloseMs = Long.MAX_VALUE;
-      long lastIdleCloseMs = 0;
-      for (Idle c : idle) {
-        if (!c.closed) {
-          continue;
-        }
-        if (c.bytes == 0) {
-          refused++;
-        } else {
-          admitted++;
-          sentGoAway += c.goAway ? 1 : 0;
-          long ms = TimeUnit.NANOSECONDS.toMillis(c.closedNs - c.openedNs);
-          firstIdleCloseMs = Math.min(firstIdleCloseMs, ms);
-          lastIdleCloseMs = Math.max(lastIdleCloseMs, ms);
-        }
-      }
+      int open = r.open;
+      int refused = r.refused;
+      int admitted = r.admitted;
+      int sentGoAway = r.goAway;
+      long firstIdleCloseMs = r.firstIdleCloseMs;
+      long lastIdleCloseMs = r.lastIdleCloseMs;
+      long openMs = r.openMs;
       long[] sorted = latenciesNs.stream().mapToLong(Long::longValue).sorted().toArray();
       System.out.printf("tcp idle flood: %d connections opened in %d ms against a limit of %d; refused at once %d,"
               + " admitted %d (GOAWAY before the close: %d), closed when idle after %d..%d ms (idle timeout %d ms),"
@@ -155,7 +117,7 @@ class IdleConnectionFloodTest {
       }
     } finally {
       flooding.set(false);
-      for (Idle c : idle) {
+      for (IdleFlood.Idle c : idle) {
         c.socket.close();
       }
       legitimate.shutdownNow();
@@ -164,61 +126,31 @@ class IdleConnectionFloodTest {
     }
   }
 
-  /** One idle connection, as its client sees it: bytes the server sent, GOAWAY, when it closed. */
-  private static final class Idle {
-    final SocketChannel socket;
-    final long openedNs;
-    long bytes;
-    boolean goAway;
-    boolean closed;
-    long closedNs;
-    /** Where the next frame header starts, counted in bytes from the server's first byte (RFC 9113 §4.1). */
-    private long nextFrameAt;
-    private final byte[] header = new byte[9];
-    private int headerBytes;
-
-    Idle(SocketChannel socket, long openedNs) {
-      this.socket = socket;
-      this.openedNs = openedNs;
+  /**
+   * Runs the flood in {@link #PROCESSES} JVMs of {@link IdleFlood#main}, {@link #CONNECTIONS} in
+   * all, and adds their results: one process may hold fewer descriptors than the flood needs.
+   */
+  private static IdleFlood.Result inProcesses(InetSocketAddress address, long deadlineNs) throws Exception {
+    String surefire = System.getProperty("surefire.test.class.path");
+    String classPath = surefire != null && !surefire.isBlank() ? surefire : System.getProperty("java.class.path");
+    long waitMs = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineNs - System.nanoTime()));
+    List<Process> processes = new ArrayList<>();
+    for (int i = 0; i < PROCESSES; i++) {
+      int n = CONNECTIONS / PROCESSES + (i < CONNECTIONS % PROCESSES ? 1 : 0);
+      processes.add(new ProcessBuilder(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+          "-XX:+UseSerialGC", "-Xmx256m", "-cp", classPath, IdleFlood.class.getName(),
+          address.getHostString(), Integer.toString(address.getPort()), Integer.toString(n), Long.toString(waitMs))
+          .redirectErrorStream(true).start());
     }
-
-    /** Reads what arrived; true once the server closed the connection. */
-    boolean read(ByteBuffer buf) {
-      while (true) {
-        buf.clear();
-        int n;
-        try {
-          n = socket.read(buf);
-        } catch (IOException e) {
-          n = -1; // reset by the server
-        }
-        if (n < 0) {
-          closed = true;
-          closedNs = System.nanoTime();
-          return true;
-        }
-        if (n == 0) {
-          return false;
-        }
-        for (int i = 0; i < n; i++, bytes++) {
-          if (bytes >= nextFrameAt) {
-            header[headerBytes++] = buf.get(i);
-            if (headerBytes == 9) {
-              int length = ((header[0] & 0xff) << 16) | ((header[1] & 0xff) << 8) | (header[2] & 0xff);
-              goAway |= header[3] == RawHttp2Peer.GOAWAY;
-              nextFrameAt = bytes + 1 + length;
-              headerBytes = 0;
-            }
-          }
-        }
-      }
+    IdleFlood.Result sum = new IdleFlood.Result();
+    for (Process p : processes) {
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(p.waitFor(waitMs + 60_000, TimeUnit.MILLISECONDS)).isTrue();
+      IdleFlood.Result r = IdleFlood.Result.parse(out);
+      assertThat(r).as("a flood process's result line in:%n%s", out).isNotNull();
+      sum.add(r);
     }
-  }
-
-  private static byte[] concat(byte[] a, byte[] b) {
-    byte[] out = java.util.Arrays.copyOf(a, a.length + b.length);
-    System.arraycopy(b, 0, out, a.length, b.length);
-    return out;
+    return sum;
   }
 
   private static double percentile(long[] sorted, double p) {
