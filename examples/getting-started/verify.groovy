@@ -1,7 +1,7 @@
 // Checks what the example resolved: the published Tern artifacts as a user's project sees them.
 def repo = new File(exampleRepo, 'dev/tern')
 def problems = []
-['tern-bom', 'rpc-api', 'rpc-transport-tcp', 'rpc-transport-quic', 'rpc-transport-udp', 'netlab',
+['tern-bom', 'rpc-api', 'rpc-transport-grpc-bridge', 'rpc-transport-tcp', 'rpc-transport-quic', 'rpc-transport-udp', 'netlab',
  'transport-conformance', 'codegen-plugin'].each { name ->
   def dir = new File(repo, "${name}/${ternVersion}")
   def pom = dir.listFiles()?.find { it.name.endsWith('.pom') }

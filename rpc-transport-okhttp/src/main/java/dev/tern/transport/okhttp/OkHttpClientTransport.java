@@ -1,5 +1,9 @@
 package dev.tern.transport.okhttp;
 
+import dev.tern.transport.bridge.GrpcClientStream;
+import dev.tern.transport.bridge.ConnectFailures;
+import dev.tern.transport.bridge.ByteBufferMarshaller;
+import dev.tern.transport.bridge.Termination;
 import dev.tern.rpc.ConnectionInfo;
 import dev.tern.rpc.spi.ClientStream;
 import dev.tern.rpc.spi.ClientStreamListener;
@@ -40,7 +44,7 @@ import java.util.logging.Logger;
  * allowed to reconnect. When the connection fails or is lost, the transport shuts down and Tern's
  * call layer opens a new one (and may choose another transport).
  */
-final class OkHttpClientTransport implements ClientTransport {
+final class OkHttpClientTransport implements ClientTransport, GrpcClientStream.Owner {
   private static final Logger log = Logger.getLogger(OkHttpClientTransport.class.getName());
   private static final String IDENTITY = "identity";
   /** A method no server has: a call to it only ever fails in the channel's picker. */
@@ -55,8 +59,8 @@ final class OkHttpClientTransport implements ClientTransport {
   private final String authority;
   private final TransportOptions options;
   private final ChannelCredentials credentials;
-  private final Set<OkHttpClientStream> streams =
-      Collections.newSetFromMap(new ConcurrentHashMap<OkHttpClientStream, Boolean>());
+  private final Set<GrpcClientStream> streams =
+      Collections.newSetFromMap(new ConcurrentHashMap<GrpcClientStream, Boolean>());
   private final SynchronizationContext events = new SynchronizationContext(
       (t, e) -> log.log(Level.WARNING, "okhttp client transport listener failed", e));
 
@@ -209,7 +213,7 @@ final class OkHttpClientTransport implements ClientTransport {
         @Override
         public void onClose(Status status, Metadata trailers) {
           events.execute(() -> failed(Status.UNAVAILABLE
-              .withDescription(OkHttpFailures.describe(address, serverName(), status)).withCause(status.getCause())));
+              .withDescription(ConnectFailures.describe(OkHttpTransportProvider.NAME, address, serverName(), status)).withCause(status.getCause())));
         }
       }, new Metadata());
     } finally {
@@ -259,7 +263,7 @@ final class OkHttpClientTransport implements ClientTransport {
     Context previous = Context.ROOT.attach();
     try {
       ClientCall<ByteBuffer, ByteBuffer> call = ch.newCall(method(headers), callOptions);
-      OkHttpClientStream stream = new OkHttpClientStream(call, streamListener, this);
+      GrpcClientStream stream = new GrpcClientStream(call, streamListener, this);
       streams.add(stream);
       stream.start(metadata);
       return stream;
@@ -278,7 +282,8 @@ final class OkHttpClientTransport implements ClientTransport {
         .build();
   }
 
-  void streamClosed(OkHttpClientStream stream) {
+  @Override
+  public void streamClosed(GrpcClientStream stream) {
     streams.remove(stream);
     maybeTerminated();
   }
@@ -298,7 +303,8 @@ final class OkHttpClientTransport implements ClientTransport {
     }
   }
 
-  void learnAddresses(Attributes attributes) {
+  @Override
+  public void learnAddresses(Attributes attributes) {
     javax.net.ssl.SSLSession session = attributes.get(Grpc.TRANSPORT_ATTR_SSL_SESSION);
     if (session != null) {
       sslSession = session;
@@ -349,7 +355,7 @@ final class OkHttpClientTransport implements ClientTransport {
         }
       }
     });
-    for (OkHttpClientStream stream : new ArrayList<>(streams)) {
+    for (GrpcClientStream stream : new ArrayList<>(streams)) {
       stream.cancel(status);
     }
     closeChannel(true);

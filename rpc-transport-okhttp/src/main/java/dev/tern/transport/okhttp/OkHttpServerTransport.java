@@ -1,5 +1,9 @@
 package dev.tern.transport.okhttp;
 
+import dev.tern.transport.bridge.GrpcServerStream;
+import dev.tern.transport.bridge.ConnectionEvents;
+import dev.tern.transport.bridge.ByteBufferMarshaller;
+import dev.tern.transport.bridge.Termination;
 import dev.tern.rpc.spi.RequestHeaders;
 import dev.tern.rpc.spi.ServerStream;
 import dev.tern.rpc.spi.ServerTransport;
@@ -33,14 +37,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A grpc-java OkHttp server whose only service is a fallback registry that accepts every method:
- * each call becomes an {@link OkHttpServerStream} handed to Tern's call layer, which decides what
+ * each call becomes an {@link GrpcServerStream} handed to Tern's call layer, which decides what
  * exists (and answers {@code UNIMPLEMENTED} for what does not).
  *
  * <p>grpc-okhttp has no limit on a client's stream resets (HTTP/2 "rapid reset", CVE-2023-44487):
  * {@link TransportOptions#MAX_RST_FRAMES_PER_WINDOW} is not carried out here. The server side of this
  * transport is for tests and trusted peers; a server facing the Internet uses {@code tcp}.
  */
-final class OkHttpServerTransport implements ServerTransport {
+final class OkHttpServerTransport implements ServerTransport, GrpcServerStream.Owner {
   private static final Metadata.Key<String> ENCODING =
       Metadata.Key.of("grpc-encoding", Metadata.ASCII_STRING_MARSHALLER);
   private static final Metadata.Key<String> ACCEPT_ENCODING =
@@ -61,7 +65,7 @@ final class OkHttpServerTransport implements ServerTransport {
   private final TransportOptions options;
   private final ServerCredentials credentials;
   private final boolean tls;
-  private final Set<OkHttpServerStream> streams = Collections.newSetFromMap(new ConcurrentHashMap<OkHttpServerStream, Boolean>());
+  private final Set<GrpcServerStream> streams = Collections.newSetFromMap(new ConcurrentHashMap<GrpcServerStream, Boolean>());
   private volatile Server server;
   private volatile SocketAddress boundAddress;
   /** Set by shutdown: streams that still arrive (sent before the client saw GOAWAY) are refused. */
@@ -91,7 +95,7 @@ final class OkHttpServerTransport implements ServerTransport {
       this.listener = listener;
       OkHttpServerBuilder builder = OkHttpServerBuilder.forPort(bindAddress, credentials)
           .fallbackHandlerRegistry(new AcceptEverything())
-          .addTransportFilter(new OkHttpConnectionEvents(() -> this.listener))
+          .addTransportFilter(new ConnectionEvents(() -> this.listener, OkHttpTransportProvider.NAME))
           // No directExecutor(): grpc-okhttp runs call callbacks under its transport lock when the
           // executor is direct (a lock-order deadlock with the streams' own locks); grpc-java's
           // default executor runs each call's callbacks in order, off that lock.
@@ -165,7 +169,7 @@ final class OkHttpServerTransport implements ServerTransport {
       return;
     }
     s.shutdown(); // stop accepting first, so that no stream slips in between
-    for (OkHttpServerStream stream : new ArrayList<>(streams)) {
+    for (GrpcServerStream stream : new ArrayList<>(streams)) {
       stream.cancel(status);
     }
     s.shutdownNow();
@@ -185,7 +189,8 @@ final class OkHttpServerTransport implements ServerTransport {
     });
   }
 
-  void streamClosed(OkHttpServerStream stream) {
+  @Override
+  public void streamClosed(GrpcServerStream stream) {
     streams.remove(stream);
     maybeTerminated();
   }
@@ -208,7 +213,7 @@ final class OkHttpServerTransport implements ServerTransport {
       return new ServerCall.Listener<>() {};
     }
     Context context = Context.current(); // the call's context: its deadline is the client's
-    OkHttpServerStream stream = new OkHttpServerStream(call, context, this);
+    GrpcServerStream stream = new GrpcServerStream(call, context, this, OkHttpTransportProvider.NAME);
     streams.add(stream);
     stream.setListener(listener.streamCreated(stream, requestHeaders(call, headers, context)));
     return stream;

@@ -1,5 +1,9 @@
 package dev.tern.transport.tcp;
 
+import dev.tern.transport.bridge.GrpcClientStream;
+import dev.tern.transport.bridge.ConnectFailures;
+import dev.tern.transport.bridge.ByteBufferMarshaller;
+import dev.tern.transport.bridge.Termination;
 import dev.tern.rpc.ConnectionInfo;
 import dev.tern.rpc.spi.ClientStream;
 import dev.tern.rpc.spi.ClientStreamListener;
@@ -38,7 +42,7 @@ import java.util.logging.Logger;
  * to reconnect. When the connection fails or is lost, the transport shuts down and Tern's call layer
  * opens a new one (and may choose another transport).
  */
-final class TcpClientTransport implements ClientTransport {
+final class TcpClientTransport implements ClientTransport, GrpcClientStream.Owner {
   static {
     QuietGrpcLogs.install();
   }
@@ -57,7 +61,7 @@ final class TcpClientTransport implements ClientTransport {
   private final String authority;
   private final TransportOptions options;
   private final SslContext sslContext;
-  private final Set<TcpClientStream> streams = ConcurrentHashMap.newKeySet();
+  private final Set<GrpcClientStream> streams = ConcurrentHashMap.newKeySet();
   private final SynchronizationContext events = new SynchronizationContext(
       (t, e) -> log.log(Level.WARNING, "tcp client transport listener failed", e));
 
@@ -211,7 +215,7 @@ final class TcpClientTransport implements ClientTransport {
         @Override
         public void onClose(Status status, Metadata trailers) {
           events.execute(() -> failed(Status.UNAVAILABLE
-              .withDescription(TcpFailures.describe(address, serverName(), status)).withCause(status.getCause())));
+              .withDescription(ConnectFailures.describe(TcpTransportProvider.NAME, address, serverName(), status)).withCause(status.getCause())));
         }
       }, new Metadata());
     } finally {
@@ -261,7 +265,7 @@ final class TcpClientTransport implements ClientTransport {
     Context previous = Context.ROOT.attach();
     try {
       ClientCall<ByteBuffer, ByteBuffer> call = ch.newCall(method(headers), callOptions);
-      TcpClientStream stream = new TcpClientStream(call, streamListener, this);
+      GrpcClientStream stream = new GrpcClientStream(call, streamListener, this);
       streams.add(stream);
       stream.start(metadata);
       return stream;
@@ -280,11 +284,13 @@ final class TcpClientTransport implements ClientTransport {
         .build();
   }
 
-  void streamClosed(TcpClientStream stream) {
+  @Override
+  public void streamClosed(GrpcClientStream stream) {
     streams.remove(stream);
   }
 
-  void learnAddresses(Attributes attributes) {
+  @Override
+  public void learnAddresses(Attributes attributes) {
     javax.net.ssl.SSLSession session = attributes.get(Grpc.TRANSPORT_ATTR_SSL_SESSION);
     if (session != null) {
       sslSession = session;
@@ -335,7 +341,7 @@ final class TcpClientTransport implements ClientTransport {
         }
       }
     });
-    for (TcpClientStream stream : new ArrayList<>(streams)) {
+    for (GrpcClientStream stream : new ArrayList<>(streams)) {
       stream.cancel(status);
     }
     closeChannel(true);

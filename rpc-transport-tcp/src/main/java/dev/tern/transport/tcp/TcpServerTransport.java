@@ -1,5 +1,9 @@
 package dev.tern.transport.tcp;
 
+import dev.tern.transport.bridge.GrpcServerStream;
+import dev.tern.transport.bridge.ConnectionEvents;
+import dev.tern.transport.bridge.ByteBufferMarshaller;
+import dev.tern.transport.bridge.Termination;
 import dev.tern.rpc.spi.RequestHeaders;
 import dev.tern.rpc.spi.ServerStream;
 import dev.tern.rpc.spi.ServerTransport;
@@ -29,10 +33,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A grpc-java Netty server whose only service is a fallback registry that accepts every method:
- * each call becomes a {@link TcpServerStream} handed to Tern's call layer, which decides what
+ * each call becomes a {@link GrpcServerStream} handed to Tern's call layer, which decides what
  * exists (and answers {@code UNIMPLEMENTED} for what does not).
  */
-final class TcpServerTransport implements ServerTransport {
+final class TcpServerTransport implements ServerTransport, GrpcServerStream.Owner {
   static {
     QuietGrpcLogs.install();
   }
@@ -56,7 +60,7 @@ final class TcpServerTransport implements ServerTransport {
   private final SocketAddress bindAddress;
   private final TransportOptions options;
   private final SslContext sslContext;
-  private final Set<TcpServerStream> streams = ConcurrentHashMap.newKeySet();
+  private final Set<GrpcServerStream> streams = ConcurrentHashMap.newKeySet();
   private volatile Server server;
   /** The listening socket's event loops and connection limit; set by start. */
   private volatile ServerSockets sockets;
@@ -89,7 +93,7 @@ final class TcpServerTransport implements ServerTransport {
           .bossEventLoopGroup(own.boss)
           .workerEventLoopGroup(own.workers)
           .fallbackHandlerRegistry(new AcceptEverything())
-          .addTransportFilter(new TcpConnectionEvents(() -> this.listener))
+          .addTransportFilter(new ConnectionEvents(() -> this.listener, TcpTransportProvider.NAME))
           .directExecutor()
           .maxInboundMessageSize(options.get(TransportOptions.MAX_INBOUND_MESSAGE_SIZE))
           .compressorRegistry(options.get(TransportOptions.COMPRESSOR_REGISTRY))
@@ -180,7 +184,7 @@ final class TcpServerTransport implements ServerTransport {
       return;
     }
     s.shutdown(); // stop accepting first, so that no stream slips in between
-    for (TcpServerStream stream : new ArrayList<>(streams)) {
+    for (GrpcServerStream stream : new ArrayList<>(streams)) {
       stream.cancel(status);
     }
     s.shutdownNow();
@@ -205,7 +209,8 @@ final class TcpServerTransport implements ServerTransport {
     return sockets;
   }
 
-  void streamClosed(TcpServerStream stream) {
+  @Override
+  public void streamClosed(GrpcServerStream stream) {
     streams.remove(stream);
   }
 
@@ -216,7 +221,7 @@ final class TcpServerTransport implements ServerTransport {
       return new ServerCall.Listener<>() {};
     }
     Context context = Context.current(); // the call's context: its deadline is the client's
-    TcpServerStream stream = new TcpServerStream(call, context, this);
+    GrpcServerStream stream = new GrpcServerStream(call, context, this, TcpTransportProvider.NAME);
     streams.add(stream);
     stream.setListener(listener.streamCreated(stream, requestHeaders(call, headers, context)));
     return stream;

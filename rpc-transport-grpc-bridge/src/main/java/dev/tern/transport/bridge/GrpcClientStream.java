@@ -1,4 +1,4 @@
-package dev.tern.transport.okhttp;
+package dev.tern.transport.bridge;
 
 import dev.tern.rpc.spi.ClientStream;
 import dev.tern.rpc.spi.ClientStreamListener;
@@ -12,23 +12,39 @@ import java.nio.ByteBuffer;
  * calls are not thread-safe, so every call into it is made under this object's lock (never held
  * while the listener runs).
  */
-final class OkHttpClientStream extends ClientCall.Listener<ByteBuffer> implements ClientStream {
+public final class GrpcClientStream extends ClientCall.Listener<ByteBuffer> implements ClientStream {
   private final ClientCall<ByteBuffer, ByteBuffer> call;
   private final ClientStreamListener listener;
-  private final OkHttpClientTransport owner;
+  private final Owner owner;
   private boolean halfClosed;
   private boolean cancelled;
   private final ReadyGate ready = new ReadyGate();
   private volatile Status cancelStatus;
 
-  OkHttpClientStream(ClientCall<ByteBuffer, ByteBuffer> call, ClientStreamListener listener,
-      OkHttpClientTransport owner) {
+  /** What the stream tells its transport. */
+  public interface Owner {
+    /** The call's response headers came: its attributes now name the connection's addresses. */
+    void learnAddresses(io.grpc.Attributes callAttributes);
+
+    /** The stream has closed, after its listener heard it. */
+    void streamClosed(GrpcClientStream stream);
+  }
+
+  /**
+   * A stream for {@code call}, not started.
+   *
+   * @param call grpc-java's call, with pass-through marshallers
+   * @param listener the call layer's listener
+   * @param owner the transport
+   */
+  public GrpcClientStream(ClientCall<ByteBuffer, ByteBuffer> call, ClientStreamListener listener, Owner owner) {
     this.call = call;
     this.listener = listener;
     this.owner = owner;
   }
 
-  synchronized void start(Metadata headers) {
+  /** Starts the call with {@code headers}. */
+  public synchronized void start(Metadata headers) {
     call.start(this, headers);
   }
 

@@ -1,4 +1,4 @@
-package dev.tern.transport.okhttp;
+package dev.tern.transport.bridge;
 
 import io.grpc.Drainable;
 import io.grpc.KnownLength;
@@ -18,8 +18,8 @@ import java.nio.ByteBuffer;
  * the OkHttp (okio) buffer). Inbound, grpc's buffers must be given back, so each message is
  * copied once into a heap buffer that then belongs to the listener.
  */
-final class ByteBufferMarshaller implements MethodDescriptor.Marshaller<ByteBuffer> {
-  static final ByteBufferMarshaller INSTANCE = new ByteBufferMarshaller();
+public final class ByteBufferMarshaller implements MethodDescriptor.Marshaller<ByteBuffer> {
+  public static final ByteBufferMarshaller INSTANCE = new ByteBufferMarshaller();
 
   private ByteBufferMarshaller() {}
 

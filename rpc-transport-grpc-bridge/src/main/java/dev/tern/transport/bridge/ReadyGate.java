@@ -1,8 +1,8 @@
-package dev.tern.transport.tcp;
+package dev.tern.transport.bridge;
 
 /**
  * Readiness of a stream before grpc-java has allocated it on the connection. grpc-java reports a
- * new stream as not ready until Netty has created it, a moment after the call started; the SPI
+ * new stream as not ready until its transport has created it, a moment after the call started; the SPI
  * promises that a fresh stream on a ready connection accepts writes. Until the first {@code onReady}
  * the stream is ready while less than grpc-java's own on-ready threshold has been written. Guarded by
  * the owning stream's lock.

@@ -1,4 +1,4 @@
-package dev.tern.transport.okhttp;
+package dev.tern.transport.bridge;
 
 import dev.tern.rpc.spi.ConnectionAttributes;
 import dev.tern.rpc.spi.ServerTransportListener;
@@ -20,26 +20,35 @@ import java.util.function.Supplier;
  * itself, before this filter ever hears of them, so a connection is reported created and ready at
  * once and the handle given with it never needs to close anything.
  */
-final class OkHttpConnectionEvents extends ServerTransportFilter {
+public final class ConnectionEvents extends ServerTransportFilter {
   /** The connection's Tern listener, in the connection's attributes; stripped from what calls see. */
   static final Attributes.Key<ServerTransportListener.ConnectionListener> LISTENER =
       Attributes.Key.create("tern.okhttp.connectionListener");
 
-  private static final ServerTransportListener.ConnectionHandle CLOSED_BY_GRPC_OKHTTP = status -> {};
+  private static final ServerTransportListener.ConnectionHandle CLOSED_BY_GRPC = status -> {};
 
   private final Supplier<ServerTransportListener> listener;
 
-  OkHttpConnectionEvents(Supplier<ServerTransportListener> listener) {
+  private final String transport;
+
+  /**
+   * Events for the server whose listener {@code listener} gives.
+   *
+   * @param listener the server transport's listener, once it has one
+   * @param transport the transport's name, for {@link ConnectionAttributes#TRANSPORT}
+   */
+  public ConnectionEvents(Supplier<ServerTransportListener> listener, String transport) {
+    this.transport = transport;
     this.listener = listener;
   }
 
   @Override
   public Attributes transportReady(Attributes transportAttrs) {
-    ServerTransportListener.ConnectionListener l = listener.get().connectionCreated(CLOSED_BY_GRPC_OKHTTP);
+    ServerTransportListener.ConnectionListener l = listener.get().connectionCreated(CLOSED_BY_GRPC);
     SecurityLevel level = transportAttrs.get(Grpc.TRANSPORT_ATTR_SSL_SESSION) != null
         ? SecurityLevel.PRIVACY_AND_INTEGRITY : SecurityLevel.NONE;
     Attributes ready = l.connectionReady(transportAttrs.toBuilder()
-        .set(ConnectionAttributes.TRANSPORT, OkHttpTransportProvider.NAME)
+        .set(ConnectionAttributes.TRANSPORT, transport)
         .set(ConnectionAttributes.SECURITY_LEVEL, level)
         .build());
     return ready.toBuilder().set(LISTENER, l).build();
@@ -55,7 +64,7 @@ final class OkHttpConnectionEvents extends ServerTransportFilter {
   }
 
   /** What a call's stream reports as its connection's attributes: the filtered ones, without ours. */
-  static Attributes forCalls(Attributes callAttributes) {
+  public static Attributes forCalls(Attributes callAttributes) {
     return callAttributes.get(LISTENER) == null ? callAttributes
         : callAttributes.toBuilder().discard(LISTENER).build();
   }

@@ -1,4 +1,4 @@
-package dev.tern.transport.okhttp;
+package dev.tern.transport.bridge;
 
 import io.grpc.Status;
 import java.net.ConnectException;
@@ -18,12 +18,20 @@ import javax.net.ssl.SSLException;
  * a short phrase; the reason is in the cause chain): refused, unreachable, unresolvable, timed out,
  * or which part of the TLS handshake failed.
  */
-final class OkHttpFailures {
-  private OkHttpFailures() {}
+public final class ConnectFailures {
+  private ConnectFailures() {}
 
-  /** One sentence naming {@code address} and the reason in {@code status}. */
-  static String describe(SocketAddress address, String authority, Status status) {
-    String to = "okhttp connection to " + hostPort(address);
+  /**
+   * One sentence naming {@code address} and the reason in {@code status}.
+   *
+   * @param transport the transport's name, which starts the sentence
+   * @param address the server's address
+   * @param authority the authority the channel was made for (the name the certificate must carry)
+   * @param status grpc-java's status for the failed connection
+   * @return the sentence
+   */
+  public static String describe(String transport, SocketAddress address, String authority, Status status) {
+    String to = transport + " connection to " + hostPort(address);
     Throwable cause = status.getCause();
     if (cause == null) {
       return to + " failed: " + status.getCode()
@@ -49,11 +57,12 @@ final class OkHttpFailures {
       return to + " failed in the TLS handshake: " + tlsReason(authority, tls, certificate, untrusted,
           shown.getClass().getSimpleName() + ": " + shown.getMessage());
     }
+    // Before ConnectException: Netty's connect timeout is one (OkHttp's is a SocketTimeoutException).
+    if (root instanceof SocketTimeoutException || root.getClass().getSimpleName().equals("ConnectTimeoutException")) {
+      return to + " failed: connect timed out (the host does not answer; the handshake timeout bounds it): " + raw;
+    }
     if (root instanceof ConnectException) {
       return to + " failed: connection refused (nothing listens on that port, or a firewall rejects it): " + raw;
-    }
-    if (root instanceof SocketTimeoutException) {
-      return to + " failed: connect timed out (the host does not answer; the handshake timeout bounds it): " + raw;
     }
     if (root instanceof UnknownHostException || root instanceof UnresolvedAddressException) {
       return to + " failed: the host name cannot be resolved: " + raw;

@@ -1,4 +1,4 @@
-package dev.tern.transport.okhttp;
+package dev.tern.transport.bridge;
 
 import dev.tern.rpc.ConnectionInfo;
 import dev.tern.rpc.spi.ServerStream;
@@ -19,26 +19,44 @@ import java.util.concurrent.TimeUnit;
  * this object's lock (grpc-java server calls are not thread-safe); the listener is never called
  * under it.
  */
-final class OkHttpServerStream extends ServerCall.Listener<ByteBuffer> implements ServerStream {
+public final class GrpcServerStream extends ServerCall.Listener<ByteBuffer> implements ServerStream {
   /** A client reset this close to the call's deadline is taken as the deadline passing. */
   private static final long DEADLINE_SLACK_MILLIS = 250;
 
   private final ServerCall<ByteBuffer, ByteBuffer> call;
   private final Context context;
-  private final OkHttpServerTransport owner;
+  private final Owner owner;
+  private final String transport;
   private ServerStreamListener listener;
   private boolean headersSent;
   private boolean closed;
   private final ReadyGate ready = new ReadyGate();
   private volatile Status cancelStatus;
 
-  OkHttpServerStream(ServerCall<ByteBuffer, ByteBuffer> call, Context context, OkHttpServerTransport owner) {
+  /** What the stream tells its transport. */
+  public interface Owner {
+    /** The stream has closed, after its listener heard it. */
+    void streamClosed(GrpcServerStream stream);
+  }
+
+  /**
+   * A stream for {@code call}.
+   *
+   * @param call grpc-java's call, with pass-through marshallers
+   * @param context the call's context (its deadline and cancellation)
+   * @param owner told when the stream has closed, after the listener heard it
+   * @param transport the transport's name, for the stream's {@link ConnectionInfo}
+   */
+  public GrpcServerStream(ServerCall<ByteBuffer, ByteBuffer> call, Context context, Owner owner,
+      String transport) {
+    this.transport = transport;
     this.call = call;
     this.context = context;
     this.owner = owner;
   }
 
-  void setListener(ServerStreamListener listener) {
+  /** Sets the call layer's listener, before grpc-java delivers anything. */
+  public void setListener(ServerStreamListener listener) {
     this.listener = listener;
   }
 
@@ -127,13 +145,13 @@ final class OkHttpServerStream extends ServerCall.Listener<ByteBuffer> implement
 
   @Override
   public Attributes attributes() {
-    return OkHttpConnectionEvents.forCalls(call.getAttributes());
+    return ConnectionEvents.forCalls(call.getAttributes());
   }
 
   @Override
   public ConnectionInfo connectionInfo() {
     Attributes attributes = call.getAttributes();
-    return ConnectionInfo.builder(OkHttpTransportProvider.NAME)
+    return ConnectionInfo.builder(transport)
         .localAddress(attributes.get(Grpc.TRANSPORT_ATTR_LOCAL_ADDR))
         .remoteAddress(attributes.get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR))
         .sslSession(attributes.get(Grpc.TRANSPORT_ATTR_SSL_SESSION))
