@@ -2,11 +2,16 @@ package dev.tern.transport.udp.congestion;
 
 /**
  * Spreads data packets over time at the congestion controller's rate (RFC 9002 §7.7). A token
- * bucket whose depth is {@code max(2 datagrams, 1 ms at the rate)}: real timers fire with about
- * 1 ms precision, so a sender woken late may catch up by one such quantum, never by more. A
- * flight that starts after the pacer sat idle (the first one, or one after a pause of more than
- * {@link #IDLE_NS}) holds at most one datagram of credit, not a burst: there is no late timer to
- * catch up on, and the initial window then occupies a full RTT/2 at the slow-start rate.
+ * bucket whose depth is {@code max(2 datagrams, 1 ms at the rate)} for a sender that waits on
+ * the pacer: real timers fire with about 1 ms precision, so a sender woken late may catch up by
+ * one such quantum, never by more. Credit earned while the sender had nothing to send, or was
+ * held by its congestion window rather than by the pacer, is capped at the initial window
+ * (RFC 9002 §7.7: "senders SHOULD limit bursts to the initial congestion window", §7.2): there
+ * is no late timer to catch up on, and above about 118 Mbit/s (an initial window per
+ * millisecond) a full quantum would otherwise leave as one burst when data or an ACK arrives.
+ * A flight that starts after the pacer sat idle (the first one, or one after a pause of more
+ * than {@link #IDLE_NS}) holds at most one datagram of credit, not a burst: the initial window
+ * then occupies a full RTT/2 at the slow-start rate.
  *
  * <p>Only data (ack-eliciting) packets are paced: a connection sends ACK-only packets at once and
  * does not report them here (or passes {@code paced = false}). Tokens are counted in bytes x 10^9
@@ -37,6 +42,11 @@ public final class Pacer {
   private long lastSendNs;
   private long capTokens;
   private boolean started;
+  /**
+   * The sender was told to wait for the pacer ({@link #nextSendTimeNs} returned a later time)
+   * and has not sent since: only then may the bucket fill beyond the initial window.
+   */
+  private boolean waiting;
 
   /** A pacer for datagrams of up to {@code maxDatagramSize} bytes at {@code rateBytesPerSecond}. */
   public Pacer(int maxDatagramSize, long rateBytesPerSecond) {
@@ -87,6 +97,14 @@ public final class Pacer {
    * now, otherwise a later time (the connection arms a timer for it).
    */
   public long nextSendTimeNs(long nowNs, int bytes) {
+    long at = earliestSendNs(nowNs, bytes);
+    if (at > nowNs) {
+      waiting = true;
+    }
+    return at;
+  }
+
+  private long earliestSendNs(long nowNs, int bytes) {
     if (unpaced) {
       return nowNs;
     }
@@ -100,9 +118,13 @@ public final class Pacer {
     return nowNs + (need + rateBytesPerSecond - 1) / rateBytesPerSecond;
   }
 
-  /** Whether a paced packet of {@code bytes} may leave at {@code nowNs}. */
+  /**
+   * Whether a paced packet of {@code bytes} may leave at {@code nowNs}. Unlike {@link
+   * #nextSendTimeNs}, asking does not count as waiting: a sender that asks with nothing to send
+   * earns no more than the initial window.
+   */
   public boolean canSend(long nowNs, int bytes) {
-    return nextSendTimeNs(nowNs, bytes) <= nowNs;
+    return earliestSendNs(nowNs, bytes) <= nowNs;
   }
 
   /** A data packet of {@code bytes} was sent; it spends tokens. */
@@ -121,6 +143,7 @@ public final class Pacer {
     refill(nowNs);
     tokens -= (long) bytes * NS_PER_S;
     lastSendNs = nowNs;
+    waiting = false;
   }
 
   /**
@@ -147,6 +170,10 @@ public final class Pacer {
       return;
     }
     lastRefillNs = nowNs;
+    if (!waiting) {
+      // RFC 9002 §7.7: no burst above the initial window but a late timer's catch-up.
+      cap = Math.min(cap, WindowPacing.initialWindowBytes(maxDatagramSize) * NS_PER_S);
+    }
     // A new flight after a pause holds at most one datagram of credit: one now, the rest at the
     // rate.
     if (nowNs - lastSendNs > idleThresholdNs()) {

@@ -581,8 +581,16 @@ public final class Connection {
     if (best >= 0) {
       return best;
     }
+    // RFC 9002 §6.2.1 and §A.8 GetPtoTimeAndSpace: no probe timeout for application data
+    // before the handshake is confirmed. With the 1-RTT packets in the role of HANDSHAKE packets
+    // (docs/protocol.md §4), the application space takes over once the Initial space is
+    // discarded; while it is live, the peer cannot read a 1-RTT probe before it has the Initial
+    // space's handshake message, so a server's probe there would be wasted and back the timer
+    // off past the Initial probe the peer needs.
+    boolean skipApplication = !handshakeConfirmed && !initialSpace.discarded();
     for (PacketSpace s : spaces) {
-      long ptoNs = s.discarded() ? Long.MAX_VALUE : s.loss.timerNs();
+      long ptoNs = s.discarded() || (skipApplication && s.index == PacketSpace.APPLICATION)
+          ? Long.MAX_VALUE : s.loss.timerNs();
       if (ptoNs < bestNs) {
         best = s.index;
         bestNs = ptoNs;

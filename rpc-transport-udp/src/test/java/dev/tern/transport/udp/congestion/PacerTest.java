@@ -22,13 +22,31 @@ class PacerTest {
   void aSenderWokenLateCatchesUpByAtMostOneMillisecond() {
     Pacer fast = new Pacer(1350, 1_350_000_000L); // 1000 datagrams per ms
     fast.onPacketSent(fast.nextSendTimeNs(0, 1350), 1350);
+    // The sender has more to send and is told to wait (1 us): it waits on the pacer.
+    assertThat(fast.nextSendTimeNs(0, 1350)).isEqualTo(1_000);
     assertThat(fast.burstBytes()).isEqualTo(1_350_000);
     // The timer fired 1.5 ms late: one millisecond's worth may go at once, not more.
     assertThat(sendBackToBack(fast, 1_500_000)).isEqualTo(1000);
     Pacer slow = new Pacer(1350, 1_350_000); // one datagram per ms: the floor of two applies
     slow.onPacketSent(slow.nextSendTimeNs(0, 1350), 1350);
+    assertThat(slow.nextSendTimeNs(0, 1350)).isEqualTo(MS);
     assertThat(slow.burstBytes()).isEqualTo(2700);
     assertThat(sendBackToBack(slow, 1_900_000)).isEqualTo(1);
+  }
+
+  @Test
+  void creditEarnedWithoutWaitingOnThePacerStopsAtTheInitialWindow() {
+    // RFC 9002 §7.7: at 1000 datagrams per ms a full quantum is 100 initial windows. A sender
+    // that had nothing to send (or was held by its window) for 1.5 ms, not by the pacer, may
+    // then send the initial window at once (10 datagrams of 1,350 bytes), not the quantum.
+    Pacer p = new Pacer(1350, 1_350_000_000L);
+    p.onPacketSent(p.nextSendTimeNs(0, 1350), 1350);
+    assertThat(p.canSend(0, 1350)).isFalse(); // asking is not waiting
+    assertThat(sendBackToBack(p, 1_500_000)).isEqualTo(10);
+    // Once it waits on the pacer again, a late timer's catch-up is a full quantum.
+    long next = p.nextSendTimeNs(1_500_000, 1350);
+    assertThat(next).isGreaterThan(1_500_000);
+    assertThat(sendBackToBack(p, next + 1_500_000)).isEqualTo(1000);
   }
 
   @Test
@@ -108,6 +126,7 @@ class PacerTest {
     assertThat(p.rateBytesPerSecond()).isEqualTo(Pacer.MAX_RATE_BYTES_PER_SECOND);
     assertThat(p.canSend(0, 1350)).isTrue();
     p.onPacketSent(0, 1350);
+    assertThat(p.nextSendTimeNs(0, 1350)).isPositive(); // waits on the pacer
     assertThat(sendBackToBack(p, MS)).isEqualTo((int) (p.burstBytes() / 1350));
   }
 }

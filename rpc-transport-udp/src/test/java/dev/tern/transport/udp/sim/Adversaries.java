@@ -51,8 +51,12 @@ final class Adversaries {
   /** The moving client's networks: from the first of a pair to the second. */
   static final String[][] MOVES = {{"wifi", "mobile"}, {"mobile", "wifi"},
       {"lte-tmobile", "wifi"}, {"wifi", "crowded"}};
-  /** How often, on average, the NAT of {@code adv-nat-rebinding} gives the client a new address. */
-  static final long REBIND_PERIOD_NS = 1_000_000_000L;
+  /**
+   * How often, on average, the NAT of {@code adv-nat-rebinding} gives the client a new address:
+   * 1 s, or {@code -Dtern.adv.rebindPeriodMs} (500 for the 250-750 ms variant in
+   * docs/udp-simulator.md).
+   */
+  static final long REBIND_PERIOD_NS = Long.getLong("tern.adv.rebindPeriodMs", 1_000L) * 1_000_000L;
   private static final long SPOOF_INTERVAL_NS = 5_000_000L;
   private static final long ATTACKER_SEED = 0xADE5_A41EL;
 

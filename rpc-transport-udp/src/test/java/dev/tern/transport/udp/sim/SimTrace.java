@@ -66,6 +66,10 @@ public final class SimTrace {
     ConnectionConfig config = ConnectionConfig.builder().versions(Versions.V1)
         .handshakeCopy(!Boolean.getBoolean("tern.trace.noHandshakeCopy")).build();
     Simulation sim = new Simulation(seed, up, down, config, config, calls);
+    long rebindMs = Long.getLong("tern.trace.rebindMs", -1);
+    if (rebindMs >= 0) {
+      sim.rebindAt(rebindMs * 1_000_000L); // as sim.sh --rebind-ms
+    }
     up.sender = sim::client;
     down.sender = sim::server;
     IdealTransfer ideal = new IdealTransfer(profile, upSeed, downSeed);
