@@ -37,6 +37,8 @@ final class ServerConnection {
   private volatile boolean earlyData;
   /** Fires {@link TransportOptions#IDLE_TIMEOUT_MILLIS} after the last stream ended; null when armed off. */
   private ScheduledFuture<?> idleTimer;
+  /** When the connection last had no stream ({@link System#nanoTime}); on the loop. */
+  private long idleSinceNanos;
   /** The call layer's listener of this connection's events. */
   private ServerTransportListener.ConnectionListener events;
   /** What {@code connectionReady} returned, once the handshake is done; null before. */
@@ -118,22 +120,36 @@ final class ServerConnection {
     }
   }
 
+  /**
+   * The idle timer runs from the moment the last stream closed. It is not moved per call: a
+   * stream's open and close only note the time, and the timer, when it fires, looks whether the
+   * connection has been without streams for the whole idle time, and otherwise waits out the rest
+   * (as grpc-netty's max-connection-idle does). Scheduling and cancelling a timer per call cost
+   * the server's event loop more than the rest of a small unary call's bookkeeping.
+   */
   private void armIdleTimer() {
+    idleSinceNanos = System.nanoTime();
     long idle = TransportOptions.serverIdleTimeoutMillis(transport.options());
     if (idle > 0 && idleTimer == null && !goAwaySent) {
-      idleTimer = channel.eventLoop().schedule(() -> {
-        idleTimer = null;
-        if (streams.isEmpty()) {
-          drain();
-        }
-      }, idle, TimeUnit.MILLISECONDS);
+      scheduleIdleCheck(TimeUnit.MILLISECONDS.toNanos(idle));
     }
   }
 
-  private void disarmIdleTimer() {
-    if (idleTimer != null) {
-      idleTimer.cancel(false);
-      idleTimer = null;
+  private void scheduleIdleCheck(long delayNanos) {
+    idleTimer = channel.eventLoop().schedule(this::checkIdle, delayNanos, TimeUnit.NANOSECONDS);
+  }
+
+  private void checkIdle() {
+    idleTimer = null;
+    if (!streams.isEmpty() || goAwaySent) {
+      return; // the last stream's close starts the wait again
+    }
+    long idleNanos = TimeUnit.MILLISECONDS.toNanos(TransportOptions.serverIdleTimeoutMillis(transport.options()));
+    long left = idleNanos - (System.nanoTime() - idleSinceNanos);
+    if (left > 0) {
+      scheduleIdleCheck(left);
+    } else {
+      drain();
     }
   }
 
@@ -168,7 +184,6 @@ final class ServerConnection {
     }
     maxStreamId = Math.max(maxStreamId, s.streamId());
     streams.add(s);
-    disarmIdleTimer();
   }
 
   void streamClosed(QuicServerStream s) {
