@@ -236,35 +236,18 @@ final class UdpClientStream extends RpcStream implements ClientStream {
     end(status, new Metadata());
   }
 
-  /**
-   * Ends the call as the server's drained close asks (docs/protocol.md §10.7): one that has heard
-   * nothing of the server as refused unprocessed, so that the call layer sends it again on another
-   * connection; one that has (it was processed) fails with {@code status}.
-   */
-  void failDrained(Status status) {
-    if (ended) {
-      return;
-    }
-    if (delivered) {
-      fail(status, RpcFraming.CODE_CANCELLED);
-      return;
-    }
-    resetOutput(RpcFraming.CODE_CANCELLED);
-    stopInput(RpcFraming.CODE_CANCELLED);
-    refuseUnsent(status);
-  }
-
   /** When the call's stream opened ({@link System#nanoTime}), 0 if it has not. */
   long openedAtNs() {
     return openedAtNs;
   }
 
   /**
-   * Ends the call on a connection the server no longer has: one the server cannot have
-   * processed ({@code unprocessed}; it has heard nothing of it) as refused, for the call layer
-   * to send again; any other fails with {@code status}.
+   * Ends the call on a connection that is gone (the server drained it, docs/protocol.md §10.7, or
+   * no longer has it): one the server cannot have processed ({@code unprocessed}, and it has heard
+   * nothing of the server) as refused with {@code refusal}, so that the call layer sends it again
+   * on another connection; any other (it was processed, or may have been) fails with {@code status}.
    */
-  void failReset(Status status, boolean unprocessed, Status refusal) {
+  void failOrRefuse(Status status, boolean unprocessed, Status refusal) {
     if (ended) {
       return;
     }

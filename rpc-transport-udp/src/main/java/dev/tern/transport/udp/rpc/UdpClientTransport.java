@@ -344,7 +344,6 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
     }
   }
 
-  /** As {@link #fail}, but calls that heard nothing of the server end as refused unprocessed. */
   /**
    * The server's stateless reset ended the connection: it restarted (or lost its state). With the
    * uptime it proved (docs/protocol.md §8), a call whose stream opened after the new process bound
@@ -353,10 +352,32 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
    * process and fails. On the loop, at the reset's receipt.
    */
   private void failReset(Status status, long provenUptimeMs) {
-    long now = System.nanoTime();
     // Bound before now - uptime (the reset took time to come, the uptime is rounded down); 2 ms
     // more for the two clocks' rates.
-    long boundBefore = now - TimeUnit.MILLISECONDS.toNanos(provenUptimeMs) + TimeUnit.MILLISECONDS.toNanos(2);
+    long boundBefore = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(provenUptimeMs)
+        + TimeUnit.MILLISECONDS.toNanos(2);
+    boolean proven = provenUptimeMs >= 0;
+    Status reset = proven ? status.withDescription(status.getDescription() + ", " + provenUptimeMs + " ms ago")
+        : status;
+    end(reset, Status.UNAVAILABLE.withDescription(status.getDescription()
+            + "; the call was not sent, safe to retry on a new connection"),
+        s -> proven && s.openedAtNs() != 0 && s.openedAtNs() - boundBefore > 0,
+        Status.UNAVAILABLE.withDescription(reset.getDescription()
+            + "; the call was not processed (sent only to the restarted server), safe to retry on a new connection"));
+  }
+
+  /** As {@link #fail}, but calls that heard nothing of the server end as refused unprocessed. */
+  private void failDrained(Status status) {
+    end(status, status, s -> true, status);
+  }
+
+  /**
+   * Ends the transport with {@code status}: calls never sent are refused with {@code unsent}; an
+   * open call that {@code unprocessed} says the server cannot have processed, and that has heard
+   * nothing of it, is refused with {@code refusal}; every other call fails with {@code status}.
+   */
+  private void end(Status status, Status unsent, java.util.function.Predicate<UdpClientStream> unprocessed,
+      Status refusal) {
     if (failure == null) {
       failure = status;
     }
@@ -364,36 +385,11 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
     if (shutdownReported.compareAndSet(false, true)) {
       listener.transportShutdown(status);
     }
-    Status unsent = Status.UNAVAILABLE.withDescription(status.getDescription()
-        + "; the call was not sent, safe to retry on a new connection");
     for (UdpClientStream s : new ArrayList<>(waiting)) {
       s.refuseUnsent(unsent);
     }
-    Status unprocessed = Status.UNAVAILABLE.withDescription(status.getDescription()
-        + (provenUptimeMs >= 0 ? ", " + provenUptimeMs + " ms ago" : "")
-        + "; the call was not processed (sent only to the restarted server), safe to retry on a new connection");
-    Status maybe = provenUptimeMs >= 0
-        ? status.withDescription(status.getDescription() + ", " + provenUptimeMs + " ms ago") : status;
     for (UdpClientStream s : new ArrayList<>(byId.values())) {
-      s.failReset(maybe, provenUptimeMs >= 0 && s.openedAtNs() != 0 && s.openedAtNs() - boundBefore > 0,
-          unprocessed);
-    }
-    closing = true;
-  }
-
-  private void failDrained(Status status) {
-    if (failure == null) {
-      failure = status;
-    }
-    shutdown = true;
-    if (shutdownReported.compareAndSet(false, true)) {
-      listener.transportShutdown(status);
-    }
-    for (UdpClientStream s : new ArrayList<>(waiting)) {
-      s.refuseUnsent(status);
-    }
-    for (UdpClientStream s : new ArrayList<>(byId.values())) {
-      s.failDrained(status);
+      s.failOrRefuse(status, unprocessed.test(s), refusal);
     }
     closing = true;
   }
