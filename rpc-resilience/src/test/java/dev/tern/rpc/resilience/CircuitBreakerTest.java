@@ -123,9 +123,16 @@ class CircuitBreakerTest {
   }
 
   private long countSince(int from, String transport) {
-    List<String[]> all = finished;
-    return all.subList(Math.min(from, all.size()), all.size()).stream()
-        .filter(f -> f[1].equals(transport) && f[2].equals("OK")).count();
+    return since(finished, from).stream().filter(f -> f[1].equals(transport) && f[2].equals("OK")).count();
+  }
+
+  /**
+   * The elements added at or after {@code from}, read from one snapshot: a sublist of a
+   * copy-on-write list taken while other threads add to it fails with a concurrent modification.
+   */
+  private static <T> List<T> since(List<T> list, int from) {
+    List<T> snapshot = List.copyOf(list);
+    return snapshot.subList(Math.min(from, snapshot.size()), snapshot.size());
   }
 
   @Test
@@ -193,7 +200,7 @@ class CircuitBreakerTest {
 
     int beforeDrop = events.transitions.size();
     relay.dropping = true;
-    await(() -> events.transitions.subList(beforeDrop, events.transitions.size()).contains("quic OPEN"),
+    await(() -> since(events.transitions, beforeDrop).contains("quic OPEN"),
         "QUIC's breaker opened");
     int atOpen = finished.size();
     await(() -> countSince(atOpen, "tcp") >= 20, "20 calls went over TCP after the breaker opened");
@@ -201,7 +208,7 @@ class CircuitBreakerTest {
 
     int beforeRecovery = events.transitions.size();
     relay.dropping = false;
-    await(() -> events.transitions.subList(beforeRecovery, events.transitions.size()).contains("quic CLOSED"),
+    await(() -> since(events.transitions, beforeRecovery).contains("quic CLOSED"),
         "QUIC's breaker closed again");
     int atClose = finished.size();
     await(() -> countSince(atClose, "quic") >= 20, "20 calls went over QUIC again");

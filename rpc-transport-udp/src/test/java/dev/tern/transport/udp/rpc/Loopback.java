@@ -239,8 +239,17 @@ final class Loopback {
     private volatile InetSocketAddress server;
     volatile boolean blackHole;
     volatile boolean dropToServer;
+    /** While not released, the server's datagrams wait in the relay (the client's still pass). */
+    private final java.util.concurrent.CountDownLatch toClient = new java.util.concurrent.CountDownLatch(1);
 
     Relay(int serverPort) throws IOException {
+      this(serverPort, true);
+    }
+
+    private Relay(int serverPort, boolean released) throws IOException {
+      if (released) {
+        toClient.countDown();
+      }
       InetAddress loopback = InetAddress.getByName("127.0.0.1");
       front = new DatagramSocket(new InetSocketAddress(loopback, 0));
       back = new DatagramSocket(new InetSocketAddress(loopback, 0));
@@ -251,6 +260,16 @@ final class Loopback {
 
     int port() {
       return front.getLocalPort();
+    }
+
+    /** A relay that holds the server's datagrams until {@link #releaseToClient}. */
+    static Relay holdingToClient(int serverPort) throws IOException {
+      return new Relay(serverPort, false);
+    }
+
+    /** Lets the server's datagrams, the held ones first, through to the client. */
+    void releaseToClient() {
+      toClient.countDown();
     }
 
     /**
@@ -282,6 +301,7 @@ final class Loopback {
               out.setSocketAddress(server);
               to.send(out);
             } else if (client != null) {
+              awaitUninterruptibly(toClient);
               out.setSocketAddress(client);
               to.send(out);
             }
@@ -294,8 +314,24 @@ final class Loopback {
       t.start();
     }
 
+    private static void awaitUninterruptibly(java.util.concurrent.CountDownLatch latch) {
+      boolean interrupted = false;
+      while (true) {
+        try {
+          latch.await();
+          break;
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+
     @Override
     public void close() {
+      toClient.countDown();
       front.close();
       back.close();
     }

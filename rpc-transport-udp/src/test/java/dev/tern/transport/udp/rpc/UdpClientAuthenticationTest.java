@@ -6,6 +6,7 @@ import dev.tern.rpc.spi.TransportOptions;
 import io.grpc.Status;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -75,16 +76,23 @@ class UdpClientAuthenticationTest {
             UdpTransportOptions.newServerKey()),
         Loopback.clientOptions())) { // anonymous
       Loopback.Events events = new Loopback.Events();
+      // The server's answers wait in the relay until the call waits for the handshake: on
+      // loopback the refusal could otherwise end the transport before the call reaches it.
+      Loopback.Relay relay = Loopback.Relay.holdingToClient(server.port());
       UdpClientTransport client = (UdpClientTransport) Loopback.PROVIDER.newClientTransport(
-          new java.net.InetSocketAddress("127.0.0.1", server.port()), "localhost:" + server.port(),
+          new java.net.InetSocketAddress("127.0.0.1", relay.port()), "localhost:" + server.port(),
           refused.with(TransportOptions.HANDSHAKE_TIMEOUT_MILLIS, handshakeTimeoutMs));
       client.start(events);
       Loopback.Call call = Loopback.echo(client, "test.Auth/Refused", "x");
+      CountDownLatch registered = new CountDownLatch(1); // the loop runs its tasks in order
+      assertThat(client.run(registered::countDown)).isTrue();
+      assertThat(registered.await(10, TimeUnit.SECONDS)).isTrue();
+      relay.releaseToClient();
       try {
         Status shutdown = events.shutdown.get(30, TimeUnit.SECONDS);
         assertThat(shutdown.getCode()).as("%s", shutdown).isEqualTo(Status.Code.UNAUTHENTICATED);
         assertThat(shutdown.getDescription())
-            .contains(String.valueOf(server.port())).contains("refused this client")
+            .contains(String.valueOf(relay.port())).contains("refused this client")
             .contains("CLIENT_NOT_ALLOWED");
         Status status = call.status.get(10, TimeUnit.SECONDS);
         assertThat(status.getCode()).isEqualTo(Status.Code.UNAUTHENTICATED);
@@ -93,6 +101,7 @@ class UdpClientAuthenticationTest {
         assertThat(events.terminated.await(10, TimeUnit.SECONDS)).isTrue();
       } finally {
         client.shutdownNow(Status.CANCELLED.withDescription("test over"));
+        relay.close();
       }
     }
     assertThat(server.headers).isEmpty(); // no call reached the server
