@@ -892,6 +892,16 @@ public final class Connection {
   }
 
   /**
+   * Whether no stream is left: each one's data, and its end or reset, was acknowledged and what
+   * came on it was read, so no call's bytes are in flight either way. Packets still awaiting
+   * acknowledgement then carry none (PINGs, PMTU probes, flow-control updates, and the probes
+   * that repeat them), and their loss could not have cost a call anything.
+   */
+  public boolean streamsSettled() {
+    return streams.isIdle();
+  }
+
+  /**
    * Whether nothing is outstanding: no stream, nothing queued, no packet awaiting acknowledgement
    * (used by tests to prove no state leaks).
    */

@@ -174,13 +174,16 @@ final class ServerConnection implements ConnectionListener {
       // Still in its handshake: nothing of the client's was processed, but the client cannot
       // read a 1-RTT close yet either; the close goes as the protocol allows (docs/protocol.md §8).
       connection.close(RpcFraming.CLOSE_DRAINED, "connection drained: " + drainedFor);
-    } else if (connection.isQuiescent()) {
+    } else if (connection.streamsSettled()) {
+      // Every response was acknowledged. A packet still unacknowledged (a PMTU probe, a PING,
+      // sent after the last call) carries no call's bytes: waiting for it could only turn a
+      // clean close into one whose calls the client must take for processed.
       connection.close(RpcFraming.CLOSE_DRAINED, "connection drained: " + drainedFor);
     } else if (due(quiesceDeadlineNs, nowNs)) {
-      // Something sent is still unacknowledged: a response may not have arrived, so the client
-      // must not take its calls for unprocessed.
+      // A response is still unacknowledged: it may not have arrived, so the client must not
+      // take its calls for unprocessed.
       connection.close(0, "connection drained: " + drainedFor
-          + "; closed before all it sent was acknowledged");
+          + "; closed before every response was acknowledged");
     }
   }
 
