@@ -4,16 +4,12 @@ import dev.tern.netlab.emu.LinkCounters;
 import dev.tern.netlab.emu.NetlabEmulator;
 import dev.tern.netlab.emu.Netns;
 import dev.tern.netlab.link.LinkProfile;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The netlab IP-level emulator: server and client in two network namespaces, every IP packet
@@ -32,8 +28,6 @@ final class NetlabLab implements Lab {
   private final Map<Integer, Integer> cancelledImages = new TreeMap<>();
   private Map<Integer, Double> cancelWaste = Map.of();
   private String health;
-  private String clientAddress;
-  private int moves;
 
   NetlabLab(LinkProfile profile, long seed, String cc, Path packetLog) {
     NetlabEmulator.Builder b = NetlabEmulator.builder().profile(profile).seed(seed)
@@ -45,7 +39,6 @@ final class NetlabLab implements Lab {
     this.link = LinkSpec.of(emu.profile());
     this.cc = cc;
     this.packetLog = packetLog;
-    this.clientAddress = emu.clientAddress();
   }
 
   @Override
@@ -147,33 +140,8 @@ final class NetlabLab implements Lab {
   }
 
   @Override
-  public synchronized void moveClientAddress() {
-    String to = ClientAddressMove.address(++moves);
-    for (List<String> cmd : ClientAddressMove.commands(emu.clientNamespace(), emu.serverNamespace(),
-        NetlabEmulator.DEVICE, clientAddress, to, emu.serverAddress())) {
-      run(cmd);
-    }
-    clientAddress = to;
-  }
-
-  private static void run(List<String> cmd) {
-    try {
-      Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-      byte[] out = p.getInputStream().readAllBytes();
-      if (!p.waitFor(20, TimeUnit.SECONDS)) {
-        p.destroyForcibly();
-        throw new IllegalStateException("timed out: " + String.join(" ", cmd));
-      }
-      if (p.exitValue() != 0) {
-        throw new IllegalStateException("failed (exit " + p.exitValue() + "): " + String.join(" ", cmd) + ": "
-            + new String(out, StandardCharsets.UTF_8).trim());
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot run " + String.join(" ", cmd), e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted running " + String.join(" ", cmd), e);
-    }
+  public void moveClientAddress() {
+    emu.moveClientAddress();
   }
 
   @Override

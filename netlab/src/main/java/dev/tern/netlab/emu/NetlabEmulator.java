@@ -54,6 +54,8 @@ public final class NetlabEmulator implements AutoCloseable {
   private Forwarder c2s;
   private Forwarder s2c;
   private boolean closed;
+  private int moves;
+  private volatile String clientAddress = CLIENT_ADDRESS;
 
   private NetlabEmulator(Builder b) {
     int instance = INSTANCES.getAndIncrement();
@@ -180,9 +182,55 @@ public final class NetlabEmulator implements AutoCloseable {
     return serverNs;
   }
 
-  /** The client's address, as the server sees it. */
+  /** The client's address, as the server sees it: {@link #CLIENT_ADDRESS} until it is moved. */
   public String clientAddress() {
-    return CLIENT_ADDRESS;
+    return clientAddress;
+  }
+
+  /**
+   * Moves the client namespace to a new source address while the link runs, as a phone that
+   * changes networks: the server namespace first learns a route back to the new address, the
+   * client gains it, its route to the server prefers it as source, and the old address is
+   * removed, which leaves sockets bound to it without an address (the kernel refuses their
+   * sends). The forwarder carries IP packets whatever their addresses, so nothing else changes.
+   * The n-th move goes to {@code 198.18.<n+1>.1}, inside the benchmarking range 198.18.0.0/15.
+   *
+   * @return the client's new address
+   * @throws IllegalStateException if an {@code ip} command fails (naming it and its output)
+   */
+  public synchronized String moveClientAddress() {
+    String to = movedAddress(moves + 1);
+    for (List<String> cmd : moveCommands(clientNs, serverNs, DEVICE, clientAddress, to, SERVER_ADDRESS)) {
+      Netns.run(cmd.toArray(new String[0]));
+    }
+    moves++;
+    clientAddress = to;
+    return to;
+  }
+
+  /** The address of the {@code n}-th move (n from 1): {@code 198.18.<n+1>.1}. */
+  static String movedAddress(int n) {
+    if (n < 1 || n > 250) {
+      throw new IllegalArgumentException("move number must be in 1..250, was " + n);
+    }
+    return "198.18." + (n + 1) + ".1";
+  }
+
+  /** The {@code ip} commands, in order, that move the client from {@code from} to {@code to}. */
+  static List<List<String>> moveCommands(String clientNs, String serverNs, String device, String from,
+      String to, String server) {
+    return List.of(
+        List.of("ip", "-n", serverNs, "route", "replace", to + "/32", "dev", device),
+        // The new address shares the old one's peer prefix, so it is a secondary: without
+        // promotion, removing the primary would remove it too.
+        List.of("ip", "netns", "exec", clientNs, "sysctl", "-q", "-w",
+            "net.ipv4.conf." + device + ".promote_secondaries=1"),
+        // Point-to-point like the emulator's own address, so every address is removed the same way.
+        List.of("ip", "-n", clientNs, "addr", "add", to, "peer", server + "/32", "dev", device),
+        List.of("ip", "-n", clientNs, "route", "replace", server + "/32", "dev", device, "src", to),
+        List.of("ip", "-n", clientNs, "addr", "del", from, "peer", server + "/32", "dev", device),
+        // Deleting the old address may take the route with it; put it back, preferring the new source.
+        List.of("ip", "-n", clientNs, "route", "replace", server + "/32", "dev", device, "src", to));
   }
 
   /** The server's address, for the client to connect to. */

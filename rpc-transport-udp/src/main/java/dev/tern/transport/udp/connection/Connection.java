@@ -467,6 +467,30 @@ public final class Connection {
     }
   }
 
+  /**
+   * The client's own address changed (its driver's socket could no longer send from the old one
+   * and now sends from a new one): the client migrates, RFC 9000 §9.2, by simply sending from the
+   * new address. A PING goes out at once, so the server sees the new address (and follows it,
+   * validating it, §9.3) without waiting for the next packet the client would have sent anyway,
+   * and the probe backoff restarts: what went unanswered was sent from the address that is gone.
+   * The connection ID stays the same (the core has one per direction; RFC 9000 §9.5's fresh ID
+   * per local address needs NEW_CONNECTION_ID, not implemented), so an observer can link the two
+   * addresses, as with a NAT rebinding. Client only; nothing happens before the handshake is
+   * done (the handshake's own retransmissions carry on from the new address).
+   *
+   * @param nowNs the time of the change
+   */
+  public void onLocalAddressChanged(long nowNs) {
+    if (!isClient || state == ConnectionState.CLOSED) {
+      return;
+    }
+    stats.localAddressChanges++;
+    if (state == ConnectionState.ESTABLISHED) {
+      pingPending = true;
+      flight.resetProbeBackoff();
+    }
+  }
+
   /** A packet from the peer was processed: it is there. */
   void onPeerHeard(long nowNs) {
     lastHeardNs = nowNs;

@@ -50,6 +50,13 @@ public final class ConnectionStats {
   public long waitingPingsSent;
   /** ACK frames received that carried receive timestamps. */
   public long timestampedAcksReceived;
+  /**
+   * Changes of this client's own address its driver reported ({@code onLocalAddressChanged}):
+   * the socket could no longer send and was replaced by one sending from the new address.
+   */
+  public long localAddressChanges;
+  /** Datagrams the driver could not send (no socket could send from any address at the time). */
+  public long datagramsUnsent;
   /** Path changes followed. */
   public long pathChanges;
   /**

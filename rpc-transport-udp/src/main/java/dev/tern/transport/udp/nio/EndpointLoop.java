@@ -34,9 +34,10 @@ public abstract class EndpointLoop implements Executor {
   /** Turns in a row with a timer already due before the loop sleeps a millisecond anyway. */
   private static final int DUE_TURNS_BEFORE_SLEEP = 8;
 
-  final DatagramChannel channel;
+  /** The socket; replaced only by a client that moves ({@link #replaceChannel}), on the loop. */
+  volatile DatagramChannel channel;
   final Selector selector;
-  final SelectionKey key;
+  SelectionKey key;
   final ByteBuffer rxDirect = ByteBuffer.allocateDirect(DATAGRAM_BYTES);
   final ByteBuffer rx = ByteBuffer.allocate(DATAGRAM_BYTES);
   final ByteBuffer txDirect = ByteBuffer.allocateDirect(DATAGRAM_BYTES);
@@ -123,6 +124,28 @@ public abstract class EndpointLoop implements Executor {
       return (InetSocketAddress) channel.getLocalAddress();
     } catch (IOException e) {
       return null;
+    }
+  }
+
+  /**
+   * Puts {@code next} in the place of the socket (on the loop): it is registered for what the old
+   * one was (reads, and writability while a datagram waits for buffer space, which the new one
+   * then sends), and the old one is closed.
+   *
+   * @throws IOException if {@code next} cannot be made non-blocking or registered; the old socket
+   *     is then still in place
+   */
+  final void replaceChannel(DatagramChannel next) throws IOException {
+    next.configureBlocking(false);
+    SelectionKey nextKey = next.register(selector, key.interestOps());
+    DatagramChannel old = channel;
+    key.cancel();
+    channel = next;
+    key = nextKey;
+    try {
+      old.close();
+    } catch (IOException ignored) {
+      // nothing to release beyond the descriptor
     }
   }
 

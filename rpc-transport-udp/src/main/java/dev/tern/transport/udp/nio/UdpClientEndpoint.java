@@ -15,15 +15,38 @@ import java.nio.channels.DatagramChannel;
  * reads and writes name no address and the kernel drops datagrams from anyone but the server),
  * one {@link Connection}, one loop thread ({@link EndpointLoop}). The endpoint ends once the
  * connection is closed (after its closing or draining period, RFC 9000 §10.2), or at once on
- * {@link #abort()} or an I/O error: an ICMP port unreachable (nothing listens at the server's
- * address) fails it with {@link PortUnreachableException} in {@link #failure()}.
+ * {@link #abort()}, or on an ICMP port unreachable (nothing listens at the server's address any
+ * more), which fails it with {@link PortUnreachableException} in {@link #failure()}.
+ *
+ * <p>The client moves when its address does (RFC 9000 §9.2). A connected socket keeps the source
+ * address it was given at connect; once that address is gone (a phone left its Wi-Fi, a network
+ * was renumbered) the kernel refuses its sends ("Network is unreachable", "Cannot assign requested
+ * address"). Such a refusal replaces the socket with a new one connected to the server, from
+ * whatever address the kernel now chooses, resends the datagram from it and tells the connection
+ * ({@link Connection#onLocalAddressChanged}), which pings the server at once so that it follows
+ * (§9.3). If no socket can send yet (no route), the datagram is dropped and counted and the next
+ * refusal tries again, at most every 10 ms, backing off to once a second while sends keep
+ * failing; the connection's loss recovery resends what was dropped. A driver that hears of an
+ * interface change first calls {@link #rebind()}. Other socket errors reported on a read (ICMP
+ * host or network unreachable, which a mobile network sends in passing) are counted and do not
+ * end the connection: only the connection's own timers decide that the server is gone.
  *
  * <p>The connection and the listener's callbacks belong to the loop thread: touch the
  * connection only in tasks given to {@link #execute} or in the listener and {@link Pump}.
  */
 public final class UdpClientEndpoint extends EndpointLoop {
+  /** The first wait between two attempts to replace a socket that cannot send. */
+  private static final long REBIND_MIN_INTERVAL_NS = 10_000_000L;
+  /** The longest wait between two such attempts while sends keep failing. */
+  private static final long REBIND_MAX_INTERVAL_NS = 1_000_000_000L;
+
   private final Connection connection;
   private final InetSocketAddress server;
+  private long rebindIntervalNs = REBIND_MIN_INTERVAL_NS;
+  /** No socket is replaced before this time ({@link System#nanoTime()} base), unless asked. */
+  private long nextRebindNs;
+  private boolean rebindWaiting;
+  private long socketErrorsIgnored;
 
   private UdpClientEndpoint(DatagramChannel channel, InetSocketAddress server,
       ConnectionConfig config, ConnectionListener listener, String threadName) throws IOException {
@@ -61,11 +84,8 @@ public final class UdpClientEndpoint extends EndpointLoop {
     if (server.isUnresolved()) {
       throw new IllegalArgumentException("server address " + server + " is unresolved");
     }
-    boolean v6 = server.getAddress() instanceof java.net.Inet6Address;
-    DatagramChannel ch = DatagramChannel.open(v6 ? StandardProtocolFamily.INET6
-        : StandardProtocolFamily.INET);
+    DatagramChannel ch = open(server);
     try {
-      ch.connect(server);
       UdpClientEndpoint e = new UdpClientEndpoint(ch, server, config, listener, threadName);
       beforeStart.accept(e);
       e.start();
@@ -74,6 +94,47 @@ public final class UdpClientEndpoint extends EndpointLoop {
       ch.close();
       throw e;
     }
+  }
+
+  /** A socket connected to {@code server}, blocking (the loop makes it non-blocking). */
+  private static DatagramChannel open(InetSocketAddress server) throws IOException {
+    boolean v6 = server.getAddress() instanceof java.net.Inet6Address;
+    DatagramChannel ch = DatagramChannel.open(v6 ? StandardProtocolFamily.INET6
+        : StandardProtocolFamily.INET);
+    try {
+      ch.connect(server);
+      return ch;
+    } catch (IOException | RuntimeException e) {
+      ch.close();
+      throw e;
+    }
+  }
+
+  /**
+   * The client's network changed (an interface event a driver heard): the socket is replaced by
+   * one sending from the address the kernel now chooses, and the connection moves to it as it does
+   * when a send is refused. Any thread; nothing happens once the endpoint has ended.
+   */
+  public void rebind() {
+    tryExecute(() -> {
+      if (connection.state() != ConnectionState.CLOSED) {
+        rebindWaiting = false; // asked for: not held back by the interval
+        replaceSocket(System.nanoTime());
+      }
+    });
+  }
+
+  /**
+   * Changes of this client's own address: sockets replaced because the old one could no longer
+   * send, or on {@link #rebind()}. On the loop thread only.
+   */
+  public long localAddressChanges() {
+    return connection.stats().localAddressChanges;
+  }
+
+  /** Socket errors reported on reads and ignored (ICMP unreachable); on the loop thread only. */
+  public long socketErrorsIgnored() {
+    return socketErrorsIgnored;
   }
 
   /** The connection; on the loop thread only. */
@@ -109,6 +170,11 @@ public final class UdpClientEndpoint extends EndpointLoop {
       } catch (PortUnreachableException e) {
         fail(e);
         return;
+      } catch (IOException e) {
+        // A socket error the kernel reports on a connected socket (an ICMP host or network
+        // unreachable): reading it cleared it. It says nothing the connection's timers cannot.
+        socketErrorsIgnored++;
+        return;
       }
       if (n <= 0) {
         return;
@@ -132,7 +198,7 @@ public final class UdpClientEndpoint extends EndpointLoop {
   void send(long nowNs) throws IOException {
     try {
       if (txPending) {
-        if (channel.write(txDirect) == 0) {
+        if (!transmit(nowNs)) {
           return;
         }
         txPending = false;
@@ -147,7 +213,7 @@ public final class UdpClientEndpoint extends EndpointLoop {
         tx.flip();
         txDirect.clear();
         txDirect.put(tx).flip();
-        if (channel.write(txDirect) == 0) {
+        if (!transmit(nowNs)) {
           // The socket's send buffer is full: keep the datagram until it drains.
           txPending = true;
           wantWrite(true);
@@ -157,6 +223,66 @@ public final class UdpClientEndpoint extends EndpointLoop {
     } catch (PortUnreachableException e) {
       fail(e);
     }
+  }
+
+  /**
+   * Sends the datagram in {@link #txDirect}. Returns false if the socket's buffer is full (the
+   * datagram stays for later), true once it left or was dropped because no socket could send it.
+   */
+  private boolean transmit(long nowNs) throws IOException {
+    try {
+      boolean sent = channel.write(txDirect) != 0;
+      rebindIntervalNs = REBIND_MIN_INTERVAL_NS;
+      return sent;
+    } catch (PortUnreachableException e) {
+      throw e;
+    } catch (IOException refused) {
+      // The socket can no longer send from its address (RFC 9000 §9.2: the client moves).
+      if (replaceSocket(nowNs)) {
+        txDirect.position(0);
+        try {
+          return channel.write(txDirect) != 0;
+        } catch (PortUnreachableException e) {
+          throw e;
+        } catch (IOException stillRefused) {
+          // Dropped below; the next refusal tries another socket after the interval.
+        }
+      }
+      connection.stats().datagramsUnsent++;
+      return true;
+    }
+  }
+
+  /**
+   * Replaces the socket with a new one connected to the server, unless the last attempt was less
+   * than the current interval ago (which doubles with each attempt until a send succeeds). True
+   * if it was replaced; the connection has been told.
+   */
+  private boolean replaceSocket(long nowNs) {
+    if (rebindWaiting && nowNs - nextRebindNs < 0) {
+      return false;
+    }
+    rebindWaiting = true;
+    nextRebindNs = nowNs + rebindIntervalNs;
+    rebindIntervalNs = Math.min(rebindIntervalNs * 2, REBIND_MAX_INTERVAL_NS);
+    DatagramChannel next;
+    try {
+      next = open(server);
+    } catch (IOException e) {
+      return false; // no route from any address yet
+    }
+    try {
+      replaceChannel(next);
+    } catch (IOException e) {
+      try {
+        next.close();
+      } catch (IOException ignored) {
+        // nothing to release beyond the descriptor
+      }
+      return false;
+    }
+    connection.onLocalAddressChanged(nowNs);
+    return true;
   }
 
   @Override

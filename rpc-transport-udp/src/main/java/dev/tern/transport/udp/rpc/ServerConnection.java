@@ -121,6 +121,7 @@ final class ServerConnection implements ConnectionListener {
 
   void callEnded(UdpServerStream s) {
     calls--;
+    refreshInfo(); // the client may have moved (RFC 9000 §9.3) since the call began
     if (calls == 0 && idleNs > 0 && drainedFor == null) {
       // grpc-java's maxConnectionIdle counts from the moment the last call ended.
       idleDeadlineNs = Saturating.add(System.nanoTime(), idleNs);

@@ -62,6 +62,8 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
   private long heardAtCheckNs;
   private volatile int version;
   private volatile ConnectionInfo info;
+  /** The connection's count of its own address changes when {@link #info} was last built. */
+  private long addressChangesSeen;
   private volatile Status failure;
 
   UdpClientTransport(InetSocketAddress address, String authority, TransportOptions options) {
@@ -249,6 +251,22 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
     openWaiting();
     if (closing && connection != null && connection.state() == ConnectionState.CLOSED) {
       endpoint.abort();
+    }
+    if (ready && connection != null && connection.stats().localAddressChanges != addressChangesSeen) {
+      // The endpoint moved to a new socket: the connection's local address is another one now.
+      addressChangesSeen = connection.stats().localAddressChanges;
+      refreshInfo();
+    }
+  }
+
+  /**
+   * The device's network changed (an interface event): the connection moves to a socket sending
+   * from the address the system now chooses, without waiting for a send to be refused.
+   */
+  void rebind() {
+    UdpClientEndpoint e = endpoint;
+    if (e != null) {
+      e.rebind();
     }
   }
 

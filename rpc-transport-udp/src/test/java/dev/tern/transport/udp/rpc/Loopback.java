@@ -55,6 +55,7 @@ final class Loopback {
   static final class EchoServer implements ServerTransportListener {
     final UdpServerTransport transport;
     final BlockingQueue<RequestHeaders> headers = new LinkedBlockingQueue<>();
+    final BlockingQueue<ServerStream> streams = new LinkedBlockingQueue<>();
     final BlockingQueue<Status> cancels = new LinkedBlockingQueue<>();
     final BlockingQueue<io.grpc.Attributes> attributes = new LinkedBlockingQueue<>();
     final CountDownLatch terminated = new CountDownLatch(1);
@@ -72,6 +73,7 @@ final class Loopback {
     @Override
     public ServerStreamListener streamCreated(ServerStream stream, RequestHeaders h) {
       headers.add(h);
+      streams.add(stream);
       attributes.add(stream.attributes());
       stream.request(1);
       return new ServerStreamListener() {
@@ -233,7 +235,8 @@ final class Loopback {
    */
   static final class Relay implements AutoCloseable {
     private final DatagramSocket front;
-    private final DatagramSocket back;
+    /** Faces the server; {@link #rebindToServer} replaces it, as a NAT that picks a new port. */
+    private volatile DatagramSocket back;
     private volatile SocketAddress client;
     /** Where the client's datagrams go; {@link #switchTo} changes it. */
     private volatile InetSocketAddress server;
@@ -273,6 +276,21 @@ final class Loopback {
     }
 
     /**
+     * A NAT rebinding: the relay faces the server from a new port from now on, and what the
+     * server still sends to the old one is lost (that socket is closed).
+     *
+     * @return the new port the server sees
+     */
+    int rebindToServer() throws IOException {
+      DatagramSocket old = back;
+      DatagramSocket next = new DatagramSocket(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0));
+      back = next;
+      start("relay to client", next, front, false);
+      old.close();
+      return next.getLocalPort();
+    }
+
+    /**
      * From now on the client's datagrams go to the server at {@code serverPort}, and its answers
      * come back: to the client, the server at its address restarted.
      */
@@ -299,7 +317,15 @@ final class Loopback {
             DatagramPacket out = new DatagramPacket(p.getData(), p.getLength());
             if (upstream) {
               out.setSocketAddress(server);
-              to.send(out);
+              DatagramSocket b = back; // the socket facing the server now, not the one at the start
+              try {
+                b.send(out);
+              } catch (IOException e) {
+                if (b == back) {
+                  throw e;
+                }
+                // Rebound meanwhile: this datagram is lost, as at a NAT that just changed.
+              }
             } else if (client != null) {
               awaitUninterruptibly(toClient);
               out.setSocketAddress(client);

@@ -1,4 +1,4 @@
-package dev.tern.bench.scenario;
+package dev.tern.netlab.emu;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -9,15 +9,15 @@ import org.junit.jupiter.api.Test;
 class ClientAddressMoveTest {
   @Test
   void movesStayInTheBenchmarkingRange() {
-    assertThat(ClientAddressMove.address(1)).isEqualTo("198.18.2.1");
-    assertThat(ClientAddressMove.address(250)).isEqualTo("198.18.251.1");
-    assertThatThrownBy(() -> ClientAddressMove.address(0)).hasMessageContaining("was 0");
-    assertThatThrownBy(() -> ClientAddressMove.address(251)).hasMessageContaining("was 251");
+    assertThat(NetlabEmulator.movedAddress(1)).isEqualTo("198.18.2.1");
+    assertThat(NetlabEmulator.movedAddress(250)).isEqualTo("198.18.251.1");
+    assertThatThrownBy(() -> NetlabEmulator.movedAddress(0)).hasMessageContaining("was 0");
+    assertThatThrownBy(() -> NetlabEmulator.movedAddress(251)).hasMessageContaining("was 251");
   }
 
   @Test
   void routesBackBeforeTheClientUsesTheNewAddressAndRemovesTheOldOneLast() {
-    List<List<String>> cmds = ClientAddressMove.commands("cli", "srv", "tern0", "198.18.1.1", "198.18.2.1",
+    List<List<String>> cmds = NetlabEmulator.moveCommands("cli", "srv", "tern0", "198.18.1.1", "198.18.2.1",
         "198.19.1.1");
     assertThat(cmds.get(0)).containsExactly("ip", "-n", "srv", "route", "replace", "198.18.2.1/32", "dev", "tern0");
     assertThat(cmds.get(2)).containsExactly("ip", "-n", "cli", "addr", "add", "198.18.2.1", "peer", "198.19.1.1/32", "dev",
