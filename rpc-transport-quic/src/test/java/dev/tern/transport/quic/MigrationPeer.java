@@ -1,5 +1,6 @@
 package dev.tern.transport.quic;
 
+import dev.tern.conformance.PatternDownload;
 import dev.tern.rpc.spi.ClientStream;
 import dev.tern.rpc.spi.ClientStreamListener;
 import dev.tern.rpc.spi.RequestHeaders;
@@ -61,9 +62,6 @@ public final class MigrationPeer {
     }
   }
 
-  private static byte fill(int message) {
-    return (byte) (message * 31 + 7);
-  }
 
   private static void server(String address) throws Exception {
     dev.tern.conformance.TestCertificates certs = dev.tern.conformance.TestCertificates.generate();
@@ -72,7 +70,7 @@ public final class MigrationPeer {
     transport.start(new ServerTransportListener() {
       @Override
       public ServerStreamListener streamCreated(ServerStream stream, RequestHeaders headers) {
-        return new Download(stream);
+        return new PatternDownload(stream, MESSAGES, SIZE);
       }
 
       @Override
@@ -85,62 +83,6 @@ public final class MigrationPeer {
       // Runs until the parent closes the pipe.
     }
     transport.shutdownNow(Status.UNAVAILABLE.withDescription("test over"));
-  }
-
-  /** Sends the download as fast as the stream takes it. */
-  private static final class Download implements ServerStreamListener {
-    private final ServerStream stream;
-    private int sent;
-    private boolean started;
-
-    Download(ServerStream stream) {
-      this.stream = stream;
-      stream.request(1);
-    }
-
-    @Override
-    public void onMessage(ByteBuffer message) {}
-
-    @Override
-    public void onHalfClose() {
-      started = true;
-      stream.writeHeaders(new Metadata());
-      pump();
-    }
-
-    @Override
-    public void onReady() {
-      if (started) {
-        pump();
-      }
-    }
-
-    private void pump() {
-      while (sent < MESSAGES && stream.isReady()) {
-        byte[] b = new byte[SIZE];
-        java.util.Arrays.fill(b, fill(sent));
-        stream.writeMessage(ByteBuffer.wrap(b));
-        sent++;
-      }
-      stream.flush();
-      if (sent == MESSAGES) {
-        sent++;
-        stream.close(Status.OK, new Metadata());
-      }
-    }
-
-    @Override
-    public void onComplete() {
-      // Everything was delivered: the peer address the connection has now.
-      System.out.println("SERVED " + stream.connectionInfo().remoteAddress());
-      System.out.flush();
-    }
-
-    @Override
-    public void onCancel(Status status) {
-      System.out.println("CANCELLED " + status);
-      System.out.flush();
-    }
   }
 
   /**
@@ -190,7 +132,7 @@ public final class MigrationPeer {
 
       @Override
       public void onMessage(ByteBuffer message) {
-        byte want = fill(received);
+        byte want = PatternDownload.fill(received);
         while (message.hasRemaining()) {
           if (message.get() != want) {
             done.complete(Status.DATA_LOSS.withDescription("message " + received + " corrupted"));

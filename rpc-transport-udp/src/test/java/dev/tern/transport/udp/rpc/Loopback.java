@@ -55,7 +55,8 @@ final class Loopback {
   static final class EchoServer implements ServerTransportListener {
     final UdpServerTransport transport;
     final BlockingQueue<RequestHeaders> headers = new LinkedBlockingQueue<>();
-    final BlockingQueue<ServerStream> streams = new LinkedBlockingQueue<>();
+    /** The client's address as each completed call's connection named it at its end. */
+    final BlockingQueue<SocketAddress> completedFrom = new LinkedBlockingQueue<>();
     final BlockingQueue<Status> cancels = new LinkedBlockingQueue<>();
     final BlockingQueue<io.grpc.Attributes> attributes = new LinkedBlockingQueue<>();
     final CountDownLatch terminated = new CountDownLatch(1);
@@ -73,7 +74,6 @@ final class Loopback {
     @Override
     public ServerStreamListener streamCreated(ServerStream stream, RequestHeaders h) {
       headers.add(h);
-      streams.add(stream);
       attributes.add(stream.attributes());
       stream.request(1);
       return new ServerStreamListener() {
@@ -99,7 +99,9 @@ final class Loopback {
         public void onReady() {}
 
         @Override
-        public void onComplete() {}
+        public void onComplete() {
+          completedFrom.add(stream.connectionInfo().remoteAddress());
+        }
 
         @Override
         public void onCancel(Status status) {

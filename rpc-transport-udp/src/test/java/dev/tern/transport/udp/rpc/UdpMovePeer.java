@@ -1,5 +1,6 @@
 package dev.tern.transport.udp.rpc;
 
+import dev.tern.conformance.PatternDownload;
 import dev.tern.rpc.spi.ClientStream;
 import dev.tern.rpc.spi.ClientStreamListener;
 import dev.tern.rpc.spi.RequestHeaders;
@@ -12,7 +13,6 @@ import io.grpc.Metadata;
 import io.grpc.Status;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.util.Arrays;
 import java.util.Base64;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -58,9 +58,6 @@ public final class UdpMovePeer {
     }
   }
 
-  private static byte fill(int message) {
-    return (byte) (message * 31 + 7);
-  }
 
   private static void server(String address) throws Exception {
     byte[] key = UdpTransportOptions.newServerKey();
@@ -69,7 +66,7 @@ public final class UdpMovePeer {
     transport.start(new ServerTransportListener() {
       @Override
       public ServerStreamListener streamCreated(ServerStream stream, RequestHeaders headers) {
-        return new Download(stream);
+        return new PatternDownload(stream, MESSAGES, SIZE);
       }
 
       @Override
@@ -82,61 +79,6 @@ public final class UdpMovePeer {
       // Runs until the parent closes the pipe.
     }
     transport.shutdownNow(Status.UNAVAILABLE.withDescription("test over"));
-  }
-
-  /** Sends the download as fast as the stream takes it. */
-  private static final class Download implements ServerStreamListener {
-    private final ServerStream stream;
-    private int sent;
-    private boolean started;
-
-    Download(ServerStream stream) {
-      this.stream = stream;
-      stream.request(1);
-    }
-
-    @Override
-    public void onMessage(ByteBuffer message) {}
-
-    @Override
-    public void onHalfClose() {
-      started = true;
-      stream.writeHeaders(new Metadata());
-      pump();
-    }
-
-    @Override
-    public void onReady() {
-      if (started) {
-        pump();
-      }
-    }
-
-    private void pump() {
-      while (sent < MESSAGES && stream.isReady()) {
-        byte[] b = new byte[SIZE];
-        Arrays.fill(b, fill(sent));
-        stream.writeMessage(ByteBuffer.wrap(b));
-        sent++;
-      }
-      stream.flush();
-      if (sent == MESSAGES) {
-        sent++;
-        stream.close(Status.OK, new Metadata());
-      }
-    }
-
-    @Override
-    public void onComplete() {
-      System.out.println("SERVED " + stream.connectionInfo().remoteAddress());
-      System.out.flush();
-    }
-
-    @Override
-    public void onCancel(Status status) {
-      System.out.println("CANCELLED " + status);
-      System.out.flush();
-    }
   }
 
   private static void client(String address, int port, byte[] pin) throws Exception {
@@ -164,7 +106,7 @@ public final class UdpMovePeer {
 
       @Override
       public void onMessage(ByteBuffer message) {
-        byte want = fill(received);
+        byte want = PatternDownload.fill(received);
         while (message.hasRemaining()) {
           if (message.get() != want) {
             done.complete(Status.DATA_LOSS.withDescription("message " + received + " corrupted"));
