@@ -5,13 +5,17 @@ package dev.tern.transport.udp.congestion;
  * bucket whose depth is {@code max(2 datagrams, 1 ms at the rate)} for a sender that waits on
  * the pacer: real timers fire with about 1 ms precision, so a sender woken late may catch up by
  * one such quantum, never by more. Credit earned while the sender had nothing to send, or was
- * held by its congestion window rather than by the pacer, is capped at the initial window
- * (RFC 9002 §7.7: "senders SHOULD limit bursts to the initial congestion window", §7.2): there
- * is no late timer to catch up on, and above about 118 Mbit/s (an initial window per
- * millisecond) a full quantum would otherwise leave as one burst when data or an ACK arrives.
- * A flight that starts after the pacer sat idle (the first one, or one after a pause of more
- * than {@link #IDLE_NS}) holds at most one datagram of credit, not a burst: the initial window
- * then occupies a full RTT/2 at the slow-start rate.
+ * held by its congestion window rather than by the pacer, stops at the larger of the initial
+ * window (RFC 9002 §7.7: "senders SHOULD limit bursts to the initial congestion window", §7.2)
+ * and what the driver's timers would release anyway ({@link #setTimerPrecisionNs}): with exact
+ * timers (the simulator) there is no late timer to catch up on, and above about 118 Mbit/s (an
+ * initial window per millisecond) a full quantum would otherwise leave as one burst when data
+ * or an ACK arrives. With timers of 1 ms, a sender held to the initial window waits on the
+ * pacer and wakes up to a millisecond later with that millisecond's credit: the cap would only
+ * defer the same burst by a timer tick, and in the meantime the sender waits for a wake-up per
+ * initial window. A flight that starts after the pacer sat idle (the first one, or one after a
+ * pause of more than {@link #IDLE_NS}) holds at most one datagram of credit, not a burst: the
+ * initial window then occupies a full RTT/2 at the slow-start rate.
  *
  * <p>Only data (ack-eliciting) packets are paced: a connection sends ACK-only packets at once and
  * does not report them here (or passes {@code paced = false}). Tokens are counted in bytes x 10^9
@@ -47,6 +51,8 @@ public final class Pacer {
    * and has not sent since: only then may the bucket fill beyond the initial window.
    */
   private boolean waiting;
+  /** How late the driver's timers may fire, ns ({@link #setTimerPrecisionNs}); 0: on time. */
+  private long timerPrecisionNs;
 
   /** A pacer for datagrams of up to {@code maxDatagramSize} bytes at {@code rateBytesPerSecond}. */
   public Pacer(int maxDatagramSize, long rateBytesPerSecond) {
@@ -66,6 +72,20 @@ public final class Pacer {
   /** Takes the rate from {@code controller} for the current RTT estimate. */
   public void update(CongestionController controller, CongestionController.RttView rtt) {
     setRate(controller.pacingRateBytesPerSecond(rtt));
+  }
+
+  /**
+   * How late, at most, the driver's timers fire, ns, in [0, {@link #QUANTUM_NS}]: 0 (the
+   * default) for a driver that wakes the sender at its deadline (the simulator), 1 ms for one
+   * that sleeps in {@code Selector.select(long)}. Credit earned without waiting on the pacer may
+   * reach what the rate earns in that time, when it is more than the initial window.
+   */
+  public void setTimerPrecisionNs(long ns) {
+    if (ns < 0 || ns > QUANTUM_NS) {
+      throw new IllegalArgumentException("timer precision must be in 0.." + QUANTUM_NS
+          + " ns, was " + ns);
+    }
+    this.timerPrecisionNs = ns;
   }
 
   /** The datagram size changed (DPLPMTUD). */
@@ -171,8 +191,11 @@ public final class Pacer {
     }
     lastRefillNs = nowNs;
     if (!waiting) {
-      // RFC 9002 §7.7: no burst above the initial window but a late timer's catch-up.
-      cap = Math.min(cap, WindowPacing.initialWindowBytes(maxDatagramSize) * NS_PER_S);
+      // RFC 9002 §7.7: no burst above the initial window but a late timer's catch-up, which a
+      // driver with coarse timers makes of any wait (at most 1 ms x 100 GB/s: no overflow).
+      long allowed = Math.max(WindowPacing.initialWindowBytes(maxDatagramSize) * NS_PER_S,
+          timerPrecisionNs * rateBytesPerSecond);
+      cap = Math.min(cap, allowed);
     }
     // A new flight after a pause holds at most one datagram of credit: one now, the rest at the
     // rate.

@@ -182,6 +182,7 @@ public final class Connection {
     this.attemptedVersion = version;
     this.cc = new PathCongestion(config.congestionControl, config.maxDatagramBytes, random);
     this.pacer = new Pacer(config.maxDatagramBytes, cc.pacingRateBytesPerSecond(rtt));
+    pacer.setTimerPrecisionNs(config.timerPrecisionNs);
     this.mtu = new MtuDiscovery(config.maxDatagramBytes, config.maxProbedDatagramBytes,
         MtuDiscovery.RAISE_INTERVAL_NS);
     this.pathMtu = new PathMtuController(cc, mtu, pacer);

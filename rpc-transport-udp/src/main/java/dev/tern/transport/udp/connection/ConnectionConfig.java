@@ -45,6 +45,8 @@ public final class ConnectionConfig {
   final long handshakeCopyDelayNs;
   /** Whether the first datagram with stream data is sent twice too. */
   final boolean firstDataCopy;
+  /** How late the driver's timers may fire, ns; 0: on time (the simulator). */
+  final long timerPrecisionNs;
   /**
    * The source of values a peer or an off-path attacker must not predict: connection IDs,
    * PATH_CHALLENGE data, the Version Negotiation packet's unused bits, the connection-ID table's
@@ -96,6 +98,7 @@ public final class ConnectionConfig {
     this.configRotation = b.configRotation;
     this.handshakeCopyDelayNs = b.handshakeCopy ? b.handshakeCopyDelayMs * 1_000_000L : -1;
     this.firstDataCopy = b.firstDataCopy;
+    this.timerPrecisionNs = b.timerPrecisionNs;
     this.random = SECURE_RANDOM;
     this.cryptoProvider = b.cryptoProvider != null ? b.cryptoProvider : DefaultProvider.INSTANCE;
     this.handshakeCipher = b.handshakeCipher;
@@ -126,6 +129,7 @@ public final class ConnectionConfig {
     this.configRotation = o.configRotation;
     this.handshakeCopyDelayNs = o.handshakeCopyDelayNs;
     this.firstDataCopy = o.firstDataCopy;
+    this.timerPrecisionNs = o.timerPrecisionNs;
     this.random = random;
     this.cryptoProvider = o.cryptoProvider;
     this.handshakeCipher = o.handshakeCipher;
@@ -279,6 +283,11 @@ public final class ConnectionConfig {
     return handshakeCopyDelayNs < 0 ? -1 : handshakeCopyDelayNs / 1_000_000L;
   }
 
+  /** How late the driver's timers may fire, ns (0: on time). */
+  public long timerPrecisionNs() {
+    return timerPrecisionNs;
+  }
+
   /** The max_ack_delay this side advertises, ms (RFC 9000 §18.2). */
   public long maxAckDelayMs() {
     return maxAckDelayMs;
@@ -335,6 +344,7 @@ public final class ConnectionConfig {
     private boolean handshakeCopy = true;
     private long handshakeCopyDelayMs = 5;
     private boolean firstDataCopy = true;
+    private long timerPrecisionNs;
     private CryptoProvider cryptoProvider;
     private AeadAlgorithm handshakeCipher = AeadAlgorithm.AES_256_GCM;
     private List<PinnedServerKey> pinnedServerKeys = List.of();
@@ -655,6 +665,20 @@ public final class ConnectionConfig {
         throw new IllegalArgumentException("handshakeCopyDelayMs must be in 0..1000: " + ms);
       }
       this.handshakeCopyDelayMs = ms;
+      return this;
+    }
+
+    /**
+     * How late the driver's timers may fire, ns (0..1,000,000; default 0, timers on time as in
+     * the simulator). The NIO driver sleeps in {@code Selector.select(long)}, which counts
+     * milliseconds, and sets 1 ms: the pacer then lets credit earned without waiting on it
+     * reach a millisecond at its rate, which a late timer would release anyway.
+     */
+    public Builder timerPrecisionNs(long ns) {
+      if (ns < 0 || ns > 1_000_000L) {
+        throw new IllegalArgumentException("timerPrecisionNs must be in 0..1000000: " + ns);
+      }
+      this.timerPrecisionNs = ns;
       return this;
     }
 

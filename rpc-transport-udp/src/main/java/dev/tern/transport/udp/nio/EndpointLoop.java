@@ -31,6 +31,11 @@ public abstract class EndpointLoop implements Executor {
   static final int DATAGRAM_BYTES = 2048;
   /** Datagrams read in one turn before the timers and sends get their turn. */
   private static final int READ_BATCH = 64;
+  /**
+   * How late a timer of this loop may fire: {@link Selector#select(long)} counts milliseconds.
+   * The connections' pacers are told ({@code ConnectionConfig.Builder#timerPrecisionNs}).
+   */
+  public static final long TIMER_PRECISION_NS = 1_000_000L;
   /** Turns in a row with a timer already due before the loop sleeps a millisecond anyway. */
   private static final int DUE_TURNS_BEFORE_SLEEP = 8;
 

@@ -4,6 +4,7 @@ import dev.tern.rpc.spi.TransportOptions;
 import dev.tern.transport.udp.connection.ConnectionConfig;
 import dev.tern.transport.udp.handshake.PinnedServerKey;
 import dev.tern.transport.udp.handshake.ServerStaticKey;
+import dev.tern.transport.udp.nio.EndpointLoop;
 import dev.tern.transport.udp.stream.StreamLimits;
 import io.grpc.Attributes;
 import java.security.SecureRandom;
@@ -172,7 +173,8 @@ public final class UdpTransportOptions {
     for (int i = 0; i < versions.length; i++) {
       rpc[i] = versions[i];
     }
-    ConnectionConfig.Builder b = ConnectionConfig.builder().limits(limits).rpcVersions(rpc);
+    ConnectionConfig.Builder b = ConnectionConfig.builder().limits(limits).rpcVersions(rpc)
+        .timerPrecisionNs(EndpointLoop.TIMER_PRECISION_NS);
     long idle = o.get(MAX_IDLE_TIMEOUT_MILLIS);
     if (idle < 0) {
       throw new IllegalArgumentException(MAX_IDLE_TIMEOUT_MILLIS.name()

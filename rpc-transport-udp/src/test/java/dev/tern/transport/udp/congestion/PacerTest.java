@@ -50,6 +50,25 @@ class PacerTest {
   }
 
   @Test
+  void aDriverWithMillisecondTimersMayReleaseAMillisecondOfCreditEarnedWithoutWaiting() {
+    // With 1 ms timers, a sender held to the initial window would wait on the pacer and wake up
+    // to 1 ms later with that millisecond's credit: the same burst, a tick later. So credit
+    // earned without waiting may reach 1 ms at the rate (1000 datagrams here), never more.
+    Pacer p = new Pacer(1350, 1_350_000_000L);
+    p.setTimerPrecisionNs(MS);
+    p.onPacketSent(p.nextSendTimeNs(0, 1350), 1350);
+    assertThat(p.canSend(0, 1350)).isFalse();
+    assertThat(sendBackToBack(p, 1_500_000)).isEqualTo(1000);
+    // Half a millisecond of timer slack: half a millisecond of credit.
+    Pacer half = new Pacer(1350, 1_350_000_000L);
+    half.setTimerPrecisionNs(MS / 2);
+    half.onPacketSent(half.nextSendTimeNs(0, 1350), 1350);
+    assertThat(sendBackToBack(half, 1_500_000)).isEqualTo(500);
+    assertThatThrownBy(() -> half.setTimerPrecisionNs(MS + 1))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
   void aFlightAfterAPauseStartsWithOneDatagram() {
     Pacer p = new Pacer(1350, 1_350_000_000L);
     p.onPacketSent(p.nextSendTimeNs(0, 1350), 1350);
