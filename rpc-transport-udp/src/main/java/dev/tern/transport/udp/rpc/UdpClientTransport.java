@@ -64,6 +64,10 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
   private volatile ConnectionInfo info;
   /** The connection's count of its own address changes when {@link #info} was last built. */
   private long addressChangesSeen;
+  /** How often, at most, the loop rebuilds {@link #info} while the connection is up, ns. */
+  static final long INFO_REFRESH_NS = 100_000_000L;
+  /** When {@link #info} was last built ({@link System#nanoTime()}); on the loop. */
+  private long infoRefreshedNs;
   private volatile Status failure;
 
   UdpClientTransport(InetSocketAddress address, String authority, TransportOptions options) {
@@ -220,6 +224,7 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
   void callEnded(UdpClientStream s) {
     openCalls--;
     waiting.remove(s);
+    refreshInfo(); // a caller that reads the statistics after a call sees the call in them
     maybeClose();
   }
 
@@ -255,6 +260,10 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
     if (ready && connection != null && connection.stats().localAddressChanges != addressChangesSeen) {
       // The endpoint moved to a new socket: the connection's local address is another one now.
       addressChangesSeen = connection.stats().localAddressChanges;
+      refreshInfo();
+    } else if (ready && connection != null && nowNs - infoRefreshedNs >= INFO_REFRESH_NS) {
+      // The statistics of a long call (a download) move while it runs: a fresh snapshot now and
+      // then, never per packet.
       refreshInfo();
     }
   }
@@ -550,6 +559,7 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
   }
 
   private void refreshInfo() {
+    infoRefreshedNs = System.nanoTime();
     Connection c = connection;
     ConnectionInfo.Builder b = ConnectionInfo.builder(UdpTransportProvider.NAME)
         .protocolVersion(version).remoteAddress(address);
