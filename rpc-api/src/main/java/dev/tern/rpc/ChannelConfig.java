@@ -60,6 +60,15 @@ final class ChannelConfig {
    * the channel uses when it is ready and when it has terminated. Set once by the builder.
    */
   ClientTransportFilters transportFilters = ClientTransportFilters.NONE;
+  /** Where the channel counts ({@code TernChannelBuilder.metrics}); set once by the builder. */
+  dev.tern.rpc.metrics.TernMetrics metrics = dev.tern.rpc.metrics.TernMetrics.create();
+  /** The channel's name in {@link #metrics}; set once by the builder. */
+  String metricsScope = "channel";
+
+  /** The channel's counters for {@code transport} ({@code none}: calls that never got a stream). */
+  dev.tern.rpc.metrics.TransportMetrics metrics(String transport) {
+    return metrics.transport(dev.tern.rpc.metrics.TernMetrics.Side.CLIENT, metricsScope, transport);
+  }
   /**
    * The call policies' say in the transport races ({@link
    * dev.tern.rpc.spi.CallPolicyProvider.ChannelPolicies#transportAllowed}); set once when the

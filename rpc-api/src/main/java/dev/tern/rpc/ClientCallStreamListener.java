@@ -21,8 +21,11 @@ final class ClientCallStreamListener<RespT> implements ClientStreamListener {
     /** Cancels the call's stream with {@code status} (the listener then closes with it). */
     void cancelStream(Status status);
 
-    /** The call ended: release its deadline timer and context listener. */
-    void closed();
+    /**
+     * The call ended with {@code status}: release its deadline timer and context listener, and
+     * count it.
+     */
+    void closed(Status status);
 
     /** The connection the call runs on, once known; null before. */
     Connection connection();
@@ -154,7 +157,7 @@ final class ClientCallStreamListener<RespT> implements ClientStreamListener {
         return;
       }
       closed = true;
-      hooks.closed();
+      hooks.closed(status);
       tracers.closed(status, trailers);
       listener.onClose(status, trailers);
     });

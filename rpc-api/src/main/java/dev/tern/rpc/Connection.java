@@ -1,5 +1,6 @@
 package dev.tern.rpc;
 
+import dev.tern.rpc.metrics.TransportMetrics;
 import dev.tern.rpc.spi.ClientTransport;
 import dev.tern.rpc.spi.TransportProvider;
 
@@ -7,11 +8,14 @@ import dev.tern.rpc.spi.TransportProvider;
 final class Connection {
   final ClientTransport transport;
   final TransportProvider provider;
+  /** The channel's counters for this connection's transport. */
+  final TransportMetrics metrics;
   private volatile int headerVersion;
 
-  Connection(ClientTransport transport, TransportProvider provider) {
+  Connection(ClientTransport transport, TransportProvider provider, TransportMetrics metrics) {
     this.transport = transport;
     this.provider = provider;
+    this.metrics = metrics;
   }
 
   boolean versionInHeaders() {

@@ -1,11 +1,13 @@
 package dev.tern.rpc;
 
+import dev.tern.rpc.metrics.TransportMetrics;
 import dev.tern.rpc.spi.ConnectionAttributes;
 import dev.tern.rpc.spi.RequestHeaders;
 import dev.tern.rpc.spi.SerializingExecutor;
 import dev.tern.rpc.spi.ServerStream;
 import dev.tern.rpc.spi.ServerStreamListener;
 import dev.tern.rpc.spi.ServerTransportListener;
+import dev.tern.rpc.spi.TransportEvents;
 import io.grpc.Attributes;
 import io.grpc.Context;
 import io.grpc.Contexts;
@@ -37,9 +39,19 @@ final class ServerCallDispatcher implements ServerTransportListener {
   private final boolean versionInHeaders;
   private final SecurityLevel securityLevel;
   private final ScheduledExecutorService scheduler;
+  private final TransportMetrics metrics;
+  /** Counts each call's end: told once per stream, as every tracer, refused streams included. */
+  private final ServerStreamTracer finishCounter;
 
   ServerCallDispatcher(TernServer server, ServerConfig cfg, boolean versionInHeaders,
-      SecurityLevel securityLevel, ScheduledExecutorService scheduler) {
+      SecurityLevel securityLevel, ScheduledExecutorService scheduler, TransportMetrics metrics) {
+    this.metrics = metrics;
+    this.finishCounter = new ServerStreamTracer() {
+      @Override
+      public void streamClosed(Status status) {
+        metrics.callFinished(status.getCode());
+      }
+    };
     this.server = server;
     this.cfg = cfg;
     this.versionInHeaders = versionInHeaders;
@@ -57,7 +69,9 @@ final class ServerCallDispatcher implements ServerTransportListener {
     }
     // As grpc-java's ServerImpl: the stream's tracers exist before anything may refuse the call, so
     // census and tracing see refused calls (UNIMPLEMENTED, shutting down, ...) too.
-    List<ServerStreamTracer> tracers = new ArrayList<>(cfg.tracerFactories.size());
+    metrics.callStarted();
+    List<ServerStreamTracer> tracers = new ArrayList<>(cfg.tracerFactories.size() + 1);
+    tracers.add(finishCounter);
     for (ServerStreamTracer.Factory f : cfg.tracerFactories) {
       tracers.add(f.newServerStreamTracer(headers.fullMethodName(), md));
     }
@@ -69,6 +83,7 @@ final class ServerCallDispatcher implements ServerTransportListener {
       base = t.filterContext(base);
     }
     if (server.isShutdown()) {
+      metrics.refused(TransportEvents.SHUTTING_DOWN);
       return refuse(stream, tracers, Status.UNAVAILABLE.withDescription("server is shutting down"), new Metadata());
     }
     int version;
@@ -110,6 +125,7 @@ final class ServerCallDispatcher implements ServerTransportListener {
     }
     boolean early = stream.receivedAsEarlyData();
     if (early && !EarlyData.replaySafe(def.getMethodDescriptor())) {
+      metrics.refused(TransportEvents.EARLY_DATA_NOT_REPLAY_SAFE);
       return refuse(stream, tracers, EarlyData.refusal(name), new Metadata());
     }
     Attributes transportAttributes = stream.attributes();
@@ -211,7 +227,8 @@ final class ServerCallDispatcher implements ServerTransportListener {
 
   @Override
   public ConnectionListener connectionCreated(ConnectionHandle connection) {
-    return ServerConnectionEvents.created(cfg.transportFilters, connection, scheduler, cfg.handshakeTimeoutMillis);
+    return ServerConnectionEvents.created(cfg.transportFilters, connection, scheduler, cfg.handshakeTimeoutMillis,
+        metrics);
   }
 
   @Override

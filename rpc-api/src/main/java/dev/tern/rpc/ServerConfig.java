@@ -29,6 +29,10 @@ final class ServerConfig {
   final ServerTransportFilters transportFilters;
   /** How long an accepted connection may take to finish its handshake before it is closed. */
   final long handshakeTimeoutMillis;
+  /** Where the server counts ({@code TernServerBuilder.metrics}); set once by the builder. */
+  dev.tern.rpc.metrics.TernMetrics metrics = dev.tern.rpc.metrics.TernMetrics.create();
+  /** The server's name in {@link #metrics}. */
+  String metricsScope = "server";
 
   ServerConfig(ServiceRegistry registry, HandlerRegistry fallback, List<ServerInterceptor> interceptors,
       List<ServerStreamTracer.Factory> tracerFactories, Executor executor, CompressorRegistry compressors,

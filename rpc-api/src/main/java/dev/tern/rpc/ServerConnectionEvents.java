@@ -1,5 +1,6 @@
 package dev.tern.rpc;
 
+import dev.tern.rpc.metrics.TransportMetrics;
 import dev.tern.rpc.spi.ServerTransportListener;
 import io.grpc.Attributes;
 import io.grpc.Status;
@@ -18,22 +19,25 @@ import java.util.concurrent.TimeUnit;
  */
 final class ServerConnectionEvents implements ServerTransportListener.ConnectionListener {
   private final ServerTransportFilters filters;
+  private final TransportMetrics metrics;
   private ScheduledFuture<?> handshakeTimer;
   private boolean ready;
   private boolean terminated;
   private Attributes attributes;
 
-  private ServerConnectionEvents(ServerTransportFilters filters) {
+  private ServerConnectionEvents(ServerTransportFilters filters, TransportMetrics metrics) {
     this.filters = filters;
+    this.metrics = metrics;
   }
 
   /**
    * Follows a connection just accepted, closing it with {@code handle} if it is not ready within
-   * {@code handshakeTimeoutMillis}.
+   * {@code handshakeTimeoutMillis}, and counting its handshake and its life in {@code metrics}.
    */
   static ServerConnectionEvents created(ServerTransportFilters filters, ServerTransportListener.ConnectionHandle handle,
-      ScheduledExecutorService scheduler, long handshakeTimeoutMillis) {
-    ServerConnectionEvents events = new ServerConnectionEvents(filters);
+      ScheduledExecutorService scheduler, long handshakeTimeoutMillis, TransportMetrics metrics) {
+    metrics.handshakeStarted();
+    ServerConnectionEvents events = new ServerConnectionEvents(filters, metrics);
     if (handshakeTimeoutMillis > 0 && handshakeTimeoutMillis < Long.MAX_VALUE) {
       try {
         ScheduledFuture<?> timer = scheduler.schedule(() -> events.handshakeTimedOut(handle),
@@ -57,6 +61,7 @@ final class ServerConnectionEvents implements ServerTransportListener.Connection
         return;
       }
     }
+    metrics.handshakeTimedOut();
     handle.shutdownNow(Status.CANCELLED.withDescription("Handshake timeout exceeded"));
   }
 
@@ -69,6 +74,7 @@ final class ServerConnectionEvents implements ServerTransportListener.Connection
       }
       ready = true;
     }
+    metrics.handshakeSucceeded();
     Attributes filtered = filters.ready(transportAttributes);
     synchronized (this) {
       attributes = filtered;
@@ -86,10 +92,12 @@ final class ServerConnectionEvents implements ServerTransportListener.Connection
       }
       terminated = true;
       if (!ready) {
+        metrics.handshakeFailed();
         return;
       }
       last = attributes;
     }
+    metrics.connectionClosed();
     filters.terminated(last);
   }
 

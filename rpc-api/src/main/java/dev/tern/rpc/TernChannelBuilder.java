@@ -104,6 +104,8 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   private int maxHedgedAttempts = ServiceConfigs.DEFAULT_MAX_ATTEMPTS;
   private BinaryLog binaryLog;
   private final List<ClientTransportFilter> transportFilters = new ArrayList<>();
+  private dev.tern.rpc.metrics.TernMetrics metrics;
+  private String metricsScope;
   private CallPolicyProvider callPolicyProvider;
   private boolean callPolicyProviderSet;
 
@@ -1260,8 +1262,43 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     if (!transportFilters.isEmpty()) {
       cfg.transportFilters = new ClientTransportFilters(transportFilters);
     }
+    if (metrics != null) {
+      cfg.metrics = metrics;
+    }
+    cfg.metricsScope = metricsScope != null ? metricsScope : target != null ? target : String.valueOf(auth);
     CallPolicyProvider policies = callPolicyProviderSet ? callPolicyProvider : DefaultCallPolicies.PROVIDER;
     return new TernManagedChannel(cfg, resolver, loadBalancingPolicy, policies);
+  }
+
+  /**
+   * Counts this channel's calls, connections, handshakes and its transports' events in {@code
+   * metrics}, under the channel's target (or authority) as its name; see {@link
+   * #metrics(dev.tern.rpc.metrics.TernMetrics, String)}.
+   *
+   * @param metrics where to count; not null
+   * @return this builder
+   */
+  public TernChannelBuilder metrics(dev.tern.rpc.metrics.TernMetrics metrics) {
+    this.metrics = Objects.requireNonNull(metrics, "metrics");
+    return this;
+  }
+
+  /**
+   * Counts this channel's calls (per transport: those that got a stream on one of its connections;
+   * under transport {@code none}: those that ended before any did), connections, connection
+   * attempts (handshakes in progress, completed, failed) and its transports' own events (bytes,
+   * retransmissions, refusals, 0-RTT outcomes) in {@code metrics} under {@code name}. Without it
+   * the channel counts into a registry nothing reads. The names and what each counts:
+   * docs/metrics.md.
+   *
+   * @param metrics where to count; not null
+   * @param name the channel's name among the registry's servers and channels; not null
+   * @return this builder
+   */
+  public TernChannelBuilder metrics(dev.tern.rpc.metrics.TernMetrics metrics, String name) {
+    this.metrics = Objects.requireNonNull(metrics, "metrics");
+    this.metricsScope = Objects.requireNonNull(name, "name");
+    return this;
   }
 
   /** The first {@link CallPolicyProvider} on the class path, looked up once; null if none. */

@@ -1,5 +1,6 @@
 package dev.tern.rpc;
 
+import dev.tern.rpc.metrics.TransportMetrics;
 import dev.tern.rpc.spi.ClientStream;
 import dev.tern.rpc.spi.GrpcMessageFraming;
 import dev.tern.rpc.spi.RequestHeaders;
@@ -44,6 +45,20 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
   private final ClientCallStreamListener<RespT> streamListener;
   private final Context.CancellationListener onContextCancelled = this::contextCancelled;
   private volatile Connection connection;
+  /**
+   * The counters this call was counted on as started (its first connection's transport), then
+   * {@link #CLOSED} once counted as finished; null before either.
+   */
+  private volatile Object counted;
+  private static final Object CLOSED = new Object();
+  private static final java.util.concurrent.atomic.AtomicReferenceFieldUpdater<TernClientCall<?, ?>, Object> COUNTED =
+      newCountedUpdater();
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static java.util.concurrent.atomic.AtomicReferenceFieldUpdater<TernClientCall<?, ?>, Object> newCountedUpdater() {
+    return (java.util.concurrent.atomic.AtomicReferenceFieldUpdater) java.util.concurrent.atomic.AtomicReferenceFieldUpdater
+        .newUpdater(TernClientCall.class, Object.class, "counted");
+  }
   private RequestHeaders.Builder headers;
   private Metadata requestMetadata;
   private String authority;
@@ -189,6 +204,10 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
       return;
     }
     connection = c;
+    if (COUNTED.compareAndSet(this, null, c.metrics)) {
+      // Counted on the transport that first carried it (a replay elsewhere does not move it).
+      c.metrics.callStarted();
+    }
     if (c.versionInHeaders()) {
       // A replayed call (transparent retry) may reach a transport that states versions again.
       requestMetadata.removeAll(ProtocolVersions.REQUEST_KEY);
@@ -250,7 +269,17 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
   }
 
   @Override
-  public void closed() {
+  public void closed(Status status) {
+    Object m = COUNTED.getAndSet(this, CLOSED);
+    TransportMetrics metrics;
+    if (m instanceof TransportMetrics) {
+      metrics = (TransportMetrics) m;
+    } else {
+      // Ended before any stream (a deadline while connecting, a failed connect, a cancel).
+      metrics = cfg.metrics("none");
+      metrics.callStarted();
+    }
+    metrics.callFinished(status.getCode());
     if (deadlineTimer != null) {
       deadlineTimer.cancel(false);
     }

@@ -1,5 +1,7 @@
 package dev.tern.rpc;
 
+import dev.tern.rpc.metrics.TernMetrics;
+import dev.tern.rpc.metrics.TransportMetrics;
 import dev.tern.rpc.spi.ServerTransport;
 import dev.tern.rpc.spi.TransportOptions;
 import dev.tern.rpc.spi.TransportProvider;
@@ -70,11 +72,12 @@ final class TernServer extends Server {
           throw new IOException("cannot listen on " + l.address + " with transport '" + l.transport + "': "
               + (p == null ? "no such transport on the class path" : p.unavailableReason()));
         }
-        ServerTransport t = p.newServerTransport(l.address, options);
+        TransportMetrics metrics = cfg.metrics.transport(TernMetrics.Side.SERVER, cfg.metricsScope, l.transport);
+        ServerTransport t = p.newServerTransport(l.address, options.with(TransportOptions.EVENTS, metrics));
         SecurityLevel level = options.get(TransportOptions.TLS) == null ? SecurityLevel.NONE
             : SecurityLevel.PRIVACY_AND_INTEGRITY;
         t.start(new ServerCallDispatcher(this, cfg,
-            p.versionHandshake() == TransportProvider.VersionHandshake.PER_CALL_HEADER, level, scheduler));
+            p.versionHandshake() == TransportProvider.VersionHandshake.PER_CALL_HEADER, level, scheduler, metrics));
         transports.add(t);
         live++;
       }

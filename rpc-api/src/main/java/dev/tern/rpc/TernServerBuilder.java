@@ -66,6 +66,8 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
   private TransportOptions options = TransportOptions.defaults();
   private TlsSettings tls;
   private BinaryLog binaryLog;
+  private dev.tern.rpc.metrics.TernMetrics metrics;
+  private String metricsScope = "server";
 
   private TernServerBuilder() {}
 
@@ -733,6 +735,36 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
   }
 
   /**
+   * Counts this server's calls, connections, handshakes and its transports' events in {@code
+   * metrics} under the name {@code "server"}; see {@link #metrics(dev.tern.rpc.metrics.TernMetrics,
+   * String)}.
+   *
+   * @param metrics where to count; not null
+   * @return this builder
+   */
+  public TernServerBuilder metrics(dev.tern.rpc.metrics.TernMetrics metrics) {
+    return metrics(metrics, "server");
+  }
+
+  /**
+   * Counts this server's calls (started, active, finished by status), connections, handshakes (in
+   * progress, completed, failed, timed out) and its transports' own events (bytes, retransmissions,
+   * refusals by reason, streams reset, Retry packets, 0-RTT outcomes) in {@code metrics}, per
+   * transport, under {@code name}. Without it the server counts into a registry nothing reads. The
+   * names and what each counts: docs/metrics.md.
+   *
+   * @param metrics where to count; not null
+   * @param name the server's name among the registry's servers and channels (two servers with the
+   *     same name add into the same counters); not null
+   * @return this builder
+   */
+  public TernServerBuilder metrics(dev.tern.rpc.metrics.TernMetrics metrics, String name) {
+    this.metrics = Objects.requireNonNull(metrics, "metrics");
+    this.metricsScope = Objects.requireNonNull(name, "name");
+    return this;
+  }
+
+  /**
    * The server, not yet started; {@code start()} binds its addresses.
    *
    * @return a new server with this builder's services and settings
@@ -762,6 +794,10 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
         owned != null ? owned : executor, compressors, decompressors, maxInboundMessageSize,
         protocolVersions.clone(), callExecutors, binaryLog, transportFilters,
         options.get(TransportOptions.HANDSHAKE_TIMEOUT_MILLIS));
+    if (metrics != null) {
+      cfg.metrics = metrics;
+      cfg.metricsScope = metricsScope;
+    }
     TransportOptions o = options.with(TransportOptions.PROTOCOL_VERSIONS, protocolVersions.clone())
         .with(TransportOptions.TLS, tls)
         .with(TransportOptions.MAX_INBOUND_MESSAGE_SIZE, maxInboundMessageSize)

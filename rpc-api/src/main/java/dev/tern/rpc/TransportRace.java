@@ -1,6 +1,8 @@
 package dev.tern.rpc;
 
+import dev.tern.rpc.metrics.TransportMetrics;
 import dev.tern.rpc.spi.ClientTransport;
+import dev.tern.rpc.spi.TransportOptions;
 import dev.tern.rpc.spi.TransportProvider;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -305,6 +307,7 @@ final class TransportRace {
     final int index;
     final TransportProvider provider;
     final SocketAddress address;
+    final TransportMetrics metrics;
     ClientTransport transport;
     ScheduledFuture<?> timeout;
     long startNanos;
@@ -316,6 +319,7 @@ final class TransportRace {
       this.index = index;
       this.provider = provider;
       this.address = address;
+      this.metrics = cfg.metrics(provider.name());
     }
 
     void start() {
@@ -329,7 +333,9 @@ final class TransportRace {
           return;
         }
         try {
-          transport = provider.newClientTransport(address, cfg.authority, cfg.options);
+          transport = provider.newClientTransport(address, cfg.authority,
+              cfg.options.with(TransportOptions.EVENTS, metrics));
+          metrics.handshakeStarted();
           outcome.created(transport);
         } catch (RuntimeException e) {
           cannotCreate = e;
@@ -367,7 +373,7 @@ final class TransportRace {
         return;
       }
       if (index == 0) {
-        Connection c = new Connection(transport, provider);
+        Connection c = new Connection(transport, provider, metrics);
         boolean open;
         synchronized (TransportRace.this) {
           first = c;
@@ -401,6 +407,7 @@ final class TransportRace {
           return;
         }
         ready = true;
+        metrics.handshakeSucceeded();
         if (timeout != null) {
           timeout.cancel(false);
         }
@@ -416,7 +423,7 @@ final class TransportRace {
             }
           }
         }
-        c = index == 0 && first != null ? first : new Connection(transport, provider);
+        c = index == 0 && first != null ? first : new Connection(transport, provider, metrics);
       }
       if (win) {
         if (log.isLoggable(Level.FINE)) {
@@ -471,6 +478,15 @@ final class TransportRace {
 
     @Override
     public void transportTerminated() {
+      boolean opened;
+      synchronized (TransportRace.this) {
+        opened = ready;
+      }
+      if (opened) {
+        metrics.connectionClosed();
+      } else {
+        metrics.handshakeFailed();
+      }
       outcome.terminated(transport);
     }
   }

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tern.rpc.inprocess.InProcessAddress;
 import dev.tern.rpc.inprocess.InProcessTransportProvider;
+import dev.tern.rpc.metrics.TernMetrics;
+import dev.tern.rpc.metrics.TransportMetrics;
 import dev.tern.rpc.spi.ClientTransport;
 import dev.tern.rpc.spi.ConnectionAttributes;
 import dev.tern.rpc.spi.TransportOptions;
@@ -203,14 +205,20 @@ class TransportFiltersTest {
     try {
       Adding filter = new Adding(A, "a");
       CompletableFuture<Status> closedWith = new CompletableFuture<>();
+      TransportMetrics metrics = TernMetrics.create().transport(TernMetrics.Side.SERVER, "s", "test");
       ServerConnectionEvents events = ServerConnectionEvents.created(
-          new ServerTransportFilters(List.of(filter)), closedWith::complete, timer, 50);
+          new ServerTransportFilters(List.of(filter)), closedWith::complete, timer, 50, metrics);
+      assertThat(metrics.handshakesInProgress()).isEqualTo(1);
       Status status = closedWith.get(5, TimeUnit.SECONDS);
       assertThat(status.getCode()).isEqualTo(Status.Code.CANCELLED);
       assertThat(status.getDescription()).isEqualTo("Handshake timeout exceeded");
+      assertThat(metrics.handshakesTimedOut()).isEqualTo(1);
       events.connectionTerminated();
       assertThat(filter.readyWith).as("never shown ready").isNotDone();
       assertThat(filter.terminations.get()).as("so never shown terminated").isZero();
+      assertThat(metrics.handshakesFailed()).isEqualTo(1);
+      assertThat(metrics.handshakesInProgress()).isZero();
+      assertThat(metrics.connectionsOpened()).isZero();
     } finally {
       timer.shutdownNow();
     }
@@ -222,13 +230,19 @@ class TransportFiltersTest {
     timer.setRemoveOnCancelPolicy(true);
     try {
       List<Status> closes = new CopyOnWriteArrayList<>();
+      TransportMetrics metrics = TernMetrics.create().transport(TernMetrics.Side.SERVER, "s", "test");
       ServerConnectionEvents events = ServerConnectionEvents.created(
-          new ServerTransportFilters(List.of()), closes::add, timer, TimeUnit.HOURS.toMillis(1));
+          new ServerTransportFilters(List.of()), closes::add, timer, TimeUnit.HOURS.toMillis(1), metrics);
       assertThat(timer.getQueue()).as("the armed handshake timer").hasSize(1);
       Attributes in = Attributes.newBuilder().set(A, "x").build();
       assertThat(events.connectionReady(in)).as("no filters: the attributes as given").isSameAs(in);
       assertThat(timer.getQueue()).as("timer cancelled by the handshake's end").isEmpty();
       assertThat(closes).isEmpty();
+      assertThat(metrics.handshakesSucceeded()).isEqualTo(1);
+      assertThat(metrics.connections()).isEqualTo(1);
+      events.connectionTerminated();
+      assertThat(metrics.connections()).isZero();
+      assertThat(metrics.handshakesTimedOut()).isZero();
     } finally {
       timer.shutdownNow();
     }

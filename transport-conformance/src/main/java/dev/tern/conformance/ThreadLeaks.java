@@ -7,14 +7,14 @@ import java.util.Set;
 import java.util.function.Predicate;
 
 /** Thread snapshots: which threads started after a point and are still alive. */
-final class ThreadLeaks {
+public final class ThreadLeaks {
   private static final List<String> JVM_THREADS = List.of("Reference Handler", "Finalizer",
       "Signal Dispatcher", "Common-Cleaner", "Attach Listener", "process reaper", "surefire-",
       "ForkJoinPool.commonPool", "Notification Thread", "JFR ", "junit-");
 
   private ThreadLeaks() {}
 
-  static Set<Thread> snapshot() {
+  public static Set<Thread> snapshot() {
     return Thread.getAllStackTraces().keySet();
   }
 
@@ -22,7 +22,7 @@ final class ThreadLeaks {
    * Threads alive now that were not in {@code before} and that {@code allowed} does not excuse,
    * waiting up to {@code grace} for them to end (pools let idle threads go after a while).
    */
-  static List<String> leakedSince(Set<Thread> before, Predicate<Thread> allowed, Duration grace)
+  public static List<String> leakedSince(Set<Thread> before, Predicate<Thread> allowed, Duration grace)
       throws InterruptedException {
     long deadline = System.nanoTime() + grace.toNanos();
     while (true) {

@@ -8,6 +8,7 @@ import dev.tern.rpc.spi.RequestHeaders;
 import dev.tern.rpc.spi.SerializingExecutor;
 import dev.tern.rpc.spi.ServerStream;
 import dev.tern.rpc.spi.ServerStreamListener;
+import dev.tern.rpc.spi.TransportEvents;
 import dev.tern.rpc.spi.TransportOptions;
 import io.grpc.Metadata;
 import io.grpc.Status;
@@ -38,6 +39,9 @@ final class InProcessStream {
   private final Pipe toClient;
   private final Client client = new Client();
   private final Server serverSide = new Server();
+  /** Where each side's transport reports bytes and resets (the metrics). */
+  private final TransportEvents clientEventSink;
+  private final TransportEvents serverEventSink;
   private String responseEncoding;
   private boolean headersSent;
   private boolean clientClosed;
@@ -62,6 +66,8 @@ final class InProcessStream {
     md.put(USER_AGENT, userAgent == null ? OWN_USER_AGENT : userAgent + " " + OWN_USER_AGENT);
     this.headers = headers.toBuilder().metadata(md).build();
     this.clientListener = clientListener;
+    this.clientEventSink = c.get(TransportOptions.EVENTS);
+    this.serverEventSink = s.get(TransportOptions.EVENTS);
     this.clientMaxMetadataSize = c.get(TransportOptions.MAX_INBOUND_METADATA_SIZE);
     this.serverMaxMetadataSize = s.get(TransportOptions.MAX_INBOUND_METADATA_SIZE);
     this.toServer = new Pipe(s.get(TransportOptions.FLOW_CONTROL_WINDOW),
@@ -221,7 +227,10 @@ final class InProcessStream {
         if (clientClosed || toServer.senderDone) {
           return;
         }
-        transport.bytesSent.addAndGet(toServer.write(message, headers.messageEncoding()));
+        long n = toServer.write(message, headers.messageEncoding());
+        transport.bytesSent.addAndGet(n);
+        clientEventSink.bytesSent(n);
+        serverEventSink.bytesReceived(n);
         drainToServer();
       }
     }
@@ -248,6 +257,13 @@ final class InProcessStream {
 
     @Override
     public void cancel(Status status) {
+      boolean open;
+      synchronized (InProcessStream.this) {
+        open = !serverClosed;
+      }
+      if (open) {
+        serverEventSink.streamReset();
+      }
       abort(status, Status.CANCELLED.withDescription("client cancelled the call: " + status.getCode()
           + (status.getDescription() == null ? "" : " " + status.getDescription())));
     }
@@ -289,7 +305,10 @@ final class InProcessStream {
         if (!headersSent) {
           writeHeaders(new Metadata());
         }
-        transport.bytesReceived.addAndGet(toClient.write(message, responseEncoding));
+        long n = toClient.write(message, responseEncoding);
+        transport.bytesReceived.addAndGet(n);
+        serverEventSink.bytesSent(n);
+        clientEventSink.bytesReceived(n);
         drainToClient();
       }
     }
@@ -323,6 +342,13 @@ final class InProcessStream {
 
     @Override
     public void cancel(Status status) {
+      boolean open;
+      synchronized (InProcessStream.this) {
+        open = !clientClosed;
+      }
+      if (open) {
+        clientEventSink.streamReset();
+      }
       abort(status, status);
     }
 

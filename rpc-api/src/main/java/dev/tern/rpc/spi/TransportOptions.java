@@ -205,6 +205,12 @@ public final class TransportOptions {
   public static final Key<DecompressorRegistry> DECOMPRESSOR_REGISTRY =
       new Key<>("decompressorRegistry", DecompressorRegistry.getDefaultInstance());
 
+  /**
+   * Where the transport reports its own events for the metrics ({@link TransportEvents}); the call
+   * layer sets one per transport it creates. Not set, events go nowhere.
+   */
+  public static final Key<TransportEvents> EVENTS = new Key<>("events", TransportEvents.NONE);
+
   private static final TransportOptions EMPTY = new TransportOptions(Collections.emptyMap());
 
   private final Map<Key<?>, Object> values;

@@ -3,6 +3,7 @@ package dev.tern.rpc.resilience;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import dev.tern.conformance.DatagramRelay;
 import dev.tern.conformance.TestCertificates;
 import dev.tern.rpc.TernChannelBuilder;
 import dev.tern.rpc.TransportMemory;
@@ -199,15 +200,15 @@ class CircuitBreakerTest {
     await(() -> countSince(0, "quic") >= 20, "20 calls went over QUIC");
 
     int beforeDrop = events.transitions.size();
-    relay.dropping = true;
+    relay.mode(DatagramRelay.Mode.DROP_UPSTREAM);
     await(() -> since(events.transitions, beforeDrop).contains("quic OPEN"),
         "QUIC's breaker opened");
     int atOpen = finished.size();
     await(() -> countSince(atOpen, "tcp") >= 20, "20 calls went over TCP after the breaker opened");
-    assertThat(relay.dropped.get()).isPositive();
+    assertThat(relay.dropped()).isPositive();
 
     int beforeRecovery = events.transitions.size();
-    relay.dropping = false;
+    relay.mode(DatagramRelay.Mode.FORWARD);
     await(() -> since(events.transitions, beforeRecovery).contains("quic CLOSED"),
         "QUIC's breaker closed again");
     int atClose = finished.size();
@@ -218,7 +219,7 @@ class CircuitBreakerTest {
       t.join(40_000);
     }
     System.out.printf("breaker: %s; %d calls, %d over tcp; %d datagrams dropped%n", events.transitions,
-        finished.size(), finished.stream().filter(f -> f[1].equals("tcp")).count(), relay.dropped.get());
+        finished.size(), finished.stream().filter(f -> f[1].equals("tcp")).count(), relay.dropped());
     assertThat(failures).as("no call failed: each failed attempt was retried").isEmpty();
     assertThat(events.transitions).containsSubsequence("quic OPEN", "quic HALF_OPEN", "quic CLOSED");
     for (String[] f : finished) {
