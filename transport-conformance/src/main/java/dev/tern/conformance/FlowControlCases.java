@@ -114,4 +114,25 @@ public abstract class FlowControlCases extends CancellationCases {
     s.stream.close(Status.OK, new Metadata());
     assertThat(await(call.recorder.closed, "onClose").status.isOk()).isTrue();
   }
+
+  /**
+   * Case: a new server stream with room to write says so with one {@code onReady} once its listener
+   * is in place, as grpc-java's transports do; a server that writes only from its on-ready handler
+   * ({@code ServerCallStreamObserver.setOnReadyHandler}, the usual way to honour flow control) sends
+   * nothing otherwise.
+   */
+  @Test
+  protected void aNewServerStreamHearsOnReadyOnce() throws Exception {
+    Started server = startServer();
+    Call call = newCall(connectReady(server), headers("ReadyAtStart", server).build());
+    call.stream.request(1);
+    call.stream.halfClose();
+    ServerStreamRecorder s = acceptStream(server);
+    assertThat(s.awaitReady(timeout())).as("server onReady for a new stream with room to write").isTrue();
+    assertThat(s.stream.isReady()).isTrue();
+    s.stream.writeHeaders(new Metadata());
+    s.stream.close(Status.OK, new Metadata());
+    assertThat(await(call.recorder.closed, "onClose").status.isOk()).isTrue();
+    assertThat(s.awaitReady(quietPeriod())).as("a second onReady with nothing written").isFalse();
+  }
 }

@@ -122,6 +122,15 @@ final class InProcessStream {
       if (serverListener == null) {
         serverListener = NoopServerListener.INSTANCE;
       }
+      boolean open;
+      synchronized (this) {
+        open = !serverClosed;
+      }
+      if (open) {
+        // As grpc-java's transports: a new stream, with its whole window free, is ready; a server
+        // that writes only from its on-ready handler would otherwise never start.
+        serverListener.onReady();
+      }
     });
   }
 

@@ -86,8 +86,15 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
     }
     connection.streamOpened(this);
     attributes = connection.readyAttributes();
+    // Ready from the start (isReady() is true while the listener is being made), and said so once
+    // the listener exists, as grpc-java's transports do: a server that writes only from its
+    // on-ready handler would otherwise never start.
     ready = channel.isWritable();
     listener = connection.transportListener().streamCreated(this, headers);
+    updateReady();
+    if (ready) {
+      listener.onReady();
+    }
     startCancelProbe();
   }
 

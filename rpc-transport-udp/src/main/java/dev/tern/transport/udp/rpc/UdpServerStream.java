@@ -100,9 +100,15 @@ final class UdpServerStream extends RpcStream implements ServerStream {
     stream.setPriority(headers.priority().urgency(), headers.priority().incremental());
     started = true;
     owner.callStarted(this);
+    // Ready from the start (isReady() is true while the listener is being made), and said so once
+    // the listener exists, as grpc-java's transports do: a server that writes only from its
+    // on-ready handler would otherwise never start.
     ready = true;
     listener = owner.transport.listener().streamCreated(this, headers);
     updateReady();
+    if (ready) {
+      onReady();
+    }
   }
 
   /** Answers a stream that cannot become a call with trailers only; no listener hears of it. */
