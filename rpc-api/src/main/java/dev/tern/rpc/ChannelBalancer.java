@@ -528,6 +528,11 @@ final class ChannelBalancer implements CallRouter {
     }
 
     @Override
+    public io.grpc.MetricRecorder getMetricRecorder() {
+      return cfg.metricRecorder;
+    }
+
+    @Override
     public ManagedChannel createOobChannel(EquivalentAddressGroup eag, String authority) {
       throw new UnsupportedOperationException("Tern channels make no out-of-band channels; a policy that"
           + " needs one (grpclb, xDS) is not supported");

@@ -64,6 +64,8 @@ final class ChannelConfig {
   dev.tern.rpc.metrics.TernMetrics metrics = dev.tern.rpc.metrics.TernMetrics.create();
   /** The channel's name in {@link #metrics}; set once by the builder. */
   String metricsScope = "channel";
+  /** Where the load-balancing policy's metrics go: the builder's metric sinks ({@code addMetricSink}). */
+  io.grpc.MetricRecorder metricRecorder = SinkMetricRecorder.of(java.util.List.of());
 
   /** The channel's counters for {@code transport} ({@code none}: calls that never got a stream). */
   dev.tern.rpc.metrics.TransportMetrics metrics(String transport) {

@@ -57,7 +57,7 @@ final class ResolverAddresses {
    */
   ResolverAddresses(NameResolver.Factory factory, URI target, int defaultPort, io.grpc.ProxyDetector proxies,
       ScheduledExecutorService scheduler, Executor offload, SynchronizationContext sync,
-      NameResolver.ServiceConfigParser serviceConfigParser) {
+      NameResolver.ServiceConfigParser serviceConfigParser, io.grpc.MetricRecorder metricRecorder) {
     this.factory = factory;
     this.target = target;
     this.args = NameResolver.Args.newBuilder()
@@ -68,6 +68,7 @@ final class ResolverAddresses {
         .setServiceConfigParser(serviceConfigParser)
         .setChannelLogger(ChannelLoggers.forClass(ResolverAddresses.class))
         .setOffloadExecutor(offload)
+        .setMetricRecorder(metricRecorder)
         .build();
     this.unstarted = newResolver();
   }

@@ -104,6 +104,7 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   private int maxHedgedAttempts = ServiceConfigs.DEFAULT_MAX_ATTEMPTS;
   private BinaryLog binaryLog;
   private final List<ClientTransportFilter> transportFilters = new ArrayList<>();
+  private final List<MetricSink> metricSinks = new ArrayList<>();
   private dev.tern.rpc.metrics.TernMetrics metrics;
   private String metricsScope;
   private CallPolicyProvider callPolicyProvider;
@@ -1148,16 +1149,17 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
   }
 
   /**
-   * Not supported yet: count calls with a {@link ClientInterceptor} or {@code
-   * ClientStreamTracer}.
+   * Adds a sink for the metrics the channel's load-balancing policy and name resolver record
+   * through grpc's {@code MetricRecorder}, as in grpc-java (its OpenTelemetry module adds one; the
+   * per-call metrics come from the interceptor it adds with {@link #interceptWithTarget}).
    *
-   * @param metricSink ignored
-   * @return never returns
-   * @throws UnsupportedOperationException always, naming the alternative
+   * @param metricSink the sink; not null
+   * @return this builder
    */
   @Override
   protected TernChannelBuilder addMetricSink(MetricSink metricSink) {
-    throw unsupported("addMetricSink(MetricSink)", "count calls with a ClientInterceptor or ClientStreamTracer");
+    metricSinks.add(Objects.requireNonNull(metricSink, "metricSink"));
+    return this;
   }
 
   private static UnsupportedOperationException unsupported(String signature, String instead) {
@@ -1227,6 +1229,7 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     String auth = authority;
     io.grpc.SynchronizationContext sync = ChannelConfig.newSync(target != null ? target : String.valueOf(authority));
     ResolverAddresses resolver = null;
+    io.grpc.MetricRecorder metricRecorder = SinkMetricRecorder.of(metricSinks);
     ServiceConfigs.Limits limits = new ServiceConfigs.Limits(retryEnabled, maxRetryAttempts, maxHedgedAttempts);
     ChannelBalancer.policyConfig(loadBalancingPolicy); // a policy that is not registered fails here
     ServiceConfigs parsedDefault = defaultServiceConfig == null ? null : ServiceConfigs.parse(defaultServiceConfig, limits);
@@ -1238,14 +1241,14 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
       String hostPort = (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
       resolver = new ResolverAddresses(HostNameResolver.factory(host, port, hostPort, d),
           java.net.URI.create("dns:///" + hostPort), tls == null ? 80 : 443, d, ChannelConfig.resolverTimer(),
-          offloadExecutor != null ? offloadExecutor : ChannelConfig.resolverPool(), sync, ServiceConfigs.resolverParser(limits));
+          offloadExecutor != null ? offloadExecutor : ChannelConfig.resolverPool(), sync, ServiceConfigs.resolverParser(limits), metricRecorder);
     } else if (resolverTarget != null || nameResolverFactory != null) {
       NameResolver.Factory factory = nameResolverFactory != null ? nameResolverFactory
           : NameResolverRegistry.getDefaultRegistry().asFactory();
       java.net.URI uri = resolverTarget != null ? resolverTarget : withScheme(target, factory.getDefaultScheme());
       resolver = new ResolverAddresses(factory, uri, tls == null ? 80 : 443,
           proxyDetector != null ? proxyDetector : SystemProxyDetector.INSTANCE, ChannelConfig.resolverTimer(),
-          offloadExecutor != null ? offloadExecutor : ChannelConfig.resolverPool(), sync, ServiceConfigs.resolverParser(limits));
+          offloadExecutor != null ? offloadExecutor : ChannelConfig.resolverPool(), sync, ServiceConfigs.resolverParser(limits), metricRecorder);
       addresses = () -> {
         throw new IllegalStateException("a resolver channel's addresses come from its load balancer");
       };
@@ -1265,6 +1268,7 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
     if (metrics != null) {
       cfg.metrics = metrics;
     }
+    cfg.metricRecorder = metricRecorder;
     cfg.metricsScope = metricsScope != null ? metricsScope : target != null ? target : String.valueOf(auth);
     CallPolicyProvider policies = callPolicyProviderSet ? callPolicyProvider : DefaultCallPolicies.PROVIDER;
     return new TernManagedChannel(cfg, resolver, loadBalancingPolicy, policies);

@@ -12,7 +12,7 @@ import java.util.logging.Logger;
 /**
  * The counters of Tern's servers and channels, per transport, for an operator to read or graph:
  * give one to {@code TernServerBuilder.metrics(...)} and {@code TernChannelBuilder.metrics(...)},
- * then read {@link #transports()} or bind it to a metrics library (the {@code tern-micrometer}
+ * then read {@link #transports()} or bind it to a metrics library (the {@code rpc-micrometer}
  * module binds it to a Micrometer {@code MeterRegistry}).
  *
  * <p>Each server or channel counts under its scope name and each of its transports under its own
