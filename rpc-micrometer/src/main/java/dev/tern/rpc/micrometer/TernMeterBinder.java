@@ -79,9 +79,10 @@ import java.util.function.ToDoubleFunction;
  * Binding after counts exist shows them; a {@code tern.calls.finished} or {@code tern.refusals}
  * meter exists only once its code or reason has been counted. Registering is idempotent, as
  * Micrometer's registration is (the same name and tags give back the meter already there): binding
- * twice, or two binders of one {@link TernMetrics} in one registry, add no meter and count nothing
- * twice. Two {@link TernMetrics} whose servers or channels use the same names show, in one registry,
- * the counters of the one bound first: give each server and channel a name of its own.
+ * one binder twice does nothing, and two binders of one {@link TernMetrics} in one registry add no
+ * meter and count nothing twice (Micrometer logs once, as a warning, that a meter was registered
+ * already). Two {@link TernMetrics} whose servers or channels use the same names show, in one
+ * registry, the counters of the one bound first: give each server and channel a name of its own.
  *
  * <p>References: the meters hold their {@link TransportMetrics} strongly, where Micrometer's
  * function meters would hold it weakly by default. A {@link TernMetrics} never drops a transport's
