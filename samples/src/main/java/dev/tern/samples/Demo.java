@@ -5,6 +5,8 @@ import dev.tern.rpc.TernChannelBuilder;
 import dev.tern.rpc.TernChannels;
 import dev.tern.rpc.TernServerBuilder;
 import dev.tern.rpc.inprocess.InProcessAddress;
+import dev.tern.rpc.metrics.TernMetrics;
+import dev.tern.rpc.micrometer.TernMeterBinder;
 import dev.tern.rpc.spi.TransportProvider;
 import dev.tern.samples.hello.GreeterService;
 import dev.tern.samples.hello.proto.GreeterGrpc;
@@ -14,6 +16,7 @@ import dev.tern.transport.udp.rpc.UdpTransportOptions;
 import dev.tern.transport.udp.rpc.UdpTransportProvider;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayList;
@@ -27,7 +30,8 @@ import java.util.concurrent.TimeUnit;
  * Starts a greeter server on every transport on the class path and runs the client over each,
  * printing the transport, the agreed protocol version and the latency it saw. TCP and QUIC run
  * over TLS with a throw-away self-signed certificate, Tern's UDP protocol over its Noise handshake
- * with a throw-away server key the client pins; all on 127.0.0.1.
+ * with a throw-away server key the client pins; all on 127.0.0.1. Then the servers' and clients'
+ * counters per transport, as Micrometer meters ({@link MetricsTable}).
  */
 public final class Demo {
   private static final int WARM_CALLS = 200;
@@ -41,6 +45,10 @@ public final class Demo {
     List<TransportProvider> providers = new ArrayList<>();
     ServiceLoader.load(TransportProvider.class).forEach(providers::add);
     providers.sort((a, b) -> a.name().compareTo(b.name()));
+    // Every server and channel counts into one registry, shown as Micrometer meters.
+    TernMetrics metrics = TernMetrics.create();
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    TernMeterBinder.bind(metrics, registry);
 
     System.out.printf("%-10s %-8s %-6s %14s %12s %12s %16s %10s%n", "transport", "version", "tls",
         "first call ms", "p50 us", "p99 us", STREAMED + " streamed ms", "srtt us");
@@ -51,18 +59,21 @@ public final class Demo {
         continue;
       }
       try {
-        run(provider.name(), certificate);
+        run(provider.name(), certificate, metrics);
       } catch (Exception e) {
         failures++;
         System.out.printf("%-10s FAILED: %s%n", provider.name(), e);
       }
     }
+    System.out.println();
+    MetricsTable.print(registry, System.out);
     if (failures > 0) {
       throw new IllegalStateException(failures + " transport(s) failed");
     }
   }
 
-  private static void run(String transport, SelfSignedCertificate certificate) throws Exception {
+  private static void run(String transport, SelfSignedCertificate certificate, TernMetrics metrics)
+      throws Exception {
     boolean inProcess = transport.equals("inprocess");
     // Tern's own UDP protocol authenticates the server by a static key the client pins (its
     // Noise handshake, docs/udp-crypto.md) instead of a certificate.
@@ -71,7 +82,7 @@ public final class Demo {
     SocketAddress address = inProcess ? new InProcessAddress("demo-" + System.nanoTime())
         : new InetSocketAddress("127.0.0.1", 0);
     TernServerBuilder serverBuilder = TernServerBuilder.create().listen(transport, address)
-        .addService(new GreeterService());
+        .addService(new GreeterService()).metrics(metrics, "demo-server");
     if (udp) {
       serverBuilder.transportOption(UdpTransportOptions.SERVER_STATIC_KEY, udpKey);
     } else if (!inProcess) {
@@ -81,7 +92,7 @@ public final class Demo {
     SocketAddress bound = server.getListenSockets().get(0);
     TernChannelBuilder channelBuilder = inProcess ? TernChannelBuilder.forAddress(bound)
         : TernChannelBuilder.forAddress("localhost", ((InetSocketAddress) bound).getPort());
-    channelBuilder.transports(transport);
+    channelBuilder.transports(transport).metrics(metrics, "demo-channel");
     if (inProcess) {
       channelBuilder.usePlaintext();
     } else if (udp) {

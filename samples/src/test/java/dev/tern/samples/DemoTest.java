@@ -26,5 +26,12 @@ class DemoTest {
         .containsPattern("(?m)^inprocess\\s+1\\s+no\\s")
         .containsPattern("(?m)^udp\\s+1\\s+noise\\s")
         .doesNotContain("FAILED");
+    // The metrics table: each side counted the 202 calls (1 + 200 + the streaming call), all OK;
+    // the in-process server's connection and bytes, which that transport counts.
+    for (String transport : new String[] {"inprocess", "tcp", "udp"}) {
+      assertThat(output).containsPattern("(?m)^server\\s+" + transport + "\\s+202\\s+202\\s+0\\s")
+          .containsPattern("(?m)^client\\s+" + transport + "\\s+202\\s+202\\s+0\\s");
+    }
+    assertThat(output).containsPattern("(?m)^server\\s+inprocess\\s+202\\s+202\\s+0\\s+1\\s+0\\s+0\\s+[1-9]\\d*\\s+[1-9]");
   }
 }
