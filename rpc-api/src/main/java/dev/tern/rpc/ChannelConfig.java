@@ -65,7 +65,7 @@ final class ChannelConfig {
   /** The channel's name in {@link #metrics}; set once by the builder. */
   String metricsScope = "channel";
   /** Where the load-balancing policy's metrics go: the builder's metric sinks ({@code addMetricSink}). */
-  io.grpc.MetricRecorder metricRecorder = SinkMetricRecorder.of(java.util.List.of());
+  io.grpc.MetricRecorder metricRecorder = SinkMetricRecorder.of(java.util.Collections.emptyList());
 
   /** The channel's counters for {@code transport} ({@code none}: calls that never got a stream). */
   dev.tern.rpc.metrics.TransportMetrics metrics(String transport) {

@@ -32,7 +32,7 @@ final class SinkMetricRecorder implements MetricRecorder {
 
   /** A recorder over {@code sinks} (copied); the recorder that records nothing if there are none. */
   static MetricRecorder of(List<MetricSink> sinks) {
-    return sinks.isEmpty() ? NONE : new SinkMetricRecorder(List.copyOf(sinks));
+    return sinks.isEmpty() ? NONE : new SinkMetricRecorder(java.util.Collections.unmodifiableList(new java.util.ArrayList<>(sinks)));
   }
 
   /**

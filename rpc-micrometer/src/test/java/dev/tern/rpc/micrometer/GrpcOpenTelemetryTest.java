@@ -37,7 +37,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -92,30 +91,18 @@ class GrpcOpenTelemetryTest {
 
   /**
    * What a user writes: {@code configureServerBuilder} and {@code configureChannelBuilder} on
-   * Tern's builders. Needs rpc-api: {@code TernServerBuilder.addMetricSink} and {@code
-   * TernChannelBuilder.addMetricSink} must keep the sink instead of throwing (and the channel's
-   * load-balancer helper should record into it); until then this test is skipped, saying so.
+   * Tern's builders: {@code addMetricSink} keeps the sink on both.
    */
   @Test
   void configuredOnTernsOwnBuildersThePerCallMetricsAppear() throws Exception {
     TernServerBuilder serverBuilder = TernServerBuilder.create()
         .listen("tcp", new InetSocketAddress("127.0.0.1", 0)).addService(EchoService.service());
-    try {
-      otel.configureServerBuilder(serverBuilder);
-    } catch (UnsupportedOperationException e) {
-      Assumptions.abort("needs rpc-api: TernServerBuilder.addMetricSink must keep the sink, not throw (" + e.getMessage()
-          + ")");
-    }
+    otel.configureServerBuilder(serverBuilder);
     Server server = start(serverBuilder);
     int port = ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
     TernChannelBuilder channelBuilder = TernChannelBuilder.forAddress("127.0.0.1", port).transports("tcp")
         .usePlaintext();
-    try {
-      otel.configureChannelBuilder(channelBuilder);
-    } catch (UnsupportedOperationException e) {
-      Assumptions.abort("needs rpc-api: TernChannelBuilder.addMetricSink must keep the sink, not throw ("
-          + e.getMessage() + ")");
-    }
+    otel.configureChannelBuilder(channelBuilder);
     ManagedChannel channel = channelBuilder.build();
     channels.add(channel);
     callAndCheck(channel);
@@ -152,9 +139,8 @@ class GrpcOpenTelemetryTest {
   /**
    * A load-balancing policy's own metric, recorded through its helper's {@code MetricRecorder},
    * reaches the sink grpc-java's module added ({@code grpc.lb.*} and {@code grpc.xds_client.*}
-   * metrics travel this way). Needs rpc-api: {@code TernChannelBuilder.addMetricSink} must keep the
-   * sink and the channel's load-balancer helper must return a recorder over the sinks; until then
-   * this test is skipped, saying so.
+   * metrics travel this way): the channel's load-balancer helper returns a recorder over the
+   * sinks.
    */
   @Test
   void aLoadBalancersMetricReachesTheSink() throws Exception {
@@ -167,12 +153,7 @@ class GrpcOpenTelemetryTest {
     int port = ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
     TernChannelBuilder channelBuilder = TernChannelBuilder.forAddress("127.0.0.1", port).transports("tcp")
         .usePlaintext().defaultLoadBalancingPolicy(CountingPolicy.NAME);
-    try {
-      withPicks.configureChannelBuilder(channelBuilder);
-    } catch (UnsupportedOperationException e) {
-      Assumptions.abort("needs rpc-api: TernChannelBuilder.addMetricSink must keep the sink, and the load balancer's"
-          + " helper return a MetricRecorder over the sinks (" + e.getMessage() + ")");
-    }
+    withPicks.configureChannelBuilder(channelBuilder);
     CountingPolicy policy = new CountingPolicy();
     LoadBalancerRegistry.getDefaultRegistry().register(policy);
     try {
