@@ -394,6 +394,7 @@ public final class Connection {
     // RFC 9000 §10.1 idle timeout and the keep-alive ping.
     t = Math.min(t, idlePolicy().nextTimeoutNs(rtt.ptoNs(0)));
     t = Math.min(t, peerDeadlineNs);
+    t = Math.min(t, silenceCheckNs());
     t = Math.min(t, builder.handshakeCopyDueNs());
     if (builder.canSendAnything()) {
       for (PacketSpace s : spaces) {
@@ -507,6 +508,25 @@ public final class Connection {
     }
   }
 
+  /**
+   * When the peer has been silent, since the first ack-eliciting packet it left unanswered, for as
+   * long as {@link ConnectionConfig#deadAfterProbeTimeouts} probe timeouts take back to back, each
+   * doubling the last (RFC 9002 §6.2.1): PTO × (2^n − 1). The probe timer alone cannot count them
+   * when the application keeps sending: each ack-eliciting packet re-arms it from its own send
+   * time (RFC 9002 §6.2.1), so with a message every 100 ms and a backed-off PTO longer than that
+   * it never expires, and a path gone silent under a busy call was found only by the idle timeout.
+   * Long.MAX_VALUE when nothing is unanswered, or the rule is off or not yet in force.
+   */
+  private long silenceCheckNs() {
+    if (firstUnansweredNs == 0 || peerDeadlineNs != Long.MAX_VALUE || state != ConnectionState.ESTABLISHED
+        || config.deadAfterProbeTimeouts <= 0) {
+      return Long.MAX_VALUE;
+    }
+    long pto = rtt.ptoNs(config.maxAckDelayMs * 1_000_000L);
+    int n = Math.min(config.deadAfterProbeTimeouts, 20);
+    return Saturating.add(firstUnansweredNs, Saturating.mul(pto, (1L << n) - 1));
+  }
+
   /** When the last packet from the peer was processed ({@link System#nanoTime()} base). */
   public long lastHeardNs() {
     return lastHeardNs;
@@ -527,7 +547,7 @@ public final class Connection {
       return false;
     }
     if (peerDeadlineNs == Long.MAX_VALUE) {
-      if (loss.ptoCount() < config.deadAfterProbeTimeouts) {
+      if (loss.ptoCount() < config.deadAfterProbeTimeouts && nowNs - silenceCheckNs() < 0) {
         return false;
       }
       long since = firstUnansweredNs != 0 ? firstUnansweredNs : lastHeardNs;
@@ -543,9 +563,9 @@ public final class Connection {
     stats.peerUnresponsiveCloses++;
     long silentMs = (nowNs - (firstUnansweredNs != 0 ? firstUnansweredNs : lastHeardNs)) / 1_000_000L;
     listener.onClosed(this, TransportError.PEER_UNRESPONSIVE, TransportError.PEER_UNRESPONSIVE.code(),
-        "the peer stopped answering (no answer for " + silentMs + " ms, " + loss.ptoCount()
-            + " probe timeouts of " + Math.max(1, rtt.ptoNs(config.maxAckDelayMs * 1_000_000L) / 1_000_000L)
-            + " ms and more)", false);
+        "the peer stopped answering (no answer for " + silentMs + " ms, " + Math.max(loss.ptoCount(),
+            config.deadAfterProbeTimeouts) + " probe timeouts of "
+            + Math.max(1, rtt.ptoNs(config.maxAckDelayMs * 1_000_000L) / 1_000_000L) + " ms and more)", false);
     return true;
   }
 

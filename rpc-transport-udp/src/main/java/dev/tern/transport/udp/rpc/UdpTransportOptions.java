@@ -113,8 +113,10 @@ public final class UdpTransportOptions {
       new TransportOptions.Key<>("udp.maxIdleTimeoutMillis", 30_000L);
   /**
    * Dead-peer detection (docs/protocol.md §8): an established connection that hears nothing from
-   * its peer over this many consecutive probe timeouts (RFC 9002 §6.2), and for at least 5 s with
-   * streams open (500 ms for the check of a quiet connection before a call), is discarded, its
+   * its peer over this many consecutive probe timeouts (RFC 9002 §6.2), or for as long as they
+   * take back to back (a call that keeps sending re-arms the probe timer, which then never
+   * expires), and for at least 15 s with streams open (500 ms for the check of a quiet connection
+   * before a call), is discarded, its
    * calls failing UNAVAILABLE "... is dead: the peer stopped answering"; a crashed or restarted
    * peer is found in seconds instead of at the idle timeout. 3 by default; 0 turns it off (the
    * idle timeout and keep-alive timeout alone decide).

@@ -59,6 +59,46 @@ class UdpPeerGoneTest {
     }
   }
 
+  /**
+   * A call that keeps writing (a message every 100 ms) into a silent peer: each packet re-arms the
+   * probe timer, which then never expires once backed off past 100 ms, so the probe timeouts alone
+   * never reach three; the silence since the first unanswered packet ends it at the same floor.
+   * Before, only the 30 s idle timeout did.
+   */
+  @Test
+  void aCallKeptBusyIntoASilentPeerEndsAtTheFloorNotTheIdleTimeout() throws Exception {
+    Loopback.EchoServer server = new Loopback.EchoServer(Loopback.serverOptions());
+    Loopback.Events events = new Loopback.Events();
+    java.util.concurrent.ScheduledExecutorService ticker = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+    try (Loopback.Relay relay = new Loopback.Relay(server.port())) {
+      UdpClientTransport client = Loopback.connect(relay.port(), Loopback.clientOptions(), events);
+      try {
+        Loopback.Call call = Loopback.open(client, "test.Gone/Busy", "hello");
+        assertThat(call.messages.poll(10, TimeUnit.SECONDS)).isEqualTo("hello");
+        relay.blackHole = true;
+        long start = System.nanoTime();
+        ticker.scheduleAtFixedRate(() -> {
+          if (!call.status.isDone()) {
+            call.stream.writeMessage(Loopback.utf8("still here?"));
+            call.stream.flush();
+          }
+        }, 0, 100, TimeUnit.MILLISECONDS);
+        Status dead = call.status.get(45, TimeUnit.SECONDS);
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        System.out.println("UdpPeerGoneTest: the busy call failed " + millis + " ms after the path went silent: "
+            + dead);
+        assertThat(dead.getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+        assertThat(dead.getDescription()).contains("is dead: the peer stopped answering");
+        assertThat(millis).as("about the 15 s floor, before the 30 s idle timeout").isBetween(14_000L, 29_000L);
+      } finally {
+        ticker.shutdownNow();
+        client.shutdownNow(Status.CANCELLED.withDescription("test over"));
+      }
+    } finally {
+      assertThat(server.stop()).isTrue();
+    }
+  }
+
   @Test
   void aServerGoneFromItsPortEndsTheConnectionAtTheFirstPortUnreachable() throws Exception {
     Loopback.EchoServer server = new Loopback.EchoServer(Loopback.serverOptions());
