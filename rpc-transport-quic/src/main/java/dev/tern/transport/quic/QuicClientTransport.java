@@ -290,7 +290,13 @@ final class QuicClientTransport implements ClientTransport {
     if (close == null) {
       return null;
     }
-    byte[] reason = close.reason();
+    byte[] reason;
+    try {
+      reason = close.reason();
+    } catch (NullPointerException noReason) {
+      // Netty's event copies its reason without a null check; a close without one has none.
+      reason = null;
+    }
     String why = reason == null || reason.length == 0 ? ""
         : ": " + new String(reason, java.nio.charset.StandardCharsets.UTF_8);
     String code = close.isApplicationClose() ? StreamHandler.h3ErrorName(close.error())
