@@ -23,9 +23,15 @@ public final class ByteBufferMarshaller implements MethodDescriptor.Marshaller<B
 
   private ByteBufferMarshaller() {}
 
+  /**
+   * A stream over the whole message, which leaves {@code value} as it was: grpc-java calls this
+   * once per attempt of a call with the same buffer (its retries, transparent or by policy, replay
+   * the message), so each stream reads a view of its own. Draining {@code value} itself left a
+   * replayed attempt with nothing, and the server got an empty request.
+   */
   @Override
   public InputStream stream(ByteBuffer value) {
-    return new BufferInputStream(value);
+    return new BufferInputStream(value.duplicate());
   }
 
   @Override
