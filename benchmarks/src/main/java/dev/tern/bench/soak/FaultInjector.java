@@ -266,7 +266,8 @@ final class FaultInjector implements Runnable {
       long committed = -1;
       try {
         byte[] r = ClientCalls.blockingUnaryCall(l.channel, BenchService.STATS,
-            CallOptions.DEFAULT.withDeadlineAfter(5, TimeUnit.SECONDS), BenchMessages.longMessage(ids.get(l.transport)));
+            CallOptions.DEFAULT.withDeadlineAfter(5, TimeUnit.SECONDS),
+            BenchMessages.longMessage(ids.get(l.transport)));
         committed = java.nio.ByteBuffer.wrap(r).getLong();
       } catch (RuntimeException e) {
         // left at -1: the statistics call failed (the fault window's detail says so)

@@ -28,8 +28,10 @@ final class FaultLog {
   static final long GRACE_NANOS = 5_000_000_000L;
   /** The name of the place failures outside every window are counted. */
   static final String OUTSIDE = "outside";
-  /** Failed calls kept in detail (the counts are complete whatever this bound). */
+  /** Failed calls outside every window kept in detail (the counts are complete whatever the bounds). */
   static final int MAX_DETAILS = 200;
+  /** Failed calls inside windows kept in detail per transport, fault and status code. */
+  static final int MAX_DETAILS_PER_KIND = 5;
 
   /** One fault's window on the run's clock; {@code endNanos} is {@link Long#MAX_VALUE} while it lasts. */
   static final class Window {
@@ -126,10 +128,13 @@ final class FaultLog {
   void failed(String transport, String kind, long startNanos, String code, String description, boolean longLived) {
     long end = now();
     String window = attribute(startNanos, end, longLived);
-    counts.computeIfAbsent(transport + "|" + window + "|" + code, k -> new LongAdder()).increment();
-    // Failures outside every window are what the run is judged on: keep those first.
-    if (OUTSIDE.equals(window) ? detailed.get() < MAX_DETAILS : detailed.get() < MAX_DETAILS / 2) {
-      detailed.incrementAndGet();
+    LongAdder n = counts.computeIfAbsent(transport + "|" + window + "|" + code, k -> new LongAdder());
+    n.increment();
+    // Failures outside every window are what the run is judged on: keep those; of the others, a
+    // few of each kind, enough to tell what happened.
+    boolean keep = OUTSIDE.equals(window) ? detailed.incrementAndGet() <= MAX_DETAILS
+        : n.sum() <= MAX_DETAILS_PER_KIND;
+    if (keep) {
       details.add(new Failure(transport, kind, startNanos, end, code, description, window));
     }
   }

@@ -27,7 +27,10 @@ final class Probe {
     return ManagementFactory.getThreadMXBean().getThreadCount();
   }
 
-  /** Open file descriptors (entries of {@code /proc/self/fd}, less the one listing them); -1 where there is no /proc. */
+  /**
+   * Open file descriptors (entries of {@code /proc/self/fd}, less the one listing them); -1 where
+   * there is no /proc.
+   */
   static int openFds() {
     try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
       return (int) fds.count() - 1;

@@ -79,7 +79,8 @@ public final class SoakMain implements Callable<Integer> {
   @Option(names = "--gap-seconds", description = "time without a fault before each fault (default 20; --smoke: 6)")
   Double gapSeconds;
 
-  @Option(names = "--rate", defaultValue = "200", description = "unary calls per second per transport (default: ${DEFAULT-VALUE})")
+  @Option(names = "--rate", defaultValue = "200",
+      description = "unary calls per second per transport (default: ${DEFAULT-VALUE})")
   double rate;
 
   @Option(names = "--seed", defaultValue = "1", description = "seeds the random datagrams (default: ${DEFAULT-VALUE})")

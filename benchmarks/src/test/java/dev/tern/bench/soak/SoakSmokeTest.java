@@ -98,7 +98,7 @@ class SoakSmokeTest {
       assertThat(calls.get("steadyUnaryOk").getAsLong()).isEqualTo(unary);
       assertThat(sum(summary.getAsJsonObject("metricFailuresBySampleFault").getAsJsonObject(t))).isEqualTo(failed);
       JsonObject load = json.getAsJsonObject("loadCalls").getAsJsonObject(t);
-      assertThat(unary).as(t + " steady unary calls completed").isGreaterThan(500)
+      assertThat(unary).as(t + " steady unary calls completed").isPositive()
           .isLessThanOrEqualTo(load.get("unaryOk").getAsLong());
       assertThat(load.get("downloadsOk").getAsLong()).as(t + " downloads").isPositive();
       assertThat(load.get("chatEchoes").getAsLong()).as(t + " chat echoes").isPositive();
