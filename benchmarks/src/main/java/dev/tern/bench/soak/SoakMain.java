@@ -159,10 +159,9 @@ public final class SoakMain implements Callable<Integer> {
     }
     log(startNs, "server listening: " + ports);
 
-    FaultLog faults = new FaultLog(startNs);
     List<DatagramRelay> relays = new ArrayList<>();
     List<InetSocketAddress> datagramPorts = new ArrayList<>();
-    List<TransportLoad> loads = new ArrayList<>();
+    Map<String, ManagedChannel> channels = new LinkedHashMap<>();
     for (String t : transports) {
       InetSocketAddress target = ports.get(t);
       int port = target.getPort();
@@ -180,8 +179,14 @@ public final class SoakMain implements Callable<Integer> {
       if ("udp".equals(t)) {
         cb.transportOption(UdpTransportOptions.PINNED_SERVER_KEY, UdpTransportOptions.publicKeyOf(udpKey));
       }
-      loads.add(new TransportLoad(t, cb.build(), faults));
+      channels.put(t, cb.build());
     }
+    // The run's clock starts once everything is set up (a certificate, a native library and a
+    // cold JIT can take seconds on a busy machine), so the schedule and the samples cover the load.
+    FaultLog faults = new FaultLog(System.nanoTime());
+    List<TransportLoad> loads = new ArrayList<>();
+    channels.forEach((t, ch) -> loads.add(new TransportLoad(t, ch, faults)));
+    log(startNs, "run clock started");
 
     long runNs = (long) (runSeconds * 1e9);
     List<FaultInjector.Planned> plan = FaultInjector.plan(runNs, (long) (gap * 1e9), (long) (faultLength * 1e9));
