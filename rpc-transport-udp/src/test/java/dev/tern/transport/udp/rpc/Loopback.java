@@ -272,6 +272,11 @@ final class Loopback {
       return front.getLocalPort();
     }
 
+    /** The port the relay faces the server from now. */
+    int backPort() {
+      return back.getLocalPort();
+    }
+
     /** A relay that holds the server's datagrams until {@link #releaseToClient}. */
     static Relay holdingToClient(int serverPort) throws IOException {
       return new Relay(serverPort, false);
