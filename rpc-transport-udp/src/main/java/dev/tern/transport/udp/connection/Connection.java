@@ -17,6 +17,7 @@ import dev.tern.transport.udp.packet.PacketProtection;
 import dev.tern.transport.udp.recovery.AckTracker;
 import dev.tern.transport.udp.recovery.Flight;
 import dev.tern.transport.udp.recovery.LossDetector;
+import dev.tern.transport.udp.recovery.LossListener;
 import dev.tern.transport.udp.recovery.RttEstimator;
 import dev.tern.transport.udp.recovery.SentPacketLog;
 import dev.tern.transport.udp.stream.PriorityScheduler;
@@ -921,6 +922,15 @@ public final class Connection {
    */
   public void setPathOracle(PathOracle oracle) {
     this.pathOracle = oracle;
+  }
+
+  /**
+   * Sets who hears of the ack-eliciting packets this connection's loss detection declares lost
+   * (RFC 9002 §6.1) and so sends again: a driver counting retransmissions. The count is also in
+   * {@link ConnectionStats#packetsLost}. Null: nobody (the default).
+   */
+  public void setLossListener(LossListener listener) {
+    flight.setLossListener(listener);
   }
 
   /**

@@ -33,6 +33,41 @@ import java.util.function.Function;
  * state and the connection still receives the datagram as it came.
  */
 public final class ServerDemux {
+  /** Why a datagram was dropped, or a connection refused, before any connection took it. */
+  public enum Refusal {
+    /**
+     * Not a packet of ours: a header that does not parse, an INITIAL in a datagram under 1200
+     * bytes (RFC 9000 §14.1) or with a Destination Connection ID under 8 bytes (§7.2), an INITIAL
+     * that does not open with the keys of its connection ID (RFC 9001 §5.2, §5.5), or a long
+     * header of another version too small or too odd to answer.
+     */
+    MALFORMED,
+    /** A packet for a connection ID this server does not know (one it no longer has, or never had). */
+    UNKNOWN_CONNECTION,
+    /** An INITIAL that would have opened a connection beyond the server's {@code maxConnections}. */
+    CONNECTION_LIMIT,
+    /** An INITIAL of a version this server does not speak, answered with Version Negotiation (§3). */
+    UNSUPPORTED_VERSION
+  }
+
+  /**
+   * Told of each datagram the demultiplexer drops or answers statelessly instead of handing it to
+   * a connection (a driver's metrics). Called on the endpoint's thread; must neither block nor
+   * allocate.
+   */
+  @FunctionalInterface
+  public interface RefusalListener {
+    /** Hears nothing: the default. */
+    RefusalListener NONE = why -> { };
+
+    /**
+     * A datagram was dropped or refused.
+     *
+     * @param why the reason
+     */
+    void refused(Refusal why);
+  }
+
   private final ConnectionConfig config;
   private final Random random;
   private final Function<Connection, ConnectionListener> listeners;
@@ -43,6 +78,7 @@ public final class ServerDemux {
   private final PacketHeader scratchHeader = new PacketHeader();
   private ByteBuffer scratch = ByteBuffer.allocate(2048);
   private final int maxConnections;
+  private RefusalListener refusals = RefusalListener.NONE;
   private long dropped;
   private long packetsFailedToOpen;
   private long versionNegotiationsSent;
@@ -106,13 +142,17 @@ public final class ServerDemux {
       return null;
     }
     if (!header.parse(datagram, start, ConnectionId.V1_LENGTH)) {
-      dropped++;
+      drop(Refusal.MALFORMED);
       return null;
     }
     Connection c = lookup(datagram, header.dcidOffset, header.dcidLength);
     if (c == null && header.type == PacketType.INITIAL && datagram.remaining() >= 1200) {
-      if (connections.size() >= maxConnections || header.dcidLength < 8) {
-        dropped++;
+      if (header.dcidLength < 8) {
+        drop(Refusal.MALFORMED); // RFC 9000 §7.2: a client's first DCID has 8 bytes at least
+        return null;
+      }
+      if (connections.size() >= maxConnections) {
+        drop(Refusal.CONNECTION_LIMIT);
         return null;
       }
       ConnectionId dcid = ConnectionId.read(datagram, header.dcidOffset, header.dcidLength);
@@ -122,8 +162,8 @@ public final class ServerDemux {
           : new PlaintextProtection();
       // No state for a packet that does not open (corrupt or forged).
       if (!opens(datagram, keys)) {
-        dropped++;
         packetsFailedToOpen++;
+        drop(Refusal.MALFORMED);
         return null;
       }
       ConnectionId scid = ConnectionId.read(datagram, header.scidOffset, header.scidLength);
@@ -143,7 +183,9 @@ public final class ServerDemux {
       connections.add(c);
     }
     if (c == null) {
-      dropped++;
+      // RFC 9000 §14.1: an INITIAL in a datagram under 1200 bytes is discarded, whoever sent it.
+      drop(header.type == PacketType.INITIAL && datagram.remaining() < 1200 ? Refusal.MALFORMED
+          : Refusal.UNKNOWN_CONNECTION);
       if (header.type == PacketType.ONE_RTT) {
         answerUnknownConnection(datagram, start, nowNs, reply);
       }
@@ -151,6 +193,21 @@ public final class ServerDemux {
     }
     c.onDatagram(datagram, nowNs, pathId);
     return c;
+  }
+
+  /** Counts a dropped datagram and tells the listener why. */
+  private void drop(Refusal why) {
+    dropped++;
+    refusals.refused(why);
+  }
+
+  /**
+   * Sets who hears of the datagrams dropped or answered statelessly ({@link Refusal}); they are
+   * counted in {@link #dropped()} too, except those answered with Version Negotiation. Null:
+   * nobody (the default).
+   */
+  public void setRefusalListener(RefusalListener listener) {
+    this.refusals = listener == null ? RefusalListener.NONE : listener;
   }
 
   /**
@@ -228,26 +285,27 @@ public final class ServerDemux {
     int limit = datagram.limit();
     int p = start + 5;
     if (limit - start < PacketBuilder.MIN_INITIAL_DATAGRAM || p >= limit) {
-      dropped++;
+      drop(Refusal.MALFORMED);
       return;
     }
     int dcidLength = datagram.get(p) & 0xff;
     int dcidOffset = p + 1;
     p = dcidOffset + dcidLength;
     if (p >= limit) {
-      dropped++;
+      drop(Refusal.MALFORMED);
       return;
     }
     int scidLength = datagram.get(p) & 0xff;
     int scidOffset = p + 1;
     int answer = 7 + dcidLength + scidLength + 4 * config.versions.length;
     if (scidOffset + scidLength > limit || reply.remaining() < answer) {
-      dropped++;
+      drop(Refusal.MALFORMED);
       return;
     }
     PacketWriter.writeVersionNegotiation(reply, random.nextInt(), datagram, dcidOffset,
         dcidLength, scidOffset, scidLength, config.versions);
     versionNegotiationsSent++;
+    refusals.refused(Refusal.UNSUPPORTED_VERSION);
   }
 
   private Connection lookup(ByteBuffer b, int offset, int length) {

@@ -1,5 +1,6 @@
 package dev.tern.transport.udp.nio;
 
+import dev.tern.rpc.spi.TransportEvents;
 import dev.tern.transport.udp.connection.Connection;
 import dev.tern.transport.udp.connection.ConnectionConfig;
 import dev.tern.transport.udp.connection.ConnectionListener;
@@ -33,6 +34,10 @@ import java.nio.channels.DatagramChannel;
  *
  * <p>The connection and the listener's callbacks belong to the loop thread: touch the
  * connection only in tasks given to {@link #execute} or in the listener and {@link Pump}.
+ *
+ * <p>Every datagram's payload sent and received, and the packets the connection declared lost
+ * (and so sends again), are reported to the {@link TransportEvents} the endpoint was opened with,
+ * on the loop thread and without allocating.
  */
 public final class UdpClientEndpoint extends EndpointLoop {
   /** The first wait between two attempts to replace a socket that cannot send. */
@@ -42,6 +47,8 @@ public final class UdpClientEndpoint extends EndpointLoop {
 
   private final Connection connection;
   private final InetSocketAddress server;
+  /** Where the endpoint reports bytes and losses. */
+  private final TransportEvents events;
   private long rebindIntervalNs = REBIND_MIN_INTERVAL_NS;
   /** No socket is replaced before this time ({@link System#nanoTime()} base), unless asked. */
   private long nextRebindNs;
@@ -49,10 +56,13 @@ public final class UdpClientEndpoint extends EndpointLoop {
   private long socketErrorsIgnored;
 
   private UdpClientEndpoint(DatagramChannel channel, InetSocketAddress server,
-      ConnectionConfig config, ConnectionListener listener, String threadName) throws IOException {
+      ConnectionConfig config, ConnectionListener listener, String threadName,
+      TransportEvents events) throws IOException {
     super(channel, threadName);
     this.server = server;
+    this.events = events;
     this.connection = Connection.client(config, listener);
+    connection.setLossListener(events::retransmitted);
   }
 
   /**
@@ -81,12 +91,27 @@ public final class UdpClientEndpoint extends EndpointLoop {
   public static UdpClientEndpoint connect(InetSocketAddress server, ConnectionConfig config,
       ConnectionListener listener, String threadName,
       java.util.function.Consumer<UdpClientEndpoint> beforeStart) throws IOException {
+    return connect(server, config, listener, threadName, TransportEvents.NONE, beforeStart);
+  }
+
+  /**
+   * As {@link #connect(InetSocketAddress, ConnectionConfig, ConnectionListener, String,
+   * java.util.function.Consumer)}, reporting to {@code events}.
+   *
+   * @param events hears of the bytes sent and received and the packets declared lost (on the loop
+   *     thread)
+   */
+  public static UdpClientEndpoint connect(InetSocketAddress server, ConnectionConfig config,
+      ConnectionListener listener, String threadName, TransportEvents events,
+      java.util.function.Consumer<UdpClientEndpoint> beforeStart) throws IOException {
+    java.util.Objects.requireNonNull(events, "events");
     if (server.isUnresolved()) {
       throw new IllegalArgumentException("server address " + server + " is unresolved");
     }
     DatagramChannel ch = open(server);
     try {
-      UdpClientEndpoint e = new UdpClientEndpoint(ch, server, config, listener, threadName);
+      UdpClientEndpoint e = new UdpClientEndpoint(ch, server, config, listener, threadName,
+          events);
       beforeStart.accept(e);
       e.start();
       return e;
@@ -180,6 +205,7 @@ public final class UdpClientEndpoint extends EndpointLoop {
         return;
       }
       moved++;
+      events.bytesReceived(n);
       rxDirect.flip();
       rx.clear();
       rx.put(rxDirect).flip();
@@ -231,9 +257,10 @@ public final class UdpClientEndpoint extends EndpointLoop {
    */
   private boolean transmit(long nowNs) throws IOException {
     try {
-      boolean sent = channel.write(txDirect) != 0;
+      int n = channel.write(txDirect);
       rebindIntervalNs = REBIND_MIN_INTERVAL_NS;
-      return sent;
+      events.bytesSent(n);
+      return n != 0;
     } catch (PortUnreachableException e) {
       throw e;
     } catch (IOException refused) {
@@ -241,7 +268,9 @@ public final class UdpClientEndpoint extends EndpointLoop {
       if (replaceSocket(nowNs)) {
         txDirect.position(0);
         try {
-          return channel.write(txDirect) != 0;
+          int n = channel.write(txDirect);
+          events.bytesSent(n);
+          return n != 0;
         } catch (PortUnreachableException e) {
           throw e;
         } catch (IOException stillRefused) {

@@ -1,10 +1,12 @@
 package dev.tern.transport.udp.nio;
 
+import dev.tern.rpc.spi.TransportEvents;
 import dev.tern.transport.udp.connection.Connection;
 import dev.tern.transport.udp.connection.ConnectionConfig;
 import dev.tern.transport.udp.connection.ConnectionListener;
 import dev.tern.transport.udp.connection.ConnectionState;
 import dev.tern.transport.udp.connection.ServerDemux;
+import dev.tern.transport.udp.recovery.LossListener;
 import java.io.IOException;
 import java.net.Inet6Address;
 import java.net.InetSocketAddress;
@@ -24,6 +26,11 @@ import java.util.function.Function;
  *
  * <p>Datagrams that fit no connection (garbage, forged or corrupt INITIALs, unknown connection
  * IDs) are dropped and counted ({@link #droppedDatagrams()}), never thrown and never kept.
+ *
+ * <p>What the endpoint sees is reported to the {@link TransportEvents} it was bound with, on the
+ * loop thread and without allocating: every datagram's payload sent and received, the packets
+ * its connections declared lost (and so send again), and each datagram dropped or connection
+ * refused, with its reason ({@link #refusalReason}).
  */
 public final class UdpServerEndpoint extends EndpointLoop {
   /** How often unused paths are purged. */
@@ -35,7 +42,17 @@ public final class UdpServerEndpoint extends EndpointLoop {
    */
   private static final long PATH_RETENTION_NS = 120_000_000_000L;
 
+  /**
+   * The reason reported for an INITIAL of a protocol version this server does not speak, answered
+   * with Version Negotiation (docs/protocol.md §3).
+   */
+  public static final String UNSUPPORTED_VERSION = "unsupported-version";
+
   private final ServerDemux demux;
+  /** Where the endpoint reports bytes, losses and refusals. */
+  private final TransportEvents events;
+  /** Reports each connection's lost packets to {@link #events}; one for all connections. */
+  private final LossListener lossListener;
   private final PathTable paths = new PathTable();
   private final ByteBuffer reply = ByteBuffer.allocate(DATAGRAM_BYTES);
   private long[] inUse = new long[16];
@@ -56,14 +73,18 @@ public final class UdpServerEndpoint extends EndpointLoop {
   private volatile long versionNegotiationsSnapshot;
 
   private UdpServerEndpoint(DatagramChannel channel, ConnectionConfig config,
-      Function<Connection, ConnectionListener> listeners, int maxConnections, String threadName)
-      throws IOException {
+      Function<Connection, ConnectionListener> listeners, int maxConnections, String threadName,
+      TransportEvents events) throws IOException {
     super(channel, threadName);
+    this.events = events;
+    this.lossListener = events::retransmitted;
     // RFC 9000 §9.4: a change of the client's port alone keeps the RTT estimate and controller.
     this.demux = new ServerDemux(config, c -> {
       c.setPathOracle(paths::sameHost);
+      c.setLossListener(lossListener);
       return listeners.apply(c);
     }, maxConnections);
+    demux.setRefusalListener(why -> events.refused(refusalReason(why)));
     // The socket is bound (bind() below binds before it constructs): resets prove uptime from now.
     demux.socketBound(System.nanoTime());
   }
@@ -82,6 +103,20 @@ public final class UdpServerEndpoint extends EndpointLoop {
   public static UdpServerEndpoint bind(InetSocketAddress address, ConnectionConfig config,
       Function<Connection, ConnectionListener> listeners, int maxConnections, String threadName)
       throws IOException {
+    return bind(address, config, listeners, maxConnections, threadName, TransportEvents.NONE);
+  }
+
+  /**
+   * As {@link #bind(InetSocketAddress, ConnectionConfig, Function, int, String)}, reporting to
+   * {@code events}.
+   *
+   * @param events hears of the bytes sent and received, the packets declared lost and the
+   *     datagrams and connections refused (on the loop thread)
+   */
+  public static UdpServerEndpoint bind(InetSocketAddress address, ConnectionConfig config,
+      Function<Connection, ConnectionListener> listeners, int maxConnections, String threadName,
+      TransportEvents events) throws IOException {
+    java.util.Objects.requireNonNull(events, "events");
     DatagramChannel ch = address.getAddress() instanceof Inet6Address
         && !address.getAddress().isAnyLocalAddress()
         ? DatagramChannel.open(StandardProtocolFamily.INET6) : DatagramChannel.open();
@@ -95,7 +130,7 @@ public final class UdpServerEndpoint extends EndpointLoop {
         throw named;
       }
       UdpServerEndpoint e = new UdpServerEndpoint(ch, config, listeners, maxConnections,
-          threadName);
+          threadName, events);
       e.start();
       return e;
     } catch (IOException | RuntimeException e) {
@@ -161,6 +196,25 @@ public final class UdpServerEndpoint extends EndpointLoop {
     return from != null ? from : paths.address(c.currentPathId());
   }
 
+  /**
+   * The reason a refusal of the demultiplexer is reported with: {@link TransportEvents}'s own
+   * where one fits, else {@link #UNSUPPORTED_VERSION}.
+   */
+  public static String refusalReason(ServerDemux.Refusal why) {
+    switch (why) {
+      case MALFORMED:
+        return TransportEvents.MALFORMED;
+      case UNKNOWN_CONNECTION:
+        return TransportEvents.UNKNOWN_CONNECTION;
+      case CONNECTION_LIMIT:
+        return TransportEvents.CONNECTION_LIMIT;
+      case UNSUPPORTED_VERSION:
+        return UNSUPPORTED_VERSION;
+      default:
+        throw new AssertionError(why);
+    }
+  }
+
   /** Ends the endpoint at once, without telling the clients. */
   public void abort() {
     tryExecute(this::stop);
@@ -184,6 +238,7 @@ public final class UdpServerEndpoint extends EndpointLoop {
       received++;
       moved++;
       rxDirect.flip();
+      events.bytesReceived(rxDirect.remaining());
       rx.clear();
       rx.put(rxDirect).flip();
       long pathId = paths.find(from, nowNs);
@@ -204,6 +259,7 @@ public final class UdpServerEndpoint extends EndpointLoop {
       }
       if (c != null && closing && c.state() == ConnectionState.HANDSHAKING) {
         c.close(closeCode, closeReason); // a latecomer while the endpoint closes
+        events.refused(TransportEvents.SHUTTING_DOWN);
       }
       if (reply.position() > 0) {
         reply.flip();
@@ -270,7 +326,12 @@ public final class UdpServerEndpoint extends EndpointLoop {
   /** Sends {@link #txDirect} to {@code to}; false if the socket's buffer is full. */
   private boolean sendNow(SocketAddress to) {
     try {
-      return channel.send(txDirect, to) > 0;
+      int n = channel.send(txDirect, to);
+      if (n == 0) {
+        return false;
+      }
+      events.bytesSent(n);
+      return true;
     } catch (IOException e) {
       sendErrors++; // an unreachable client: the datagram is lost, recovery handles it
       return true;
@@ -281,7 +342,7 @@ public final class UdpServerEndpoint extends EndpointLoop {
     txDirect.clear();
     txDirect.put(datagram).flip();
     try {
-      channel.send(txDirect, to);
+      events.bytesSent(channel.send(txDirect, to));
     } catch (IOException e) {
       sendErrors++;
     }

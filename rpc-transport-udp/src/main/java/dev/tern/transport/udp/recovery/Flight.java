@@ -10,6 +10,8 @@ public final class Flight {
   long bytesInFlight;
   int ptoCount;
   private long nextSequence;
+  /** Told of the packets any space declares lost; {@link LossListener#NONE} until set. */
+  LossListener lossListener = LossListener.NONE;
 
   /** Bytes in flight over every space (RFC 9002 §2). */
   public long bytesInFlight() {
@@ -27,6 +29,14 @@ public final class Flight {
    */
   public void resetProbeBackoff() {
     ptoCount = 0;
+  }
+
+  /**
+   * Sets who hears of the packets every space of the connection declares lost (a driver counting
+   * retransmissions); null: nobody.
+   */
+  public void setLossListener(LossListener listener) {
+    this.lossListener = listener == null ? LossListener.NONE : listener;
   }
 
   /** The number the next packet sent will get in the connection-wide sending sequence. */

@@ -338,6 +338,7 @@ public final class LossDetector {
     long periodStartNs = -1;
     boolean persistent = false;
     long pcDuration = Saturating.mul(PERSISTENT_CONGESTION_THRESHOLD, rtt.ptoNs(maxAckDelayNs));
+    int lostNow = 0;
     for (long pn = log.firstPacketNumber(); pn < largestAckedPn; pn++) {
       if (!log.isOpen(pn)) {
         if (log.isAcked(pn)) {
@@ -356,6 +357,7 @@ public final class LossDetector {
         log.close(pn, false, sink);
         if (eliciting) {
           packetsLost++;
+          lostNow++;
           noteLateness(pn, sent, nowNs);
         }
         if (inFlight) {
@@ -373,6 +375,9 @@ public final class LossDetector {
         long t = Saturating.add(sent, lossDelay);
         lossTimeNs = lossTimeNs == 0 ? t : Math.min(lossTimeNs, t);
       }
+    }
+    if (lostNow > 0) {
+      flight.lossListener.packetsLost(lostNow); // their frames are queued again (RFC 9002 §6.1)
     }
     if (persistent) {
       persistentCongestionEvents++;

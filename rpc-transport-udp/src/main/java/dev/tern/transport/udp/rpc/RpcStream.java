@@ -1,6 +1,7 @@
 package dev.tern.transport.udp.rpc;
 
 import dev.tern.rpc.spi.GrpcMessageFraming;
+import dev.tern.rpc.spi.TransportEvents;
 import dev.tern.transport.udp.connection.Connection;
 import dev.tern.transport.udp.stream.Stream;
 import io.grpc.DecompressorRegistry;
@@ -157,6 +158,18 @@ abstract class RpcStream {
 
   private boolean pulling;
   private boolean endReported;
+  private boolean peerResetReported;
+
+  /**
+   * Reports to {@code events} that the peer reset this stream (RESET_STREAM or STOP_SENDING)
+   * before it ended; once per stream, however many of the two frames come.
+   */
+  final void reportPeerReset(TransportEvents events) {
+    if (!peerResetReported) {
+      peerResetReported = true;
+      events.streamReset();
+    }
+  }
 
   /**
    * Reads and handles records while the application wants them: a message is read once

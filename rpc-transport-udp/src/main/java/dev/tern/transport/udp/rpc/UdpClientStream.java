@@ -189,6 +189,7 @@ final class UdpClientStream extends RpcStream implements ClientStream {
     if (ended) {
       return;
     }
+    reportPeerReset(transport.events);
     Status status = UdpClientTransport.resetStatus(code, "server");
     if (code == RpcFraming.CODE_REFUSED && !delivered) {
       // The server did not process the call (docs/protocol.md §10.5): the call layer may send it
@@ -212,8 +213,15 @@ final class UdpClientStream extends RpcStream implements ClientStream {
     fail(status, RpcFraming.CODE_CANCELLED);
   }
 
-  /** The server stopped our request (it answers without the rest); its half still comes. */
-  void onPeerStopSending() {
+  /**
+   * The server stopped our request (it answers without the rest); its half still comes. With an
+   * error code (not 0x0, "the response is complete", docs/protocol.md §10.5) before the call
+   * ended, it counts as a stream the server reset.
+   */
+  void onPeerStopSending(long code) {
+    if (code != RpcFraming.CODE_NO_ERROR && !ended) {
+      reportPeerReset(transport.events);
+    }
     halfClosed = true;
     outputDone = true; // the core has reset the half already (RFC 9000 §3.5)
     resetOutput(RpcFraming.CODE_NO_ERROR);

@@ -6,6 +6,7 @@ import dev.tern.rpc.spi.ClientStream;
 import dev.tern.rpc.spi.ClientStreamListener;
 import dev.tern.rpc.spi.ClientTransport;
 import dev.tern.rpc.spi.RequestHeaders;
+import dev.tern.rpc.spi.TransportEvents;
 import dev.tern.rpc.spi.TransportOptions;
 import dev.tern.transport.udp.connection.Connection;
 import dev.tern.transport.udp.connection.ConnectionConfig;
@@ -33,11 +34,16 @@ import java.util.concurrent.TimeUnit;
  * thread, protocol connection) and the calls on it, one per stream. Calls made before the
  * handshake completes wait, then open as stream slots allow. All state is confined to the
  * endpoint's loop; public methods hand their work to it.
+ *
+ * <p>It reports to the {@link TransportOptions#EVENTS} it was given: its endpoint the bytes and
+ * the packets declared lost ({@link UdpClientEndpoint}); its calls the streams the server reset.
  */
 final class UdpClientTransport implements ClientTransport, ConnectionListener, Pump {
   private final InetSocketAddress address;
   final String authority;
   final TransportOptions options;
+  /** Where the transport reports its events; read once. */
+  final TransportEvents events;
   final int maxInboundMessageBytes;
   final int maxHeaderBytes;
   private final int[] ourVersions;
@@ -75,6 +81,7 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
     this.authority = authority != null ? authority
         : address.getHostString() + ":" + address.getPort();
     this.options = options;
+    this.events = options.get(TransportOptions.EVENTS);
     this.maxInboundMessageBytes = options.get(TransportOptions.MAX_INBOUND_MESSAGE_SIZE);
     this.maxHeaderBytes = Math.max(options.get(TransportOptions.MAX_INBOUND_METADATA_SIZE),
         1024);
@@ -109,7 +116,7 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
       // Known before the loop starts: on loopback the handshake can complete, and the channel
       // hand this transport a call, before connect returns.
       long timeoutMs = options.get(TransportOptions.HANDSHAKE_TIMEOUT_MILLIS);
-      e = UdpClientEndpoint.connect(address, config, this, "tern-udp-client " + address, x -> {
+      e = UdpClientEndpoint.connect(address, config, this, "tern-udp-client " + address, events, x -> {
         endpoint = x;
         // Before the loop's first turn (Thread.start publishes them to it).
         handshakeDeadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
@@ -471,7 +478,7 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
   public void onStopSending(Stream s, long code) {
     UdpClientStream c = byId.get(s.id());
     if (c != null) {
-      c.onPeerStopSending();
+      c.onPeerStopSending(code);
     }
   }
 

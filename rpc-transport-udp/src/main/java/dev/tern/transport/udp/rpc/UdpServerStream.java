@@ -5,6 +5,7 @@ import dev.tern.rpc.spi.GrpcMessageFraming;
 import dev.tern.rpc.spi.RequestHeaders;
 import dev.tern.rpc.spi.ServerStream;
 import dev.tern.rpc.spi.ServerStreamListener;
+import dev.tern.rpc.spi.TransportEvents;
 import dev.tern.rpc.spi.TransportOptions;
 import dev.tern.transport.udp.stream.Stream;
 import io.grpc.Compressor;
@@ -91,6 +92,7 @@ final class UdpServerStream extends RpcStream implements ServerStream {
     }
     inboundEncoding = enc;
     if (!owner.acceptsCalls()) {
+      owner.transport.events.refused(TransportEvents.SHUTTING_DOWN);
       ended = true;
       resetOutput(RpcFraming.CODE_REFUSED);
       stopInput(RpcFraming.CODE_REFUSED);
@@ -166,6 +168,7 @@ final class UdpServerStream extends RpcStream implements ServerStream {
     if (ended) {
       return;
     }
+    reportPeerReset(owner.transport.events);
     resetOutput(RpcFraming.CODE_CANCELLED);
     stopInput(RpcFraming.CODE_CANCELLED);
     end(Status.CANCELLED.withDescription(what));

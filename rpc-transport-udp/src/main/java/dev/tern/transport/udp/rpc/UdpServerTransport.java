@@ -2,6 +2,7 @@ package dev.tern.transport.udp.rpc;
 
 import dev.tern.rpc.spi.ServerTransport;
 import dev.tern.rpc.spi.ServerTransportListener;
+import dev.tern.rpc.spi.TransportEvents;
 import dev.tern.rpc.spi.TransportOptions;
 import dev.tern.transport.udp.connection.ConnectionConfig;
 import dev.tern.transport.udp.nio.Pump;
@@ -22,6 +23,11 @@ import java.util.Objects;
  * shutdown drains every connection: new calls are refused (the client sees UNAVAILABLE: not
  * processed, safe to retry), each connection closes once its calls are done and acknowledged, and
  * the server ends when the last one has left its closing period.
+ *
+ * <p>It reports to the {@link TransportOptions#EVENTS} it was given: its endpoint the bytes, the
+ * packets its connections declared lost and the datagrams and connections it refused ({@link
+ * UdpServerEndpoint}); its calls the streams clients reset and the calls refused while a
+ * connection drains ({@link TransportEvents#SHUTTING_DOWN}).
  */
 final class UdpServerTransport implements ServerTransport, Pump {
   /** How long a graceful shutdown waits for an idle connection's last acknowledgements. */
@@ -29,6 +35,8 @@ final class UdpServerTransport implements ServerTransport, Pump {
 
   private final InetSocketAddress bindAddress;
   final TransportOptions options;
+  /** Where the server reports its events; read once. */
+  final TransportEvents events;
   final int maxInboundMessageBytes;
   final int maxHeaderBytes;
   final int[] versions;
@@ -49,6 +57,7 @@ final class UdpServerTransport implements ServerTransport, Pump {
   UdpServerTransport(InetSocketAddress bindAddress, TransportOptions options) {
     this.bindAddress = bindAddress;
     this.options = options;
+    this.events = options.get(TransportOptions.EVENTS);
     this.maxInboundMessageBytes = options.get(TransportOptions.MAX_INBOUND_MESSAGE_SIZE);
     this.maxHeaderBytes = Math.max(options.get(TransportOptions.MAX_INBOUND_METADATA_SIZE),
         1024);
@@ -70,7 +79,7 @@ final class UdpServerTransport implements ServerTransport, Pump {
         sc.drain("the server is shutting down");
       }
       return sc;
-    }, UdpTransportOptions.maxConnections(options), "tern-udp-server " + bindAddress);
+    }, UdpTransportOptions.maxConnections(options), "tern-udp-server " + bindAddress, events);
     bound = e.localAddress();
     endpoint = e;
     e.setPump(this);

@@ -2,6 +2,8 @@ package dev.tern.transport.udp.nio;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tern.rpc.metrics.TernMetrics;
+import dev.tern.rpc.metrics.TransportMetrics;
 import dev.tern.transport.udp.connection.Connection;
 import dev.tern.transport.udp.connection.ConnectionConfig;
 import dev.tern.transport.udp.connection.ConnectionListener;
@@ -24,7 +26,8 @@ import org.junit.jupiter.api.Timeout;
  * The server endpoint's loop allocates (next to) nothing per datagram in steady state: during a
  * bulk upload over loopback, after a warm-up, the bytes its thread allocates divided by the
  * datagrams it received stay small (what remains is per wake-up, not per datagram: the
- * selector's selected-key set and the JDK's own bookkeeping).
+ * selector's selected-key set and the JDK's own bookkeeping). Both endpoints count into real
+ * metrics ({@link TransportMetrics}), so the reporting of bytes and losses is measured too.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class DriverAllocationTest {
@@ -141,15 +144,18 @@ class DriverAllocationTest {
     ConnectionConfig clientConfig = ConnectionConfig.builder().versions(Versions.V1)
         .pinnedServerKeys(new PinnedServerKey(1, crypto.x25519().publicKey(key))).build();
     CompletableFuture<Sink> sink = new CompletableFuture<>();
+    TernMetrics metrics = TernMetrics.create();
+    TransportMetrics serverEvents = metrics.transport(TernMetrics.Side.SERVER, "allocation", "udp");
+    TransportMetrics clientEvents = metrics.transport(TernMetrics.Side.CLIENT, "allocation", "udp");
     UdpServerEndpoint server = UdpServerEndpoint.bind(
         new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0), serverConfig, c -> {
           Sink s = new Sink(c);
           sink.complete(s);
           return s;
-        }, 4, "test-udp-server");
+        }, 4, "test-udp-server", serverEvents);
     Uploader up = new Uploader();
     UdpClientEndpoint client = UdpClientEndpoint.connect(server.localAddress(), clientConfig, up,
-        "test-udp-client");
+        "test-udp-client", clientEvents, e -> { });
     client.setPump(up);
     try {
       long[] allocatedAndDatagrams = sink.get(30, TimeUnit.SECONDS).done.get(100,
@@ -159,6 +165,9 @@ class DriverAllocationTest {
           allocatedAndDatagrams[1], allocatedAndDatagrams[0], perDatagram);
       assertThat(allocatedAndDatagrams[1]).as("packets measured").isGreaterThan(3_000);
       assertThat(perDatagram).as("bytes allocated per packet received").isLessThan(64);
+      // The counting was on while measured: the whole upload went through it.
+      assertThat(serverEvents.bytesReceived()).isGreaterThan(UPLOAD);
+      assertThat(clientEvents.bytesSent()).isGreaterThan(UPLOAD);
     } finally {
       client.abort();
       server.abort();

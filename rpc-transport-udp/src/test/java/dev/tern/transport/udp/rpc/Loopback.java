@@ -233,7 +233,8 @@ final class Loopback {
   /**
    * Forwards datagrams between one client and a server, both ways, until closed; {@link
    * #blackHole} drops everything from then on, as a path that died would; {@link #dropToServer}
-   * only what the client sends.
+   * only what the client sends; {@link #dropEveryToClient} one in so many of the server's, as a
+   * lossy path would (counted in {@link #droppedToClient} and {@link #droppedBytesToClient}).
    */
   static final class Relay implements AutoCloseable {
     private final DatagramSocket front;
@@ -244,6 +245,10 @@ final class Loopback {
     private volatile InetSocketAddress server;
     volatile boolean blackHole;
     volatile boolean dropToServer;
+    /** Drops every n-th datagram the server sends, counted from when it is set; 0: none. */
+    volatile int dropEveryToClient;
+    final java.util.concurrent.atomic.AtomicLong droppedToClient = new java.util.concurrent.atomic.AtomicLong();
+    final java.util.concurrent.atomic.AtomicLong droppedBytesToClient = new java.util.concurrent.atomic.AtomicLong();
     /** While not released, the server's datagrams wait in the relay (the client's still pass). */
     private final java.util.concurrent.CountDownLatch toClient = new java.util.concurrent.CountDownLatch(1);
 
@@ -265,6 +270,11 @@ final class Loopback {
 
     int port() {
       return front.getLocalPort();
+    }
+
+    /** The port the relay faces the server from now. */
+    int backPort() {
+      return back.getLocalPort();
     }
 
     /** A relay that holds the server's datagrams until {@link #releaseToClient}. */
@@ -304,6 +314,7 @@ final class Loopback {
       Thread t = new Thread(() -> {
         byte[] buf = new byte[2048];
         DatagramPacket p = new DatagramPacket(buf, buf.length);
+        long toClientSeen = 0;
         try {
           while (true) {
             p.setData(buf);
@@ -314,6 +325,12 @@ final class Loopback {
               continue; // a server the relay no longer leads to
             }
             if (blackHole || (upstream && dropToServer)) {
+              continue;
+            }
+            int every = dropEveryToClient;
+            if (!upstream && every > 0 && ++toClientSeen % every == 0) {
+              droppedToClient.incrementAndGet();
+              droppedBytesToClient.addAndGet(p.getLength());
               continue;
             }
             DatagramPacket out = new DatagramPacket(p.getData(), p.getLength());
