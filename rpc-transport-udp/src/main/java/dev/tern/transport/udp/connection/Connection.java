@@ -516,11 +516,14 @@ public final class Connection {
    * when the application keeps sending: each ack-eliciting packet re-arms it from its own send
    * time (RFC 9002 §6.2.1), so with a message every 100 ms and a backed-off PTO longer than that
    * it never expires, and a path gone silent under a busy call was found only by the idle timeout.
-   * Long.MAX_VALUE when nothing is unanswered, or the rule is off or not yet in force.
+   * Long.MAX_VALUE when nothing is unanswered, the probe timer is not armed, or the rule is off or
+   * not yet in force.
    */
   private long silenceCheckNs() {
     if (firstUnansweredNs == 0 || peerDeadlineNs != Long.MAX_VALUE || state != ConnectionState.ESTABLISHED
-        || config.deadAfterProbeTimeouts <= 0) {
+        || config.deadAfterProbeTimeouts <= 0 || recoveryTimerNs() == Long.MAX_VALUE) {
+      // Only while the connection waits on its probe timer: one that may not send (the
+      // amplification limit, RFC 9000 §8.1) is waiting on its peer, not probing it.
       return Long.MAX_VALUE;
     }
     long pto = rtt.ptoNs(config.maxAckDelayMs * 1_000_000L);
