@@ -1,6 +1,7 @@
 package dev.tern.transport.quic;
 
 import dev.tern.rpc.spi.ThrottledLog;
+import dev.tern.rpc.spi.TransportEvents;
 import dev.tern.rpc.spi.TransportOptions;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.quic.QuicTokenHandler;
@@ -25,7 +26,10 @@ import java.util.logging.Logger;
  * once with {@code CONNECTION_REFUSED} (RFC 9000 §20.1), so that the client learns it at once
  * instead of waiting out its handshake timeout. A forged or expired token is dropped (RFC 9000
  * §8.1.2 lets the server discard it; the client then times out). Each outcome is counted and
- * logged at FINE, throttled.
+ * logged at FINE, throttled, and reported to the server's {@link TransportEvents}: a Retry as
+ * {@link TransportEvents#retrySent}, a refusal as {@link TransportEvents#CONNECTION_LIMIT} when the
+ * server holds its most connections, else as {@link TransportEvents#HANDSHAKE_LIMIT} (in total or
+ * from the client's address), a dropped token as {@link TransportEvents#INVALID_TOKEN}.
  *
  * <p>Confined to the server's one event loop, as Netty calls the token handler and every
  * connection's handlers there.
@@ -36,6 +40,7 @@ final class HandshakeAdmission implements QuicTokenHandler {
   private static final Logger LOG = Logger.getLogger("dev.tern.transport.quic");
 
   private final RetryTokens tokens;
+  private final TransportEvents events;
   private final int retryAbove;
   private final int maxHandshakes;
   private final int maxHandshakesPerAddress;
@@ -58,6 +63,7 @@ final class HandshakeAdmission implements QuicTokenHandler {
 
   HandshakeAdmission(TransportOptions o) {
     this.tokens = new RetryTokens(o.get(QuicTransportOptions.RETRY_TOKEN_LIFETIME_MILLIS));
+    this.events = o.get(TransportOptions.EVENTS);
     int above = atLeast(0, "quic.retryAboveHandshakes", o.get(QuicTransportOptions.RETRY_ABOVE_HANDSHAKES));
     this.maxHandshakes = atLeast(1, "quic.maxHandshakes", o.get(QuicTransportOptions.MAX_HANDSHAKES));
     // At least half the handshake slots stay for clients whose address a Retry has proved: if
@@ -94,9 +100,10 @@ final class HandshakeAdmission implements QuicTokenHandler {
         || fromAddress >= maxHandshakesPerAddress || connections >= maxConnections;
     if (retry && tokens.mint(out, dcid, address, nowSeconds())) {
       retries.event();
+      events.retrySent();
       return true;
     }
-    pending = new Pending(address, false, false);
+    pending = new Pending(address, false, null);
     return false;
   }
 
@@ -107,12 +114,14 @@ final class HandshakeAdmission implements QuicTokenHandler {
     int offset = tokens.validate(token, address, nowSeconds());
     if (offset < 0) {
       badTokens.event(badTokens.wouldLog() ? "from " + address : null);
+      events.refused(TransportEvents.INVALID_TOKEN);
       return -1;
     }
     PerAddress a = perAddress.get(address.getAddress());
-    boolean refuse = handshakes >= maxHandshakes || connections >= maxConnections
-        || (a != null && a.validated >= maxHandshakesPerAddress);
-    pending = new Pending(address, true, refuse);
+    String refusal = connections >= maxConnections ? TransportEvents.CONNECTION_LIMIT
+        : handshakes >= maxHandshakes || (a != null && a.validated >= maxHandshakesPerAddress)
+            ? TransportEvents.HANDSHAKE_LIMIT : null;
+    pending = new Pending(address, true, refusal);
     return offset;
   }
 
@@ -134,11 +143,12 @@ final class HandshakeAdmission implements QuicTokenHandler {
     pending = null;
     if (p == null) {
       // Not announced by a token decision (cannot happen with Netty's server codec): count it anyway.
-      p = new Pending(null, false, false);
+      p = new Pending(null, false, null);
     }
-    if (p.refuse) {
+    if (p.refusal != null) {
       refused.event(refused.wouldLog() ? "from " + p.address + " (" + handshakes + " handshakes, "
           + connections + " connections)" : null);
+      events.refused(p.refusal);
       return null;
     }
     handshakes++;
@@ -212,14 +222,15 @@ final class HandshakeAdmission implements QuicTokenHandler {
   static final class Pending {
     final InetSocketAddress address;
     final boolean validated;
-    final boolean refuse;
+    /** Why the connection must be refused (a {@link TransportEvents} reason); null to admit it. */
+    final String refusal;
     /** Set once {@link #handshakeEnded} was called for it. */
     boolean handshakeDone;
 
-    Pending(InetSocketAddress address, boolean validated, boolean refuse) {
+    Pending(InetSocketAddress address, boolean validated, String refusal) {
       this.address = address;
       this.validated = validated;
-      this.refuse = refuse;
+      this.refusal = refusal;
     }
   }
 
