@@ -29,7 +29,10 @@ import java.util.logging.Logger;
  * logged at FINE, throttled, and reported to the server's {@link TransportEvents}: a Retry as
  * {@link TransportEvents#retrySent}, a refusal as {@link TransportEvents#CONNECTION_LIMIT} when the
  * server holds its most connections, else as {@link TransportEvents#HANDSHAKE_LIMIT} (in total or
- * from the client's address), a dropped token as {@link TransportEvents#INVALID_TOKEN}.
+ * from the client's address), a dropped token as {@link TransportEvents#INVALID_TOKEN}. A client's
+ * Initial may span two datagrams; when the second makes a connection of its own because the first
+ * one's was already closed, that client is refused twice but reported once (the same token from
+ * the same address as the refusal before).
  *
  * <p>Confined to the server's one event loop, as Netty calls the token handler and every
  * connection's handlers there.
@@ -52,6 +55,9 @@ final class HandshakeAdmission implements QuicTokenHandler {
   private int peakConnections;
   /** Initial packets that would have started a connection, counted as the token handler saw them. */
   private long initials;
+  /** The last refused Initial's token (its content hash) and address: a repeat is not reported again. */
+  private int lastRefusedToken;
+  private InetSocketAddress lastRefusedFrom;
   /** What the last token decision said about the connection Netty is about to make; null if none. */
   private Pending pending;
 
@@ -103,7 +109,7 @@ final class HandshakeAdmission implements QuicTokenHandler {
       events.retrySent();
       return true;
     }
-    pending = new Pending(address, false, null);
+    pending = new Pending(address, false, null, false);
     return false;
   }
 
@@ -121,7 +127,14 @@ final class HandshakeAdmission implements QuicTokenHandler {
     String refusal = connections >= maxConnections ? TransportEvents.CONNECTION_LIMIT
         : handshakes >= maxHandshakes || (a != null && a.validated >= maxHandshakesPerAddress)
             ? TransportEvents.HANDSHAKE_LIMIT : null;
-    pending = new Pending(address, true, refusal);
+    boolean repeat = false;
+    if (refusal != null) {
+      int hash = token.hashCode(); // of the readable bytes, which validate left in place
+      repeat = hash == lastRefusedToken && address.equals(lastRefusedFrom);
+      lastRefusedToken = hash;
+      lastRefusedFrom = address;
+    }
+    pending = new Pending(address, true, refusal, repeat);
     return offset;
   }
 
@@ -143,12 +156,14 @@ final class HandshakeAdmission implements QuicTokenHandler {
     pending = null;
     if (p == null) {
       // Not announced by a token decision (cannot happen with Netty's server codec): count it anyway.
-      p = new Pending(null, false, null);
+      p = new Pending(null, false, null, false);
     }
     if (p.refusal != null) {
       refused.event(refused.wouldLog() ? "from " + p.address + " (" + handshakes + " handshakes, "
           + connections + " connections)" : null);
-      events.refused(p.refusal);
+      if (!p.repeat) {
+        events.refused(p.refusal);
+      }
       return null;
     }
     handshakes++;
@@ -224,13 +239,16 @@ final class HandshakeAdmission implements QuicTokenHandler {
     final boolean validated;
     /** Why the connection must be refused (a {@link TransportEvents} reason); null to admit it. */
     final String refusal;
+    /** A refusal of the same client attempt as the refusal before: not reported again. */
+    final boolean repeat;
     /** Set once {@link #handshakeEnded} was called for it. */
     boolean handshakeDone;
 
-    Pending(InetSocketAddress address, boolean validated, String refusal) {
+    Pending(InetSocketAddress address, boolean validated, String refusal, boolean repeat) {
       this.address = address;
       this.validated = validated;
       this.refusal = refusal;
+      this.repeat = repeat;
     }
   }
 
