@@ -204,6 +204,11 @@ class RapidResetTest {
       // The server's close can race a write: nothing to do but record the close.
     }
 
+    /** Closes the connection (a FIN, no GOAWAY, no RST_STREAM) and waits until it is closed. */
+    void closeConnection() {
+      channel.close().syncUninterruptibly();
+    }
+
     @Override
     public void close() {
       channel.close();

@@ -213,8 +213,9 @@ class TcpMetricsTest {
     try (RapidResetTest.Attacker peer = RapidResetTest.Attacker.connect(server.getPort())) {
       peer.openStream("/" + MetricsService.HANG.getFullMethodName());
       await("the server has the stream", () -> s.activeCalls() == 1);
+      peer.closeConnection();
     }
-    await("the server's call ended with the connection", () -> s.activeCalls() == 0 && s.connections() == 0);
+    await("the server's call ended with the connection: " + s, () -> s.activeCalls() == 0 && s.connections() == 0);
     assertThat(s.callsFinished()).isEqualTo(1);
     assertThat(s.streamsReset()).as("no RST_STREAM was sent").isZero();
     assertThat(s.refusals()).isEmpty();
@@ -289,10 +290,10 @@ class TcpMetricsTest {
   }
 
   private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
-        throw new AssertionError("not within 10 s: " + what);
+        throw new AssertionError("not within 20 s: " + what);
       }
       Thread.sleep(5);
     }
