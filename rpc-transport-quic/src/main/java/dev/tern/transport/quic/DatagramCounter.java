@@ -17,6 +17,11 @@ import io.netty.channel.socket.DatagramPacket;
 final class DatagramCounter extends ChannelDuplexHandler {
   private final TransportEvents events;
 
+  /**
+   * A counter for one UDP channel.
+   *
+   * @param events where the bytes are reported
+   */
   DatagramCounter(TransportEvents events) {
     this.events = events;
   }

@@ -27,7 +27,11 @@ final class MalformedDatagrams extends ChannelInboundHandlerAdapter {
   private static final int QUIC_V1 = 1;
   private final TransportEvents events;
 
-  /** @param events where dropped datagrams are reported */
+  /**
+   * A filter for one server's UDP channel.
+   *
+   * @param events where dropped datagrams are reported
+   */
   MalformedDatagrams(TransportEvents events) {
     this.events = events;
   }

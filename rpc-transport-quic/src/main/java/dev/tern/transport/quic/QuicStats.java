@@ -65,7 +65,11 @@ final class QuicStats {
   /** Lost packets reported so far; on the loop. */
   private long lostReported;
 
-  /** @param events where lost packets are reported */
+  /**
+   * Statistics for one connection, attached later.
+   *
+   * @param events where lost packets are reported
+   */
   QuicStats(TransportEvents events) {
     this.events = events;
   }

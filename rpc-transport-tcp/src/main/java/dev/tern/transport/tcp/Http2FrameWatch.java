@@ -96,6 +96,13 @@ final class Http2FrameWatch {
     private int code;
     private int debugMatched;
 
+    /**
+     * @param events where to report
+     * @param preface bytes that come before the first frame, checked and skipped; null if none
+     * @param settingsFirst whether the first frame must be SETTINGS (a server's preface)
+     * @param countResets whether RST_STREAM frames are reported as stream resets
+     * @param watchGoAway whether the rapid-reset GOAWAY is reported
+     */
     Scanner(TransportEvents events, byte[] preface, boolean settingsFirst, boolean countResets, boolean watchGoAway) {
       this.events = events;
       this.preface = preface;
@@ -104,6 +111,7 @@ final class Http2FrameWatch {
       this.watchGoAway = watchGoAway;
     }
 
+    /** Follows the frames through {@code b}'s readable bytes, which are not consumed. */
     void scan(ByteBuf b) {
       if (stopped) {
         return;
@@ -205,6 +213,7 @@ final class Http2FrameWatch {
   static final class AfterTls extends ChannelDuplexHandler {
     private final Http2FrameWatch watch;
 
+    /** @param watch the connection's watch */
     AfterTls(Http2FrameWatch watch) {
       this.watch = watch;
     }

@@ -39,6 +39,7 @@ final class WireCounter extends ChannelDuplexHandler {
   private final EpollTcpInfo tcpInfo;
   private long retransmittedReported;
 
+  /** Use {@link #install}. */
   private WireCounter(TransportEvents events, boolean server, boolean tls, boolean epoll) {
     this.events = events;
     this.frames = new Http2FrameWatch(events, server);
@@ -132,6 +133,7 @@ final class WireCounter extends ChannelDuplexHandler {
     }
   }
 
+  /** Reports what TCP_INFO's retransmission total grew by since the last look (epoll, open sockets only). */
   private void pollRetransmissions(Channel ch) {
     if (tcpInfo == null || !ch.isOpen()) {
       return; // once closed the descriptor is gone (and its number may be another socket's)
