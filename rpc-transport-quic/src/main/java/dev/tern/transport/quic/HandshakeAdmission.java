@@ -1,6 +1,7 @@
 package dev.tern.transport.quic;
 
 import dev.tern.rpc.spi.ThrottledLog;
+import dev.tern.rpc.spi.TransportEvents;
 import dev.tern.rpc.spi.TransportOptions;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.quic.QuicTokenHandler;
@@ -25,7 +26,13 @@ import java.util.logging.Logger;
  * once with {@code CONNECTION_REFUSED} (RFC 9000 §20.1), so that the client learns it at once
  * instead of waiting out its handshake timeout. A forged or expired token is dropped (RFC 9000
  * §8.1.2 lets the server discard it; the client then times out). Each outcome is counted and
- * logged at FINE, throttled.
+ * logged at FINE, throttled, and reported to the server's {@link TransportEvents}: a Retry as
+ * {@link TransportEvents#retrySent}, a refusal as {@link TransportEvents#CONNECTION_LIMIT} when the
+ * server holds its most connections, else as {@link TransportEvents#HANDSHAKE_LIMIT} (in total or
+ * from the client's address), a dropped token as {@link TransportEvents#INVALID_TOKEN}. A client's
+ * Initial may span two datagrams; when the second makes a connection of its own because the first
+ * one's was already closed, that client is refused twice but reported once (the same token from
+ * the same address as the refusal before).
  *
  * <p>Confined to the server's one event loop, as Netty calls the token handler and every
  * connection's handlers there.
@@ -36,6 +43,7 @@ final class HandshakeAdmission implements QuicTokenHandler {
   private static final Logger LOG = Logger.getLogger("dev.tern.transport.quic");
 
   private final RetryTokens tokens;
+  private final TransportEvents events;
   private final int retryAbove;
   private final int maxHandshakes;
   private final int maxHandshakesPerAddress;
@@ -47,6 +55,9 @@ final class HandshakeAdmission implements QuicTokenHandler {
   private int peakConnections;
   /** Initial packets that would have started a connection, counted as the token handler saw them. */
   private long initials;
+  /** The last refused Initial's token (its content hash) and address: a repeat is not reported again. */
+  private int lastRefusedToken;
+  private InetSocketAddress lastRefusedFrom;
   /** What the last token decision said about the connection Netty is about to make; null if none. */
   private Pending pending;
 
@@ -58,6 +69,7 @@ final class HandshakeAdmission implements QuicTokenHandler {
 
   HandshakeAdmission(TransportOptions o) {
     this.tokens = new RetryTokens(o.get(QuicTransportOptions.RETRY_TOKEN_LIFETIME_MILLIS));
+    this.events = o.get(TransportOptions.EVENTS);
     int above = atLeast(0, "quic.retryAboveHandshakes", o.get(QuicTransportOptions.RETRY_ABOVE_HANDSHAKES));
     this.maxHandshakes = atLeast(1, "quic.maxHandshakes", o.get(QuicTransportOptions.MAX_HANDSHAKES));
     // At least half the handshake slots stay for clients whose address a Retry has proved: if
@@ -94,9 +106,10 @@ final class HandshakeAdmission implements QuicTokenHandler {
         || fromAddress >= maxHandshakesPerAddress || connections >= maxConnections;
     if (retry && tokens.mint(out, dcid, address, nowSeconds())) {
       retries.event();
+      events.retrySent();
       return true;
     }
-    pending = new Pending(address, false, false);
+    pending = new Pending(address, false, null, false);
     return false;
   }
 
@@ -107,12 +120,21 @@ final class HandshakeAdmission implements QuicTokenHandler {
     int offset = tokens.validate(token, address, nowSeconds());
     if (offset < 0) {
       badTokens.event(badTokens.wouldLog() ? "from " + address : null);
+      events.refused(TransportEvents.INVALID_TOKEN);
       return -1;
     }
     PerAddress a = perAddress.get(address.getAddress());
-    boolean refuse = handshakes >= maxHandshakes || connections >= maxConnections
-        || (a != null && a.validated >= maxHandshakesPerAddress);
-    pending = new Pending(address, true, refuse);
+    String refusal = connections >= maxConnections ? TransportEvents.CONNECTION_LIMIT
+        : handshakes >= maxHandshakes || (a != null && a.validated >= maxHandshakesPerAddress)
+            ? TransportEvents.HANDSHAKE_LIMIT : null;
+    boolean repeat = false;
+    if (refusal != null) {
+      int hash = token.hashCode(); // of the readable bytes, which validate left in place
+      repeat = hash == lastRefusedToken && address.equals(lastRefusedFrom);
+      lastRefusedToken = hash;
+      lastRefusedFrom = address;
+    }
+    pending = new Pending(address, true, refusal, repeat);
     return offset;
   }
 
@@ -134,11 +156,14 @@ final class HandshakeAdmission implements QuicTokenHandler {
     pending = null;
     if (p == null) {
       // Not announced by a token decision (cannot happen with Netty's server codec): count it anyway.
-      p = new Pending(null, false, false);
+      p = new Pending(null, false, null, false);
     }
-    if (p.refuse) {
+    if (p.refusal != null) {
       refused.event(refused.wouldLog() ? "from " + p.address + " (" + handshakes + " handshakes, "
           + connections + " connections)" : null);
+      if (!p.repeat) {
+        events.refused(p.refusal);
+      }
       return null;
     }
     handshakes++;
@@ -212,14 +237,18 @@ final class HandshakeAdmission implements QuicTokenHandler {
   static final class Pending {
     final InetSocketAddress address;
     final boolean validated;
-    final boolean refuse;
+    /** Why the connection must be refused (a {@link TransportEvents} reason); null to admit it. */
+    final String refusal;
+    /** A refusal of the same client attempt as the refusal before: not reported again. */
+    final boolean repeat;
     /** Set once {@link #handshakeEnded} was called for it. */
     boolean handshakeDone;
 
-    Pending(InetSocketAddress address, boolean validated, boolean refuse) {
+    Pending(InetSocketAddress address, boolean validated, String refusal, boolean repeat) {
       this.address = address;
       this.validated = validated;
-      this.refuse = refuse;
+      this.refusal = refusal;
+      this.repeat = repeat;
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.tern.transport.quic;
 
 import dev.tern.rpc.spi.ThrottledLog;
+import dev.tern.rpc.spi.TransportEvents;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -14,7 +15,9 @@ import java.util.logging.Logger;
  * a version 1 long header whose connection ID is longer than 20 bytes (§17.2). What it lets pass
  * and quiche still rejects is dropped by Netty, which logs it at FINE per packet with a stack
  * trace; {@link QuietNettyLogs} moves those lines here too, throttled, so that FINE logging stays
- * usable under a flood of junk.
+ * usable under a flood of junk. Each datagram dropped here is also reported to the server's {@link
+ * TransportEvents} as {@link TransportEvents#MALFORMED} (those Netty drops are not: it says nothing
+ * of them but in its log).
  */
 final class MalformedDatagrams extends ChannelInboundHandlerAdapter {
   static final ThrottledLog DROPPED = new ThrottledLog(Logger.getLogger("dev.tern.transport.quic"),
@@ -22,12 +25,23 @@ final class MalformedDatagrams extends ChannelInboundHandlerAdapter {
   /** RFC 9000 §14.1: the smallest datagram that may carry a client's Initial packet. */
   static final int MIN_INITIAL_DATAGRAM = 1200;
   private static final int QUIC_V1 = 1;
+  private final TransportEvents events;
+
+  /**
+   * A filter for one server's UDP channel.
+   *
+   * @param events where dropped datagrams are reported
+   */
+  MalformedDatagrams(TransportEvents events) {
+    this.events = events;
+  }
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     if (msg instanceof DatagramPacket && malformed(((DatagramPacket) msg).content())) {
       ((DatagramPacket) msg).release();
       DROPPED.event(DROPPED.wouldLog() ? "from " + ((DatagramPacket) msg).sender() : null);
+      events.refused(TransportEvents.MALFORMED);
       return;
     }
     ctx.fireChannelRead(msg);

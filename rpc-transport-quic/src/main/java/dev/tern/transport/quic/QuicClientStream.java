@@ -284,8 +284,15 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
     close(trailerStatus, trailers);
   }
 
+  /**
+   * The server reset the stream (RESET_STREAM, RFC 9000 §19.4): reported as a stream reset unless
+   * with H3_NO_ERROR, which aborts nothing (RFC 9114 §4.1).
+   */
   @Override
   void onPeerReset(long code) {
+    if (code != H3_NO_ERROR) {
+      transport.events().streamReset();
+    }
     Status status = resetStatus(code, "server");
     if (code == H3_REQUEST_REJECTED && !responseHeadersSeen) {
       // RFC 9114 §4.1.1: the server did not process the request; the call may be sent again.

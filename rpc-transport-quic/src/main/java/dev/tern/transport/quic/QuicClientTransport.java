@@ -64,7 +64,9 @@ final class QuicClientTransport implements ClientTransport {
   /** {@link #openPending} is running (it can be asked for again from inside, by a call it ends). */
   private boolean openingPending;
   private final SendErrors sendErrors = new SendErrors();
-  private final QuicStats stats = new QuicStats();
+  private final QuicStats stats;
+  /** Where this transport reports its own events (bytes, lost packets, streams the server reset). */
+  private final dev.tern.rpc.spi.TransportEvents events;
   /** Keep-alive, dead-peer detection and the check of a quiet connection, once ready; null before. */
   private volatile QuicLiveness liveness;
   private EventLoopGroup group;
@@ -101,6 +103,13 @@ final class QuicClientTransport implements ClientTransport {
     this.options = options;
     this.ourVersions = TernVersions.toBits(options.get(TransportOptions.PROTOCOL_VERSIONS));
     this.serverKey = this.authority + '@' + address;
+    this.events = options.get(TransportOptions.EVENTS);
+    this.stats = new QuicStats(events);
+  }
+
+  /** Where this transport's streams report their events. */
+  dev.tern.rpc.spi.TransportEvents events() {
+    return events;
   }
 
   @Override
@@ -148,6 +157,7 @@ final class QuicClientTransport implements ClientTransport {
             if (impairment != null) {
               ch.pipeline().addLast(new ImpairmentHandler(impairment));
             }
+            ch.pipeline().addLast(new DatagramCounter(events));
             if (!loopback) {
               // Only where the socket is unconnected and its address can go away (below). On
               // loopback, with the impairment handler in the pipeline, the QUIC-under-loss interop

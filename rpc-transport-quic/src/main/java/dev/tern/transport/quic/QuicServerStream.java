@@ -177,8 +177,15 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
     }
   }
 
+  /**
+   * The client reset the stream (RESET_STREAM, RFC 9000 §19.4) before the call ended: reported as
+   * a stream reset unless with H3_NO_ERROR, which aborts nothing (RFC 9114 §4.1).
+   */
   @Override
   void onPeerReset(long code) {
+    if (!finished && code != H3_NO_ERROR) {
+      connection.events().streamReset();
+    }
     if (!finished && !closeSent) {
       connection.peerResetBeforeAnswer();
     }
@@ -266,7 +273,12 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
   }
 
   private void onWriteFailed(Throwable cause) {
-    // STOP_SENDING from the client (it cancelled) fails our queued writes.
+    // STOP_SENDING from the client (it cancelled) fails our queued writes: a stream reset too
+    // (RFC 9000 §19.5), counted once with the RESET_STREAM that usually comes with it. Writes
+    // failed by the connection's close are no reset.
+    if (!finished && connection.channel().isOpen()) {
+      connection.events().streamReset();
+    }
     if (!finished && !closeSent) {
       connection.peerResetBeforeAnswer();
     }

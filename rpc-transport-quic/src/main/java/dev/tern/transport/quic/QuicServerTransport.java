@@ -2,6 +2,7 @@ package dev.tern.transport.quic;
 
 import dev.tern.rpc.spi.ServerTransport;
 import dev.tern.rpc.spi.ServerTransportListener;
+import dev.tern.rpc.spi.TransportEvents;
 import dev.tern.rpc.spi.TransportOptions;
 import io.grpc.Status;
 import io.netty.bootstrap.Bootstrap;
@@ -35,6 +36,8 @@ final class QuicServerTransport implements ServerTransport {
 
   private final InetSocketAddress bindAddress;
   private final TransportOptions options;
+  /** Where this server reports its own events (bytes, refusals, resets, Retries, 0-RTT). */
+  private final TransportEvents events;
   private final long versionBits;
   private final int maxInboundMessageBytes;
   private final Set<ServerConnection> connections = new LinkedHashSet<>();
@@ -56,6 +59,7 @@ final class QuicServerTransport implements ServerTransport {
   QuicServerTransport(InetSocketAddress bindAddress, TransportOptions options) {
     this.bindAddress = bindAddress;
     this.options = options;
+    this.events = options.get(TransportOptions.EVENTS);
     this.admission = new HandshakeAdmission(options);
     this.maxPeerResetsPerWindow = options.get(TransportOptions.MAX_RST_FRAMES_PER_WINDOW);
     if (maxPeerResetsPerWindow < 0) {
@@ -118,7 +122,8 @@ final class QuicServerTransport implements ServerTransport {
             if (impairment != null) {
               ch.pipeline().addLast(new ImpairmentHandler(impairment));
             }
-            ch.pipeline().addLast(new MalformedDatagrams(), resets.responder(), codec);
+            ch.pipeline().addLast(new DatagramCounter(events), new MalformedDatagrams(events), resets.responder(events),
+                codec);
           }
         })
         .bind(bindAddress).awaitUninterruptibly();
@@ -187,6 +192,9 @@ final class QuicServerTransport implements ServerTransport {
   HandshakeAdmission admission() { return admission; }
 
   TransportOptions options() { return options; }
+
+  /** Where this server's connections and streams report their events. */
+  TransportEvents events() { return events; }
 
   /** Connection IDs, reset tokens and the stateless resets of a restarted server. */
   StatelessResets.Server resets() { return resets; }

@@ -1,6 +1,7 @@
 package dev.tern.transport.quic;
 
 import dev.tern.rpc.ConnectionInfo;
+import dev.tern.rpc.spi.TransportEvents;
 import io.netty.handler.codec.quic.QuicChannel;
 import io.netty.handler.codec.quic.QuicConnectionPathStats;
 import io.netty.handler.codec.quic.QuicConnectionStats;
@@ -17,6 +18,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the connection turns ready, whenever one of its streams ends, and when a reader finds it older
  * than {@link #MAX_AGE_NANOS}: at once for a reader on the loop, otherwise in a task queued for
  * the loop (that reader gets the cached values; the next read sees the new ones).
+ *
+ * <p>Each refresh also reports to the transport's {@link TransportEvents} the packets quiche has
+ * declared lost since the last one ({@link QuicConnectionStats#lost()}; their data goes out again
+ * in new packets, RFC 9002 §6), and so does the connection's close, with quiche's statistics as
+ * they were at the close: a connection's whole count is in once it has closed, earlier counts
+ * arrive as its streams end.
  */
 final class QuicStats {
   /** A read that finds the counters older than this queues a refresh. */
@@ -54,10 +61,43 @@ final class QuicStats {
   };
   private volatile QuicChannel channel;
   private volatile Counters counters = Counters.NONE;
+  private final TransportEvents events;
+  /** Lost packets reported so far; on the loop. */
+  private long lostReported;
+
+  /**
+   * Statistics for one connection, attached later.
+   *
+   * @param events where lost packets are reported
+   */
+  QuicStats(TransportEvents events) {
+    this.events = events;
+  }
 
   /** Reads statistics from {@code channel} from now on (a client learns its channel late). */
   void attach(QuicChannel channel) {
     this.channel = channel;
+    channel.closeFuture().addListener(f -> reportAtClose(channel));
+  }
+
+  /** Reports what quiche lost since the last refresh, from its statistics at the close; on the loop. */
+  private void reportAtClose(QuicChannel ch) {
+    QuicConnectionStats stats;
+    try {
+      stats = now(ch.collectStats()); // Netty keeps the statistics of the close for this
+    } catch (RuntimeException e) {
+      return; // a connection that never began has none
+    }
+    if (stats != null) {
+      reportLost(stats.lost());
+    }
+  }
+
+  private void reportLost(long lost) {
+    if (lost > lostReported) {
+      events.retransmitted(lost - lostReported);
+      lostReported = lost;
+    }
   }
 
   /**
@@ -75,6 +115,9 @@ final class QuicStats {
     }
     QuicConnectionStats stats = now(ch.collectStats());
     QuicConnectionPathStats path = now(ch.collectPathStats(0));
+    if (stats != null) {
+      reportLost(stats.lost());
+    }
     Counters old = counters;
     counters = new Counters(
         stats != null ? stats.sentBytes() : old.bytesSent,

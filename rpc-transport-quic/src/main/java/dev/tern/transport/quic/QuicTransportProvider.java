@@ -14,6 +14,14 @@ import java.util.Objects;
  * call is one bidirectional QUIC stream; TLS 1.3 is mandatory; the Tern protocol version is agreed
  * in the HTTP/3 SETTINGS exchange ({@link VersionHandshake#IN_TRANSPORT}). Unavailable, with the
  * reason, where quiche's native library does not load.
+ *
+ * <p>Its transports report to the {@link dev.tern.rpc.spi.TransportEvents} in {@link
+ * TransportOptions#EVENTS}: datagram payload bytes each way; packets quiche declared lost, as they
+ * are counted at the end of a stream and at the latest when the connection closes; on a server,
+ * Retries sent and refusals (connection limit, handshake caps, forged or expired tokens, malformed
+ * datagrams, datagrams for no connection, rapid reset), and a connection's first stream read in
+ * 0-RTT as early data accepted; on both, streams the peer reset. Whether a server took a client's
+ * 0-RTT data is not reported on the client: neither quiche's binding nor Netty says.
  */
 public final class QuicTransportProvider implements TransportProvider {
   /** The transport's name. */

@@ -28,7 +28,7 @@ final class ServerConnection {
   private final QuicServerTransport transport;
   private final QuicChannel channel;
   private final Set<QuicServerStream> streams = new LinkedHashSet<>();
-  private final QuicStats stats = new QuicStats();
+  private final QuicStats stats;
   /** How long a drained connection waits for the client to close it before the server does. */
   static final long CLOSE_GRACE_MILLIS = 5_000;
   private volatile int version;
@@ -56,6 +56,7 @@ final class ServerConnection {
     this.transport = transport;
     this.channel = channel;
     this.admitted = admitted;
+    this.stats = new QuicStats(transport.events());
     stats.attach(channel);
   }
 
@@ -178,9 +179,17 @@ final class ServerConnection {
   /** False once the server shuts down or this connection was sent GOAWAY (its age, idleness). */
   boolean acceptsStreams() { return !transport.isShutdown() && !goAwaySent; }
 
+  /** Where this connection's streams report their events. */
+  dev.tern.rpc.spi.TransportEvents events() { return transport.events(); }
+
+  /**
+   * A stream's request HEADERS arrived. The first that came in 0-RTT packets is reported as the
+   * connection's early data accepted: quiche took it (a server that rejects 0-RTT never reads it).
+   */
   void streamOpened(QuicServerStream s) {
-    if (s.receivedAsEarlyData()) {
+    if (s.receivedAsEarlyData() && !earlyData) {
       earlyData = true;
+      transport.events().earlyData(true);
     }
     maxStreamId = Math.max(maxStreamId, s.streamId());
     streams.add(s);
@@ -257,6 +266,7 @@ final class ServerConnection {
     }
     if (++peerResetsInWindow > max) {
       closedForResets = true;
+      transport.events().refused(dev.tern.rpc.spi.TransportEvents.RAPID_RESET);
       transport.excessiveResets().event(transport.excessiveResets().wouldLog()
           ? channel.remoteSocketAddress() + ": " + peerResetsInWindow + " streams reset within "
               + TimeUnit.NANOSECONDS.toSeconds(transport.resetWindowNanos()) + " s" : null);

@@ -314,12 +314,17 @@ final class StatelessResets {
       };
     }
 
-    /** The responder, placed before the codec in the server's UDP pipeline. */
-    ChannelInboundHandlerAdapter responder() {
+    /**
+     * The responder, placed before the codec in the server's UDP pipeline. Each datagram it takes
+     * (answered or, over the rate limit, only dropped) is reported to {@code events} as {@link
+     * dev.tern.rpc.spi.TransportEvents#UNKNOWN_CONNECTION}.
+     */
+    ChannelInboundHandlerAdapter responder(dev.tern.rpc.spi.TransportEvents events) {
       return new ChannelInboundHandlerAdapter() {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
           if (msg instanceof DatagramPacket && fromEarlierProcess(((DatagramPacket) msg).content())) {
+            events.refused(dev.tern.rpc.spi.TransportEvents.UNKNOWN_CONNECTION);
             DatagramPacket p = (DatagramPacket) msg;
             try {
               respond(ctx, p);

@@ -89,7 +89,7 @@ class StatelessResetsTest {
     long boundAt = System.nanoTime();
     restarted.bound();
     List<Object> passed = new ArrayList<>();
-    EmbeddedChannel server = new EmbeddedChannel(restarted.responder(), collect(passed));
+    EmbeddedChannel server = new EmbeddedChannel(restarted.responder(dev.tern.rpc.spi.TransportEvents.NONE), collect(passed));
     server.writeInbound(shortPacket(cid, 60));
     assertThat(passed).as("dropped after the answer").isEmpty();
     DatagramPacket reset = server.readOutbound();
@@ -129,7 +129,7 @@ class StatelessResetsTest {
     byte[] own = bytes(server.ids().newId(StatelessResets.CID_BYTES));
     byte[] foreign = bytes(new StatelessResets.Server(new byte[32]).ids().newId(StatelessResets.CID_BYTES));
     List<Object> passed = new ArrayList<>();
-    EmbeddedChannel ch = new EmbeddedChannel(server.responder(), collect(passed));
+    EmbeddedChannel ch = new EmbeddedChannel(server.responder(dev.tern.rpc.spi.TransportEvents.NONE), collect(passed));
     ch.writeInbound(shortPacket(own, 60));
     ch.writeInbound(shortPacket(foreign, StatelessResets.RESET_BYTES)); // no shorter answer possible
     DatagramPacket initial = shortPacket(foreign, 1200);
@@ -145,7 +145,7 @@ class StatelessResetsTest {
   void resetsAreRateLimited() {
     StatelessResets.Server server = new StatelessResets.Server(new byte[32]);
     byte[] foreign = bytes(new StatelessResets.Server(new byte[32]).ids().newId(StatelessResets.CID_BYTES));
-    EmbeddedChannel ch = new EmbeddedChannel(server.responder());
+    EmbeddedChannel ch = new EmbeddedChannel(server.responder(dev.tern.rpc.spi.TransportEvents.NONE));
     int packets = StatelessResets.MAX_RESETS_PER_SECOND + 500;
     for (int i = 0; i < packets; i++) {
       ch.writeInbound(shortPacket(foreign, 50));

@@ -20,6 +20,8 @@ final class UdpRelay implements AutoCloseable {
   private volatile boolean dropping;
   /** Forward the client's first datagram, then nothing either way (a peer gone silent mid-handshake). */
   private volatile boolean silentAfterFirst;
+  /** Datagrams from the server still to forward; the rest are dropped. */
+  private volatile int serverDatagramsLeft = Integer.MAX_VALUE;
   private volatile long dropped;
   private final Object counted = new Object();
   private long toClientBytes;
@@ -48,6 +50,15 @@ final class UdpRelay implements AutoCloseable {
    */
   void silentAfterFirstClientDatagram() {
     silentAfterFirst = true;
+  }
+
+  /**
+   * Forwards only the server's first {@code n} datagrams to the client and drops the rest, while
+   * every datagram of the client's still reaches the server: with {@code n = 1}, a client that
+   * follows the server's Retry (RFC 9000 §8.1.2) but never hears the handshake's answer.
+   */
+  void forwardServerDatagrams(int n) {
+    serverDatagramsLeft = n;
   }
 
   /** Datagrams dropped since {@link #blackHole()}. */
@@ -94,6 +105,13 @@ final class UdpRelay implements AutoCloseable {
         }
         buf.flip();
         if (from.equals(server)) {
+          if (serverDatagramsLeft <= 0) {
+            dropped++;
+            continue;
+          }
+          if (serverDatagramsLeft != Integer.MAX_VALUE) {
+            serverDatagramsLeft--;
+          }
           if (client != null) {
             int n = buf.remaining();
             socket.send(buf, client);

@@ -1,6 +1,7 @@
 package dev.tern.transport.tcp;
 
 import dev.tern.rpc.spi.ThrottledLog;
+import dev.tern.rpc.spi.TransportEvents;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFactory;
 import io.netty.channel.ChannelHandler;
@@ -25,8 +26,10 @@ import java.util.logging.Logger;
  * none, and a server that accepts every connection runs out of file descriptors under a flood of
  * idle ones, after which it refuses everyone. The limit sits in the listening socket's own
  * pipeline, before grpc-netty's acceptor, so a connection beyond it is closed the moment it is
- * accepted, before any HTTP/2 state exists; it is counted and logged at FINE, throttled. The
- * connections already open are untouched.
+ * accepted, before any HTTP/2 state exists; it is counted, reported to the transport's {@link
+ * TransportEvents} as {@link TransportEvents#CONNECTION_LIMIT} and logged at FINE, throttled. The
+ * connections already open are untouched. Each connection it lets through gets a {@link
+ * WireCounter} first in its pipeline.
  *
  * <p>The event loops are this server's own (grpc-netty insists on both groups when the channel
  * factory is given): epoll where its native library loads, as grpc-netty's default, else NIO.
@@ -40,17 +43,23 @@ final class ServerSockets {
   private final ThrottledLog refused = new ThrottledLog(LOG, "tcp: connection refused (maxConnections reached)",
       ThrottledLog.DEFAULT_INTERVAL_NANOS);
   private final boolean epoll = Epoll.isAvailable();
+  private final TransportEvents events;
+  private final boolean tls;
   final EventLoopGroup boss;
   final EventLoopGroup workers;
 
   /**
    * @param maxConnections most connections at once; 0 for no limit
+   * @param events where the connections' counts are reported
+   * @param tls whether the server's connections run TLS
    */
-  ServerSockets(int maxConnections) {
+  ServerSockets(int maxConnections, TransportEvents events, boolean tls) {
     if (maxConnections < 0) {
       throw new IllegalArgumentException("tcp: maxConnections must be >= 0 (0: no limit), was " + maxConnections);
     }
     this.maxConnections = maxConnections == 0 ? Integer.MAX_VALUE : maxConnections;
+    this.events = events;
+    this.tls = tls;
     IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
     boss = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("tern-tcp-server-boss", true), io);
     // 0: Netty's default, twice the processors, as grpc-netty's shared worker group.
@@ -92,9 +101,11 @@ final class ServerSockets {
       if (now > maxConnections) {
         open.decrementAndGet();
         refused.event(refused.wouldLog() ? "from " + child.remoteAddress() + " (" + (now - 1) + " open)" : null);
+        events.refused(TransportEvents.CONNECTION_LIMIT);
         child.unsafe().closeForcibly();
         return;
       }
+      WireCounter.install(child, events, true, tls);
       peak.accumulateAndGet(now, Math::max);
       child.closeFuture().addListener(f -> open.decrementAndGet());
       ctx.fireChannelRead(msg);

@@ -10,6 +10,7 @@ import dev.tern.rpc.spi.ClientStreamListener;
 import dev.tern.rpc.spi.ClientTransport;
 import dev.tern.rpc.spi.RequestHeaders;
 import dev.tern.rpc.spi.TlsSettings;
+import dev.tern.rpc.spi.TransportEvents;
 import dev.tern.rpc.spi.TransportOptions;
 import io.grpc.Attributes;
 import io.grpc.CallOptions;
@@ -26,6 +27,8 @@ import io.grpc.netty.InternalNettyChannelBuilder;
 import io.grpc.netty.NettyChannelBuilder;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -73,7 +76,8 @@ final class TcpClientTransport implements ClientTransport, GrpcClientStream.Owne
   private volatile SocketAddress localAddress;
   /** The connection's socket where epoll is used (for TCP_INFO); null otherwise. */
   private volatile EpollSocketChannel socket;
-  private volatile boolean usesEpoll;
+  /** Set once the channel holds the shared event loop group, which it must give back. */
+  private volatile boolean usesSharedGroup;
   private volatile SocketAddress remoteAddress;
   /** The TLS session of the inner channel's connection, learned from a call; null in plaintext. */
   private volatile javax.net.ssl.SSLSession sslSession;
@@ -133,14 +137,23 @@ final class TcpClientTransport implements ClientTransport, GrpcClientStream.Owne
     }
     InternalNettyChannelBuilder.setStatsEnabled(builder, false);
     InternalNettyChannelBuilder.setTracingEnabled(builder, false);
-    if (EpollSockets.available()) {
-      usesEpoll = true;
-      builder.eventLoopGroup(EpollSockets.acquire()).channelFactory(() -> {
-        EpollSocketChannel created = new EpollSocketChannel();
-        socket = created;
-        return created;
-      });
-    }
+    // Channels of this transport's own making: the counter goes first in each one's pipeline.
+    TransportEvents wireEvents = options.get(TransportOptions.EVENTS);
+    boolean tls = sslContext != null;
+    boolean epoll = ClientSockets.epollAvailable();
+    usesSharedGroup = true;
+    builder.eventLoopGroup(ClientSockets.acquire()).channelFactory(() -> {
+      SocketChannel created;
+      if (epoll) {
+        EpollSocketChannel e = new EpollSocketChannel();
+        socket = e;
+        created = e;
+      } else {
+        created = new NioSocketChannel();
+      }
+      WireCounter.install(created, wireEvents, false, tls);
+      return created;
+    });
     String userAgent = options.get(TransportOptions.USER_AGENT);
     if (userAgent != null) {
       builder.userAgent(userAgent);
@@ -311,7 +324,7 @@ final class TcpClientTransport implements ClientTransport, GrpcClientStream.Owne
         .localAddress(localAddress)
         .remoteAddress(remoteAddress)
         .sslSession(sslSession);
-    EpollSockets.addTcpInfo(socket, info); // byte counts stay -1: neither grpc-java nor TCP_INFO here has them
+    ClientSockets.addTcpInfo(socket, info); // byte counts stay -1: neither grpc-java nor TCP_INFO here has them
     return info.build();
   }
 
@@ -363,10 +376,10 @@ final class TcpClientTransport implements ClientTransport, GrpcClientStream.Owne
       ch.shutdown();
     }
     if (first) {
-      boolean epoll = usesEpoll;
+      boolean shared = usesSharedGroup;
       Termination.whenTerminated(ch::awaitTermination, () -> {
-        if (epoll) {
-          EpollSockets.release();
+        if (shared) {
+          ClientSockets.release();
         }
         events.execute(() -> {
           if (listener != null) {

@@ -87,7 +87,8 @@ final class TcpServerTransport implements ServerTransport, GrpcServerStream.Owne
         throw new IllegalStateException("tcp server transport on " + bindAddress + " already started");
       }
       this.listener = listener;
-      ServerSockets own = new ServerSockets(options.get(TransportOptions.MAX_CONNECTIONS));
+      ServerSockets own = new ServerSockets(options.get(TransportOptions.MAX_CONNECTIONS),
+          options.get(TransportOptions.EVENTS), sslContext != null);
       NettyServerBuilder builder = NettyServerBuilder.forAddress(bindAddress)
           .channelFactory(own.channelFactory())
           .bossEventLoopGroup(own.boss)

@@ -15,6 +15,13 @@ import java.util.Objects;
  * travels in a header of every call ({@link VersionHandshake#PER_CALL_HEADER}). Connection counters
  * of kernel TCP (RTT, congestion window, bytes) are not reachable through grpc-java's public API and
  * read as {@code -1}.
+ *
+ * <p>Its transports report to the {@link dev.tern.rpc.spi.TransportEvents} in {@link
+ * TransportOptions#EVENTS}, from a handler first in each connection's pipeline: TCP payload bytes
+ * each way; retransmitted segments from the kernel's TCP_INFO where epoll is used (as the
+ * connection reads, and at the latest when it closes; nothing on NIO); streams the peer reset
+ * (RST_STREAM with an error); on a server, connections refused for {@code maxConnections} and
+ * connections grpc-netty closed for rapid reset.
  */
 public final class TcpTransportProvider implements TransportProvider {
   /** This transport's name. */

@@ -101,7 +101,7 @@ class RapidResetTest {
   }
 
   /** A raw HTTP/2 client (prior knowledge, cleartext) that records GOAWAY, PING ACKs and the close. */
-  private static final class Attacker extends Http2ChannelDuplexHandler implements AutoCloseable {
+  static final class Attacker extends Http2ChannelDuplexHandler implements AutoCloseable {
     /** The error code of the server's GOAWAY. */
     final CompletableFuture<Long> goAway = new CompletableFuture<>();
     final CompletableFuture<Boolean> closed = new CompletableFuture<>();
@@ -130,13 +130,24 @@ class RapidResetTest {
       return a;
     }
 
+    /** Opens a stream with the HEADERS of a gRPC request to {@code path}, and sends nothing more on it. */
+    void openStream(String path) throws InterruptedException {
+      channel.eventLoop().submit(() -> {
+        channel.writeAndFlush(new DefaultHttp2HeadersFrame(requestHeaders(path), false).stream(newStream()));
+      }).sync();
+    }
+
+    private Http2Headers requestHeaders(String path) {
+      return new DefaultHttp2Headers().method("POST").scheme("http")
+          .path(path).authority("127.0.0.1:" + port)
+          .add("content-type", "application/grpc").add("te", "trailers");
+    }
+
     /** Opens {@code n} streams with a gRPC request's HEADERS, each reset (CANCEL) right after. */
     void headersThenReset(int n) throws InterruptedException {
       channel.eventLoop().submit(() -> {
         for (int i = 0; i < n; i++) {
-          Http2Headers h = new DefaultHttp2Headers().method("POST").scheme("http")
-              .path("/conformance.Strings/Echo").authority("127.0.0.1:" + port)
-              .add("content-type", "application/grpc").add("te", "trailers");
+          Http2Headers h = requestHeaders("/conformance.Strings/Echo");
           Http2FrameStream stream = newStream();
           channel.write(new DefaultHttp2HeadersFrame(h, false).stream(stream));
           channel.write(new DefaultHttp2ResetFrame(Http2Error.CANCEL).stream(stream));
@@ -191,6 +202,11 @@ class RapidResetTest {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
       // The server's close can race a write: nothing to do but record the close.
+    }
+
+    /** Closes the connection (a FIN, no GOAWAY, no RST_STREAM) and waits until it is closed. */
+    void closeConnection() {
+      channel.close().syncUninterruptibly();
     }
 
     @Override

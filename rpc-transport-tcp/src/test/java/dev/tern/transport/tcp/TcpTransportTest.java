@@ -119,7 +119,7 @@ class TcpTransportTest {
 
   @Test
   void connectionInfoCarriesTheKernelsTcpCountersOnLinux() throws Exception {
-    assumeTrue(EpollSockets.available(), "epoll (and so TCP_INFO) is only on Linux");
+    assumeTrue(ClientSockets.epollAvailable(), "epoll (and so TCP_INFO) is only on Linux");
     start(false, TransportOptions.defaults());
     clientEvents.ready.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
     Recorders.Client call = new Recorders.Client();

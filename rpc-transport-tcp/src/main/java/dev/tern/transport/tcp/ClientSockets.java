@@ -7,31 +7,37 @@ import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.epoll.EpollTcpInfo;
+import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Client sockets on Linux epoll, so that the kernel's TCP_INFO can be read: smoothed RTT,
- * congestion window and retransmissions (grpc-java's public API offers no counters of its own).
+ * The client transports' sockets and event loops: Linux epoll where its native library loads, so
+ * that the kernel's TCP_INFO can be read (smoothed RTT, congestion window and retransmissions;
+ * grpc-java's public API offers no counters of its own), NIO elsewhere. The client makes its own
+ * channels in either case, so that a {@link WireCounter} is first in each connection's pipeline.
  * One event loop group serves every client transport; it starts with the first and stops when the
  * last one has terminated.
  */
-final class EpollSockets {
+final class ClientSockets {
   private static EventLoopGroup group;
   private static int users;
 
-  private EpollSockets() {}
+  private ClientSockets() {}
 
   /** Whether epoll's native library loaded on this machine. */
-  static boolean available() {
+  static boolean epollAvailable() {
     return Epoll.isAvailable();
   }
 
-  /** The shared group; every call must be matched by one {@link #release()}. */
+  /** The shared group (epoll's or NIO's); every call must be matched by one {@link #release()}. */
   static synchronized EventLoopGroup acquire() {
     if (group == null) {
-      group = new MultiThreadIoEventLoopGroup(0, new DefaultThreadFactory("tern-tcp-epoll", true),
-          EpollIoHandler.newFactory());
+      group = epollAvailable()
+          ? new MultiThreadIoEventLoopGroup(0, new DefaultThreadFactory("tern-tcp-epoll", true),
+              EpollIoHandler.newFactory())
+          : new MultiThreadIoEventLoopGroup(0, new DefaultThreadFactory("tern-tcp-nio", true),
+              NioIoHandler.newFactory());
     }
     users++;
     return group;
