@@ -151,6 +151,16 @@ public final class Bbr implements CongestionController {
   }
 
   @Override
+  public void onPacketDiscarded(long packetNumber) {
+    rate.onPacketDiscarded(packetNumber);
+  }
+
+  /** Slots in the delivery-rate ring now (tests: it stays bounded by what is in flight). */
+  int rateRingCapacity() {
+    return rate.capacity();
+  }
+
+  @Override
   public void onPacketLost(long nowNs, long packetNumber, int bytes, long sentTimeNs,
       long bytesInFlight) {
     rate.onPacketLost(packetNumber, bytes);

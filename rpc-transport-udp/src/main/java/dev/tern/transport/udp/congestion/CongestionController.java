@@ -18,6 +18,15 @@ public interface CongestionController {
   void onPacketSent(long nowNs, long packetNumber, int bytes, long bytesInFlight);
 
   /**
+   * A packet sent with {@link #onPacketSent} will be neither acknowledged nor declared lost to
+   * this controller: its packet-number space was discarded (RFC 9002 §6.4), or it was a path-MTU
+   * probe lost to the path's size limit (RFC 8899 §4.1), which says nothing of congestion.
+   * Per-packet state kept for it must go; nothing else changes. Packet numbers are the connection's
+   * sending sequence, as in {@link #onPacketSent}.
+   */
+  default void onPacketDiscarded(long packetNumber) {}
+
+  /**
    * A packet was newly acknowledged.
    *
    * @param sentTimeNs when it was sent (RFC 9002 §7.3.1 uses it to ignore acks of packets sent

@@ -75,6 +75,13 @@ public final class PathCongestion implements CongestionController {
   }
 
   @Override
+  public void onPacketDiscarded(long packetNumber) {
+    if (packetNumber >= firstSequence) {
+      current.onPacketDiscarded(packetNumber);
+    }
+  }
+
+  @Override
   public void onPacketLost(long nowNs, long packetNumber, int bytes, long sentTimeNs,
       long bytesInFlight) {
     if (packetNumber >= firstSequence) {

@@ -53,6 +53,11 @@ final class PathMtuController implements CongestionController {
   }
 
   @Override
+  public void onPacketDiscarded(long packetNumber) {
+    cc.onPacketDiscarded(packetNumber);
+  }
+
+  @Override
   public void onPacketLost(long nowNs, long packetNumber, int bytes, long sentTimeNs,
       long bytesInFlight) {
     boolean probe = mtu.onPacketLost(packetNumber, bytes, nowNs);
@@ -60,6 +65,8 @@ final class PathMtuController implements CongestionController {
     // fall back, not to congestion: the controller must not cut its window for it.
     if (!probe && bytes <= mtu.maxDatagramSize()) {
       cc.onPacketLost(nowNs, packetNumber, bytes, sentTimeNs, bytesInFlight);
+    } else {
+      cc.onPacketDiscarded(packetNumber);
     }
     checkSize();
   }

@@ -601,15 +601,21 @@ public final class LossDetector {
   }
 
   /**
-   * Forgets every packet in flight without telling the congestion controller (their frames are
-   * reported lost to the sink): a client restarting after Version Negotiation does this, like
+   * Forgets every packet in flight without a congestion signal (their frames are reported lost to
+   * the sink; the controller only hears they are gone, {@code onPacketDiscarded}): a client restarting after Version Negotiation does this, like
    * QUIC discarding a packet-number space (RFC 9002 §6.4).
    */
   public void discardAll() {
     for (long pn = log.firstPacketNumber(); pn < log.nextPacketNumber(); pn++) {
       if (log.isOpen(pn)) {
-        removeFromFlight(pn, log.isInFlight(pn), log.sizeBytes(pn));
+        boolean inFlight = log.isInFlight(pn);
+        long seq = log.sequence(pn);
+        removeFromFlight(pn, inFlight, log.sizeBytes(pn));
         log.close(pn, false, sink);
+        if (inFlight) {
+          // Not a loss nor an acknowledgement, but the controller's per-packet state must go.
+          cc.onPacketDiscarded(seq);
+        }
       }
     }
     lossTimeNs = 0;

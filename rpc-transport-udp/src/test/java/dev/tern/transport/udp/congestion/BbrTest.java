@@ -114,4 +114,31 @@ class BbrTest {
     assertThat(bbr.bandwidthEstimateBytesPerSecond()).isLessThanOrEqualTo(4L * 1350 * 20 + 1);
     assertThat(bbr.congestionWindowBytes()).isLessThan(40L * 1350);
   }
+
+  /**
+   * Packets that are never acknowledged nor lost (the Initial space's, discarded with it; lost
+   * path-MTU probes) leave the delivery-rate ring when the controller hears they are gone. Left in,
+   * each collided with every later packet mapping to its slot and doubled the ring: over a long
+   * connection it grew to the whole sending sequence.
+   */
+  @Test
+  void packetsDiscardedUnackedDoNotGrowTheDeliveryRateRing() {
+    Bbr bbr = new Bbr(RoundDriver.MSS, 1);
+    RoundDriver d = new RoundDriver(bbr);
+    // Three packets of a space that is then discarded: sent, never acknowledged nor lost.
+    for (int i = 0; i < 3; i++) {
+      d.inFlight += RoundDriver.MSS;
+      bbr.onPacketSent(d.nowNs, d.nextPn++, RoundDriver.MSS, d.inFlight);
+    }
+    for (long pn = 0; pn < 3; pn++) {
+      d.inFlight -= RoundDriver.MSS;
+      bbr.onPacketDiscarded(pn);
+    }
+    int before = bbr.rateRingCapacity();
+    // 100,000 packets, eight in flight at a time, all acknowledged.
+    for (int r = 0; r < 12_500; r++) {
+      d.round(8, 20 * MS);
+    }
+    assertThat(bbr.rateRingCapacity()).as("ring slots after 100,000 packets, 8 in flight").isEqualTo(before);
+  }
 }
