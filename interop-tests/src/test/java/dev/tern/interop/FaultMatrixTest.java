@@ -25,14 +25,11 @@ import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -41,7 +38,6 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -150,7 +146,7 @@ class FaultMatrixTest {
       Files.write(certFile, CERTS.certificatePem());
       Files.write(keyFile, CERTS.privateKeyPem());
     }
-    int port = freePort();
+    int port = RestartServerProcess.freePort();
     Process server = startServerProcess(transport, port);
     ManagedChannel channel = channel(transport, port, "client", transport);
     TransportMetrics m = clientMetrics(transport);
@@ -791,56 +787,11 @@ class FaultMatrixTest {
 
   // ---- server processes (for kill -9) ----
 
-  private static int freePort() throws IOException {
-    for (int attempt = 0; attempt < 20; attempt++) {
-      int port;
-      try (ServerSocket s = new ServerSocket()) {
-        s.bind(new InetSocketAddress("127.0.0.1", 0));
-        port = s.getLocalPort();
-      }
-      try (DatagramSocket d = new DatagramSocket(new InetSocketAddress("127.0.0.1", port))) {
-        return port;
-      } catch (IOException taken) {
-        // in use for UDP: try another
-      }
-    }
-    throw new IOException("no loopback port free for both TCP and UDP");
-  }
 
+  /** Starts the server process and waits until it listens; killed at the end of the test. */
   private Process startServerProcess(String transport, int port) throws Exception {
-    String surefire = System.getProperty("surefire.test.class.path");
-    String classPath = surefire != null && !surefire.isBlank() ? surefire : System.getProperty("java.class.path");
-    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", classPath, RestartServerMain.class.getName(),
-        transport, Integer.toString(port)));
-    if (transport.equals("quic")) {
-      command.add(certFile.toString());
-      command.add(keyFile.toString());
-    } else if (transport.equals("udp")) {
-      command.add(HexFormat.of().formatHex(udpKey));
-    }
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    Process process = RestartServerProcess.start(transport, port, certFile, keyFile, udpKey);
     processes.add(process);
-    CompletableFuture<Void> ready = new CompletableFuture<>();
-    StringBuffer output = new StringBuffer();
-    Thread reader = new Thread(() -> {
-      try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
-          StandardCharsets.UTF_8))) {
-        String line;
-        while ((line = in.readLine()) != null) {
-          output.append(line).append('\n');
-          if (line.startsWith("READY")) {
-            ready.complete(null);
-          }
-        }
-      } catch (IOException e) {
-        ready.completeExceptionally(e);
-      }
-      ready.completeExceptionally(new IllegalStateException("the server exited:\n" + output));
-    }, "fault-server-output");
-    reader.setDaemon(true);
-    reader.start();
-    ready.get(60, TimeUnit.SECONDS);
     return process;
   }
 

@@ -11,18 +11,9 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
@@ -56,7 +47,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 @Timeout(180)
 class ServerRestartTest {
   private static final TestCertificates CERTS = TestCertificates.generate();
-  private static final long START_TIMEOUT_SECONDS = 60;
   /** The bound on each measured time: far below the idle timeouts, generous for a loaded host. */
   private static final long BOUND_MILLIS = 5_000;
   private static final long IDLE_CHANNEL_KEEP_ALIVE_MILLIS = 1_000;
@@ -86,60 +76,12 @@ class ServerRestartTest {
     }
   }
 
-  /** A loopback port free for TCP and UDP both, so that any transport can listen on it. */
-  private static int freePort() throws IOException {
-    for (int attempt = 0; attempt < 20; attempt++) {
-      int port;
-      try (ServerSocket s = new ServerSocket()) {
-        s.bind(new InetSocketAddress("127.0.0.1", 0));
-        port = s.getLocalPort();
-      }
-      try (DatagramSocket d = new DatagramSocket(new InetSocketAddress("127.0.0.1", port))) {
-        return port;
-      } catch (IOException taken) {
-        // in use for UDP: try another
-      }
-    }
-    throw new IOException("no loopback port free for both TCP and UDP");
-  }
 
-  private static String classPath() {
-    String surefire = System.getProperty("surefire.test.class.path");
-    return surefire != null && !surefire.isBlank() ? surefire : System.getProperty("java.class.path");
-  }
 
-  /** Starts the server process and waits until it listens. */
+  /** Starts the server process and waits until it listens; killed at the end of the test. */
   private Process startServer(String transport, int port) throws Exception {
-    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", classPath(), RestartServerMain.class.getName(),
-        transport, Integer.toString(port)));
-    if (transport.equals("quic")) {
-      command.add(certFile.toString());
-      command.add(keyFile.toString());
-    } else if (transport.equals("udp")) {
-      command.add(HexFormat.of().formatHex(udpKey));
-    }
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    Process process = RestartServerProcess.start(transport, port, certFile, keyFile, udpKey);
     processes.add(process);
-    CompletableFuture<Void> ready = new CompletableFuture<>();
-    StringBuffer output = new StringBuffer();
-    Thread reader = new Thread(() -> {
-      try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-        String line;
-        while ((line = in.readLine()) != null) {
-          output.append(line).append('\n');
-          if (line.startsWith("READY")) {
-            ready.complete(null);
-          }
-        }
-      } catch (IOException e) {
-        ready.completeExceptionally(e);
-      }
-      ready.completeExceptionally(new IllegalStateException("the server exited:\n" + output));
-    }, "restart-server-output");
-    reader.setDaemon(true);
-    reader.start();
-    ready.get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
     return process;
   }
 
@@ -183,7 +125,7 @@ class ServerRestartTest {
       Files.write(certFile, CERTS.certificatePem());
       Files.write(keyFile, CERTS.privateKeyPem());
     }
-    int port = freePort();
+    int port = RestartServerProcess.freePort();
     Process first = startServer(transport, port);
     ManagedChannel busy = channel(transport, port, false);
     ManagedChannel idle = channel(transport, port, true);
