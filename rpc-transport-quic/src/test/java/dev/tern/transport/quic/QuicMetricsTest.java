@@ -2,6 +2,7 @@ package dev.tern.transport.quic;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tern.conformance.MetricsService;
 import dev.tern.rpc.TernChannelBuilder;
 import dev.tern.rpc.TernServerBuilder;
 import dev.tern.rpc.metrics.TernMetrics;

@@ -1,5 +1,6 @@
 package dev.tern.transport.tcp;
 
+import dev.tern.conformance.MetricsService;
 import dev.tern.rpc.TernChannelBuilder;
 import dev.tern.rpc.TernServerBuilder;
 import dev.tern.rpc.metrics.TernMetrics;

@@ -1,6 +1,5 @@
-package dev.tern.transport.quic;
+package dev.tern.conformance;
 
-import dev.tern.conformance.Utf8;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.stub.ServerCalls;
@@ -13,19 +12,22 @@ import java.util.concurrent.Semaphore;
  * IdempotentEcho} is {@code Echo} marked idempotent, so that the call layer lets it go as 0-RTT
  * early data.
  */
-final class MetricsService {
-  static final MethodDescriptor<String, String> ECHO = Utf8.method("test.Metrics/Echo", MethodDescriptor.MethodType.UNARY);
-  static final MethodDescriptor<String, String> DOWNLOAD =
+public final class MetricsService {
+  public static final MethodDescriptor<String, String> ECHO =
+      Utf8.method("test.Metrics/Echo", MethodDescriptor.MethodType.UNARY);
+  public static final MethodDescriptor<String, String> DOWNLOAD =
       Utf8.method("test.Metrics/Download", MethodDescriptor.MethodType.UNARY);
-  static final MethodDescriptor<String, String> HANG = Utf8.method("test.Metrics/Hang", MethodDescriptor.MethodType.UNARY);
-  static final MethodDescriptor<String, String> IDEMPOTENT_ECHO =
+  public static final MethodDescriptor<String, String> HANG =
+      Utf8.method("test.Metrics/Hang", MethodDescriptor.MethodType.UNARY);
+  public static final MethodDescriptor<String, String> IDEMPOTENT_ECHO =
       Utf8.method("test.Metrics/IdempotentEcho", MethodDescriptor.MethodType.UNARY).toBuilder().setIdempotent(true)
           .build();
 
   /** A permit per call that reached {@code Hang}'s handler. */
-  final Semaphore hanging = new Semaphore(0);
+  public final Semaphore hanging = new Semaphore(0);
 
-  ServerServiceDefinition definition() {
+  /** The service, whose {@code Hang} releases this object's permits. */
+  public ServerServiceDefinition definition() {
     return ServerServiceDefinition.builder("test.Metrics")
         .addMethod(ECHO, ServerCalls.asyncUnaryCall((request, response) -> {
           response.onNext(request);
