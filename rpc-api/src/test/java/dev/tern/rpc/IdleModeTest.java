@@ -53,6 +53,12 @@ class IdleModeTest {
     assertThat(connections.get()).isEqualTo(1);
 
     assertThat(ClientCalls.blockingUnaryCall(channel, TestMethods.UNARY, CallOptions.DEFAULT, "b")).isEqualTo("b");
+    // The channel serves the waiting call before it tells its connection listener (ConnectionManager),
+    // so the call may finish first: wait for the listener, bounded.
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (connections.get() < 2 && System.nanoTime() < end) {
+      Thread.sleep(5);
+    }
     assertThat(connections.get()).as("a new connection after idle").isEqualTo(2);
     assertThat(channel.getState(false)).isEqualTo(ConnectivityState.READY);
   }
