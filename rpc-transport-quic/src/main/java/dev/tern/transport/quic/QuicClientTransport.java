@@ -259,6 +259,11 @@ final class QuicClientTransport implements ClientTransport {
         creditMayHaveChanged();
       } else if (evt instanceof io.netty.handler.codec.quic.QuicConnectionCloseEvent) {
         peerClose = (io.netty.handler.codec.quic.QuicConnectionCloseEvent) evt;
+        // RFC 9000 §10.2.2: with the server's CONNECTION_CLOSE the connection is draining; nothing
+        // more can be sent or received on it. Quiche keeps the channel open for three probe
+        // timeouts first (§10.2), which after a burst of losses or a long RTT can be seconds:
+        // calls are ended, and new ones sent elsewhere, now rather than then.
+        lost(connectionLost());
       }
       ctx.fireUserEventTriggered(evt);
     }
@@ -348,6 +353,12 @@ final class QuicClientTransport implements ClientTransport {
   }
 
   /** Probes this connection sent, keep-alive and liveness checks (any thread); for tests. */
+  /** Whether quiche still holds the connection open (true while it drains); for tests. */
+  boolean quicChannelActive() {
+    QuicChannel q = quic;
+    return q != null && q.isActive();
+  }
+
   long keepAliveProbesSent() {
     QuicLiveness l = liveness;
     return l == null ? 0 : l.probesSent();

@@ -130,4 +130,58 @@ class PeerGoneTest {
       assertThat(server.terminated.await(10, TimeUnit.SECONDS)).as("server terminated").isTrue();
     }
   }
+  /**
+   * RFC 9000 §10.2.2: once the server's CONNECTION_CLOSE arrives the connection is draining and
+   * nothing more comes over it. Quiche keeps the channel open for three probe timeouts after that
+   * (seconds after a burst of losses); the client must not wait for them: it reports the
+   * connection shut down, and fails its calls, while quiche still drains.
+   */
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void aServersConnectionCloseEndsTheConnectionAtOnceNotAfterDraining() throws Exception {
+    java.util.concurrent.CompletableFuture<dev.tern.rpc.spi.ServerTransportListener.ConnectionHandle> handle =
+        new java.util.concurrent.CompletableFuture<>();
+    Harness.EchoServer server = new Harness.EchoServer(Harness.serverOptions()) {
+      @Override
+      public ConnectionListener connectionCreated(ConnectionHandle connection) {
+        handle.complete(connection);
+        return ConnectionListener.PASS_THROUGH;
+      }
+    };
+    java.util.concurrent.atomic.AtomicReference<QuicClientTransport> clientRef =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    java.util.concurrent.CompletableFuture<Boolean> activeAtShutdown = new java.util.concurrent.CompletableFuture<>();
+    Harness.TransportEvents events = new Harness.TransportEvents() {
+      @Override
+      public void transportShutdown(Status status) {
+        activeAtShutdown.complete(clientRef.get().quicChannelActive());
+        super.transportShutdown(status);
+      }
+    };
+    QuicClientTransport client = (QuicClientTransport) Harness.PROVIDER.newClientTransport(
+        new InetSocketAddress("127.0.0.1", server.port()), "localhost:" + server.port(), Harness.clientOptions());
+    clientRef.set(client);
+    try {
+      client.start(events);
+      Harness.Call call = Harness.call(client, RequestHeaders.builder("test.Echo/Stream").build());
+      call.stream.request(2);
+      call.stream.writeMessage(utf8("before"));
+      call.stream.flush();
+      call.headers.get(10, TimeUnit.SECONDS);
+
+      handle.get(10, TimeUnit.SECONDS).shutdownNow(Status.UNAVAILABLE.withDescription("closed by the test"));
+
+      // The server resets its streams (H3_REQUEST_CANCELLED) before it closes the connection.
+      assertThat(call.status.get(20, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.CANCELLED);
+      Status shutdown = events.shutdown.get(10, TimeUnit.SECONDS);
+      assertThat(shutdown.getDescription()).contains("closed by the server");
+      assertThat(activeAtShutdown.get(10, TimeUnit.SECONDS))
+          .as("the shutdown was reported while quiche still drained the closed connection").isTrue();
+    } finally {
+      client.shutdownNow(Status.UNAVAILABLE.withDescription("test over"));
+      assertThat(events.terminated.await(10, TimeUnit.SECONDS)).as("client terminated").isTrue();
+      server.transport.shutdownNow(Status.UNAVAILABLE);
+      assertThat(server.terminated.await(10, TimeUnit.SECONDS)).as("server terminated").isTrue();
+    }
+  }
 }
