@@ -51,6 +51,12 @@ final class ServerConnection {
   private int peerResetsInWindow;
   private long resetWindowStartNanos;
   private boolean closedForResets;
+  /** Streams reset before their answer since the connection was drained for resets; -1 before. */
+  private int resetsAfterGoAway = -1;
+  /** The code the connection is closed with once drained: H3_NO_ERROR, or H3_EXCESSIVE_LOAD after resets. */
+  private long closeCode = StreamHandler.H3_NO_ERROR;
+  /** Longest the calls in flight get, once the reset limit is passed, before the connection is closed. */
+  static final long RESET_DRAIN_GRACE_MILLIS = 10_000;
 
   ServerConnection(QuicServerTransport transport, QuicChannel channel, HandshakeAdmission.Pending admitted) {
     this.transport = transport;
@@ -228,10 +234,13 @@ final class ServerConnection {
     }
   }
 
-  /** Closes the connection (H3_NO_ERROR); open streams end with UNAVAILABLE. */
+  /**
+   * Closes the connection (H3_NO_ERROR; H3_EXCESSIVE_LOAD once drained for resets); open streams
+   * end with UNAVAILABLE.
+   */
   void close() {
     if (channel.isOpen()) {
-      channel.close(true, (int) StreamHandler.H3_NO_ERROR, io.netty.buffer.Unpooled.EMPTY_BUFFER);
+      channel.close(true, (int) closeCode, io.netty.buffer.Unpooled.EMPTY_BUFFER);
     }
   }
 
@@ -249,14 +258,32 @@ final class ServerConnection {
    * HTTP/3's form of "rapid reset" (CVE-2023-44487): streams opened and cancelled at once make the
    * server start call after call while the client stays under its stream limit, as on HTTP/2. Past
    * {@link TransportOptions#MAX_RST_FRAMES_PER_WINDOW} such streams in {@link
-   * TransportOptions#RST_FRAMES_WINDOW_SECONDS}, the connection is closed with H3_EXCESSIVE_LOAD
-   * (RFC 9114 §8.1: "the endpoint detected that its peer is exhibiting a behavior that might be
-   * generating excessive load"), as grpc-java sends GOAWAY ENHANCE_YOUR_CALM on HTTP/2. The window
-   * is fixed, as grpc-java's. On the loop.
+   * TransportOptions#RST_FRAMES_WINDOW_SECONDS} (a fixed window, as grpc-java's) the connection is
+   * ended with H3_EXCESSIVE_LOAD (RFC 9114 §8.1: "the endpoint detected that its peer is exhibiting
+   * a behavior that might be generating excessive load"), so that a legitimate client whose calls
+   * time out or are cancelled together loses none of its other calls:
+   *
+   * <ul>
+   *   <li>With no stream open, it is closed at once: nothing is in flight to spare. A client that
+   *       only resets streams is cut off so, at the reset past the limit.
+   *   <li>Otherwise it is drained first ({@link #drain}: GOAWAY, RFC 9114 §5.2): the client opens
+   *       no new streams here and its calls in flight run to their end; then it is closed with
+   *       H3_EXCESSIVE_LOAD, once they have (after the client's own close or {@link
+   *       #CLOSE_GRACE_MILLIS}), or after {@link #RESET_DRAIN_GRACE_MILLIS} at the latest. A client
+   *       that goes on resetting streams meanwhile (another limit's worth) is closed at once.
+   * </ul>
+   *
+   * On the loop.
    */
   void peerResetBeforeAnswer() {
     int max = transport.maxPeerResetsPerWindow();
     if (max <= 0 || closedForResets) {
+      return;
+    }
+    if (resetsAfterGoAway >= 0) {
+      if (++resetsAfterGoAway > max) {
+        closeForResets(resetsAfterGoAway + " more streams reset after GOAWAY");
+      }
       return;
     }
     long now = System.nanoTime();
@@ -265,20 +292,36 @@ final class ServerConnection {
       peerResetsInWindow = 0;
     }
     if (++peerResetsInWindow > max) {
-      closedForResets = true;
       transport.events().refused(dev.tern.rpc.spi.TransportEvents.RAPID_RESET);
       transport.excessiveResets().event(transport.excessiveResets().wouldLog()
           ? channel.remoteSocketAddress() + ": " + peerResetsInWindow + " streams reset within "
               + TimeUnit.NANOSECONDS.toSeconds(transport.resetWindowNanos()) + " s" : null);
-      Status status = Status.UNAVAILABLE.withDescription("QUIC connection closed: the client reset more than "
-          + max + " streams before their answer within " + TimeUnit.NANOSECONDS.toSeconds(transport.resetWindowNanos())
-          + " s (H3_EXCESSIVE_LOAD)");
-      for (QuicServerStream s : new ArrayList<>(streams)) {
-        s.resetStream(StreamHandler.H3_REQUEST_CANCELLED);
-        s.end(status);
+      if (streams.isEmpty()) {
+        closeForResets("more than " + max + " streams reset before their answer within "
+            + TimeUnit.NANOSECONDS.toSeconds(transport.resetWindowNanos()) + " s");
+        return;
       }
-      channel.close(true, (int) StreamHandler.H3_EXCESSIVE_LOAD, io.netty.buffer.Unpooled.EMPTY_BUFFER);
+      resetsAfterGoAway = 0;
+      closeCode = StreamHandler.H3_EXCESSIVE_LOAD;
+      drain();
+      channel.eventLoop().schedule(() -> closeForResets("the drain's grace time ("
+          + RESET_DRAIN_GRACE_MILLIS + " ms) passed"), RESET_DRAIN_GRACE_MILLIS, TimeUnit.MILLISECONDS);
     }
+  }
+
+  /** Ends the connection at once with H3_EXCESSIVE_LOAD, its open streams with it. */
+  private void closeForResets(String why) {
+    if (closedForResets || !channel.isOpen()) {
+      return;
+    }
+    closedForResets = true;
+    Status status = Status.UNAVAILABLE.withDescription("QUIC connection closed: the client reset too many streams "
+        + "before their answer (" + why + "; H3_EXCESSIVE_LOAD)");
+    for (QuicServerStream s : new ArrayList<>(streams)) {
+      s.resetStream(StreamHandler.H3_REQUEST_CANCELLED);
+      s.end(status);
+    }
+    channel.close(true, (int) StreamHandler.H3_EXCESSIVE_LOAD, io.netty.buffer.Unpooled.EMPTY_BUFFER);
   }
 
   private void closed() {

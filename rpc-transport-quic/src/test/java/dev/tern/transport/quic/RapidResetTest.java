@@ -133,6 +133,72 @@ class RapidResetTest {
     }
   }
 
+  /**
+   * A legitimate client whose calls are cancelled together past the limit (a deadline or a cancel
+   * storm) loses none of its other calls: the server drains the connection (GOAWAY) and closes it
+   * with H3_EXCESSIVE_LOAD only once the call in flight has ended; new calls go to a new
+   * connection. Closing at once, as before, failed the call in flight.
+   */
+  @Test
+  void aClientPastTheLimitLosesNoOtherCallTheConnectionIsDrainedThenClosed() throws Exception {
+    java.util.concurrent.BlockingQueue<io.grpc.stub.StreamObserver<String>> held =
+        new java.util.concurrent.LinkedBlockingQueue<>();
+    java.util.concurrent.Semaphore hanging = new java.util.concurrent.Semaphore(0);
+    MethodDescriptor<String, String> hold = EndToEndZeroRttTest.method("test.Reset/Hold", false);
+    MethodDescriptor<String, String> hang = EndToEndZeroRttTest.method("test.Reset/Hang", false);
+    KeepingProvider provider = new KeepingProvider();
+    Server server = TernServerBuilder.create().addTransportProvider(provider)
+        .listen(QuicTransportProvider.NAME, new InetSocketAddress("127.0.0.1", 0))
+        .tls(TestCertificates.server()).maxRstFramesPerWindow(20, 60)
+        .addService(ServerServiceDefinition.builder("test.Reset")
+            .addMethod(ECHO, ServerCalls.asyncUnaryCall((request, response) -> {
+              response.onNext(request);
+              response.onCompleted();
+            }))
+            .addMethod(hold, ServerCalls.asyncUnaryCall((request, response) -> held.add(response)))
+            .addMethod(hang, ServerCalls.asyncUnaryCall((request, response) -> hanging.release()))
+            .build())
+        .build().start();
+    InetSocketAddress address = (InetSocketAddress) server.getListenSockets().get(0);
+    ManagedChannel channel = TernChannelBuilder.forAddress(address).addTransportProvider(new QuicTransportProvider())
+        .transports("quic").overrideAuthority("localhost:" + address.getPort())
+        .tls(TestCertificates.client()).build();
+    try {
+      com.google.common.util.concurrent.ListenableFuture<String> inFlight = ClientCalls.futureUnaryCall(
+          channel.newCall(hold, CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS)), "held");
+      io.grpc.stub.StreamObserver<String> answer = held.poll(10, TimeUnit.SECONDS);
+      assertThat(answer).as("the held call reached the server").isNotNull();
+      for (int i = 0; i < 25; i++) {
+        com.google.common.util.concurrent.ListenableFuture<String> f =
+            ClientCalls.futureUnaryCall(channel.newCall(hang, CallOptions.DEFAULT), "x");
+        assertThat(hanging.tryAcquire(10, TimeUnit.SECONDS)).as("call %d reached the server", i).isTrue();
+        f.cancel(true); // RESET_STREAM and STOP_SENDING, H3_REQUEST_CANCELLED
+      }
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (provider.server.limitCounts().closedForResets() == 0 && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
+      assertThat(provider.server.limitCounts().closedForResets()).as("the limit was passed").isEqualTo(1);
+      if (inFlight.isDone()) {
+        try {
+          inFlight.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+          throw new AssertionError("the call in flight failed with the limit: " + io.grpc.Status.fromThrowable(e), e);
+        }
+      }
+      assertThat(inFlight.isDone()).as("the call in flight survives the limit").isFalse();
+      assertThat(ClientCalls.blockingUnaryCall(channel, ECHO, CallOptions.DEFAULT.withDeadlineAfter(20,
+          TimeUnit.SECONDS), "beside")).as("a new call, on a new connection").isEqualTo("beside");
+      answer.onNext("answered");
+      answer.onCompleted();
+      assertThat(inFlight.get(10, TimeUnit.SECONDS)).isEqualTo("answered");
+    } finally {
+      channel.shutdownNow();
+      server.shutdownNow();
+      assertThat(server.awaitTermination(20, TimeUnit.SECONDS)).isTrue();
+    }
+  }
+
   private static QuicChannel connect(EventLoopGroup group, InetSocketAddress server,
       CompletableFuture<QuicConnectionCloseEvent> closedBy) throws Exception {
     Channel udp = new Bootstrap().group(group).channel(NioDatagramChannel.class)

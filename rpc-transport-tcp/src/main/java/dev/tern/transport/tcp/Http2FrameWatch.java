@@ -2,27 +2,25 @@ package dev.tern.transport.tcp;
 
 import dev.tern.rpc.spi.TransportEvents;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelPromise;
 import java.nio.charset.StandardCharsets;
 
 /**
  * Follows one HTTP/2 connection's bytes frame by frame (RFC 9113 §4.1: a 9-byte header whose first
  * three bytes are the payload's length) and reports to {@link TransportEvents} what grpc-java's
- * public API does not show: streams the peer reset, and on a server the GOAWAY with which
- * grpc-netty cuts off a client for rapid reset. Nothing is copied or allocated: the frame headers
- * and the few payload bytes needed are read in place, every other payload byte is skipped.
+ * public API does not show: streams the peer reset; on a server it also feeds each RST_STREAM the
+ * client sends to the connection's {@link RapidResetLimit}. Nothing is copied or allocated: the
+ * frame headers and the few payload bytes needed are read in place, every other payload byte is
+ * skipped.
  *
  * <ul>
  *   <li>An RST_STREAM (type 0x3, RFC 9113 §6.4) from the peer with an error code other than
  *       NO_ERROR is a stream reset ({@link TransportEvents#streamReset}). NO_ERROR is left out: a
  *       server that answered before the request ended asks the client to stop sending with it
  *       (§8.1), which aborts nothing.
- *   <li>A GOAWAY (type 0x7, §6.8) the server sends with ENHANCE_YOUR_CALM (0xb, §7) and grpc-netty's
- *       debug data {@code too_many_rststreams} is a connection closed for rapid reset (CVE-2023-44487),
- *       reported once per connection as {@link TransportEvents#RAPID_RESET}. grpc-netty sends the
- *       same code with {@code too_many_pings} for keep-alive abuse, which is not counted.
+ *   <li>On a server, every RST_STREAM from the client, whatever its code, counts towards the
+ *       rapid-reset limit (CVE-2023-44487), as grpc-java's {@code maxRstFramesPerWindow} counts.
  * </ul>
  *
  * <p>On a server, inbound bytes begin with the client's connection preface (§3.4), which is checked
@@ -37,43 +35,28 @@ final class Http2FrameWatch {
   static final int RST_STREAM = 0x3;
   /** RFC 9113 §6.5. */
   static final int SETTINGS = 0x4;
-  /** RFC 9113 §6.8. */
-  static final int GOAWAY = 0x7;
   /** RFC 9113 §7. */
   static final int NO_ERROR = 0x0;
-  /** RFC 9113 §7. */
-  static final int ENHANCE_YOUR_CALM = 0xb;
   /** RFC 9113 §3.4: what a client sends first. */
   static final byte[] CLIENT_PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
-  /** The GOAWAY debug data of grpc-netty's rapid-reset limit ({@code maxRstFramesPerWindow}). */
-  static final byte[] RAPID_RESET_DEBUG = "too_many_rststreams".getBytes(StandardCharsets.US_ASCII);
   private static final int FRAME_HEADER_BYTES = 9;
 
   private final Scanner inbound;
-  /** Null on a client: nothing it sends is counted. */
-  private final Scanner outbound;
 
   /**
    * A watch for one connection.
    *
-   * @param events where resets and the rapid-reset GOAWAY are reported
+   * @param events where resets are reported
    * @param server true for a server's connection, false for a client's
+   * @param resetLimit the server connection's rapid-reset limit; null if none
    */
-  Http2FrameWatch(TransportEvents events, boolean server) {
-    this.inbound = new Scanner(events, server ? CLIENT_PREFACE : null, !server, true, false);
-    this.outbound = server ? new Scanner(events, null, true, false, true) : null;
+  Http2FrameWatch(TransportEvents events, boolean server, RapidResetLimit resetLimit) {
+    this.inbound = new Scanner(events, server ? CLIENT_PREFACE : null, !server, resetLimit);
   }
 
   /** Bytes read from the peer, in order, before HTTP/2 decodes them. */
   void inbound(ByteBuf bytes) {
     inbound.scan(bytes);
-  }
-
-  /** Bytes written to the peer, in order, as HTTP/2 encoded them. */
-  void outbound(ByteBuf bytes) {
-    if (outbound != null) {
-      outbound.scan(bytes);
-    }
   }
 
   /** One direction's frames. */
@@ -82,33 +65,29 @@ final class Http2FrameWatch {
     /** Bytes that must come before the first frame; null if none. */
     private final byte[] preface;
     private final boolean settingsFirst;
-    private final boolean countResets;
-    private final boolean watchGoAway;
+    /** Null where none. */
+    private final RapidResetLimit resetLimit;
     private int prefaceAt;
     private boolean stopped;
     private boolean firstFrame = true;
-    private boolean rapidResetReported;
     // The frame being read.
     private int headerAt;
     private int length;
     private int type;
     private int payloadAt;
     private int code;
-    private int debugMatched;
 
     /**
      * @param events where to report
      * @param preface bytes that come before the first frame, checked and skipped; null if none
      * @param settingsFirst whether the first frame must be SETTINGS (a server's preface)
-     * @param countResets whether RST_STREAM frames are reported as stream resets
-     * @param watchGoAway whether the rapid-reset GOAWAY is reported
+     * @param resetLimit what each RST_STREAM counts towards; null if nothing
      */
-    Scanner(TransportEvents events, byte[] preface, boolean settingsFirst, boolean countResets, boolean watchGoAway) {
+    Scanner(TransportEvents events, byte[] preface, boolean settingsFirst, RapidResetLimit resetLimit) {
       this.events = events;
       this.preface = preface;
       this.settingsFirst = settingsFirst;
-      this.countResets = countResets;
-      this.watchGoAway = watchGoAway;
+      this.resetLimit = resetLimit;
     }
 
     /** Follows the frames through {@code b}'s readable bytes, which are not consumed. */
@@ -167,42 +146,27 @@ final class Http2FrameWatch {
 
     /** How many of the current frame's payload bytes are read; the rest is skipped. */
     private int bytesWanted() {
-      if (type == RST_STREAM && countResets) {
-        return 4; // the error code (§6.4)
-      }
-      if (type == GOAWAY && watchGoAway) {
-        return 8 + RAPID_RESET_DEBUG.length; // last stream ID, error code, debug data (§6.8)
-      }
-      return 0;
+      return type == RST_STREAM ? 4 : 0; // the error code (§6.4)
     }
 
     private void payloadByte(int v) {
-      if (type == RST_STREAM) {
-        code = code << 8 | v;
-      } else if (payloadAt >= 4 && payloadAt < 8) {
-        code = code << 8 | v;
-      } else if (payloadAt >= 8) {
-        int at = payloadAt - 8;
-        if (debugMatched == at && (byte) v == RAPID_RESET_DEBUG[at]) {
-          debugMatched++;
-        }
-      }
+      code = code << 8 | v;
     }
 
     private void frameEnded() {
-      if (type == RST_STREAM && countResets && length == 4 && code != NO_ERROR) {
-        events.streamReset();
-      } else if (type == GOAWAY && watchGoAway && !rapidResetReported && code == ENHANCE_YOUR_CALM
-          && length == 8 + RAPID_RESET_DEBUG.length && debugMatched == RAPID_RESET_DEBUG.length) {
-        rapidResetReported = true;
-        events.refused(TransportEvents.RAPID_RESET);
+      if (type == RST_STREAM && length == 4) {
+        if (code != NO_ERROR) {
+          events.streamReset();
+        }
+        if (resetLimit != null) {
+          resetLimit.reset();
+        }
       }
       headerAt = 0;
       length = 0;
       type = 0;
       payloadAt = 0;
       code = 0;
-      debugMatched = 0;
     }
   }
 
@@ -210,7 +174,7 @@ final class Http2FrameWatch {
    * Runs a watch on the plaintext of a TLS connection: placed right after the {@code SslHandler},
    * before any HTTP/2 byte passes it, by {@link WireCounter}.
    */
-  static final class AfterTls extends ChannelDuplexHandler {
+  static final class AfterTls extends ChannelInboundHandlerAdapter {
     private final Http2FrameWatch watch;
 
     /** @param watch the connection's watch */
@@ -226,12 +190,5 @@ final class Http2FrameWatch {
       ctx.fireChannelRead(msg);
     }
 
-    @Override
-    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-      if (msg instanceof ByteBuf) {
-        watch.outbound((ByteBuf) msg);
-      }
-      ctx.write(msg, promise);
-    }
   }
 }

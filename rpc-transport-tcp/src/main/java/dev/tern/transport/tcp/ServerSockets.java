@@ -45,6 +45,10 @@ final class ServerSockets {
   private final boolean epoll = Epoll.isAvailable();
   private final TransportEvents events;
   private final boolean tls;
+  private final int maxResets;
+  private final int resetWindowSeconds;
+  private final ThrottledLog excessiveResets = new ThrottledLog(LOG,
+      "tcp: connection ended for resetting too many streams (rapid reset)", ThrottledLog.DEFAULT_INTERVAL_NANOS);
   final EventLoopGroup boss;
   final EventLoopGroup workers;
 
@@ -52,11 +56,22 @@ final class ServerSockets {
    * @param maxConnections most connections at once; 0 for no limit
    * @param events where the connections' counts are reported
    * @param tls whether the server's connections run TLS
+   * @param maxResets RST_STREAM frames a connection may send per window before it is ended
+   *     ({@link RapidResetLimit}); 0 for no limit
+   * @param resetWindowSeconds the window of {@code maxResets}
    */
-  ServerSockets(int maxConnections, TransportEvents events, boolean tls) {
+  ServerSockets(int maxConnections, TransportEvents events, boolean tls, int maxResets, int resetWindowSeconds) {
     if (maxConnections < 0) {
       throw new IllegalArgumentException("tcp: maxConnections must be >= 0 (0: no limit), was " + maxConnections);
     }
+    if (maxResets < 0) {
+      throw new IllegalArgumentException("tcp: maxRstFramesPerWindow must be >= 0 (0: no limit), was " + maxResets);
+    }
+    if (maxResets > 0 && resetWindowSeconds <= 0) {
+      throw new IllegalArgumentException("tcp: rstFramesWindowSeconds must be > 0, was " + resetWindowSeconds);
+    }
+    this.maxResets = maxResets;
+    this.resetWindowSeconds = resetWindowSeconds;
     this.maxConnections = maxConnections == 0 ? Integer.MAX_VALUE : maxConnections;
     this.events = events;
     this.tls = tls;
@@ -105,7 +120,8 @@ final class ServerSockets {
         child.unsafe().closeForcibly();
         return;
       }
-      WireCounter.install(child, events, true, tls);
+      WireCounter.install(child, events, true, tls,
+          maxResets > 0 ? new RapidResetLimit(maxResets, resetWindowSeconds, events, excessiveResets) : null);
       peak.accumulateAndGet(now, Math::max);
       child.closeFuture().addListener(f -> open.decrementAndGet());
       ctx.fireChannelRead(msg);

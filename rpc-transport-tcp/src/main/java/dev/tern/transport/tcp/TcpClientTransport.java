@@ -151,7 +151,7 @@ final class TcpClientTransport implements ClientTransport, GrpcClientStream.Owne
       } else {
         created = new NioSocketChannel();
       }
-      WireCounter.install(created, wireEvents, false, tls);
+      WireCounter.install(created, wireEvents, false, tls, null);
       return created;
     });
     String userAgent = options.get(TransportOptions.USER_AGENT);

@@ -87,8 +87,12 @@ final class TcpServerTransport implements ServerTransport, GrpcServerStream.Owne
         throw new IllegalStateException("tcp server transport on " + bindAddress + " already started");
       }
       this.listener = listener;
+      // HTTP/2 rapid reset (CVE-2023-44487): enforced by Tern's own RapidResetLimit on each
+      // connection rather than grpc-netty's maxRstFramesPerWindow, which closes the connection at
+      // once and fails the client's other calls with it.
       ServerSockets own = new ServerSockets(options.get(TransportOptions.MAX_CONNECTIONS),
-          options.get(TransportOptions.EVENTS), sslContext != null);
+          options.get(TransportOptions.EVENTS), sslContext != null,
+          options.get(TransportOptions.MAX_RST_FRAMES_PER_WINDOW), options.get(TransportOptions.RST_FRAMES_WINDOW_SECONDS));
       NettyServerBuilder builder = NettyServerBuilder.forAddress(bindAddress)
           .channelFactory(own.channelFactory())
           .bossEventLoopGroup(own.boss)
@@ -127,19 +131,6 @@ final class TcpServerTransport implements ServerTransport, GrpcServerStream.Owne
       long graceMillis = options.get(TransportOptions.MAX_CONNECTION_AGE_GRACE_MILLIS);
       if (graceMillis > 0) {
         builder.maxConnectionAgeGrace(graceMillis, TimeUnit.MILLISECONDS);
-      }
-      // HTTP/2 rapid reset (CVE-2023-44487): a client resetting more streams than this per window
-      // gets GOAWAY ENHANCE_YOUR_CALM "too_many_rststreams" (RFC 9113 §5.4.1, §7) and is closed.
-      int maxRst = options.get(TransportOptions.MAX_RST_FRAMES_PER_WINDOW);
-      if (maxRst < 0) {
-        throw new IllegalArgumentException("tcp: maxRstFramesPerWindow must be >= 0 (0: no limit), was " + maxRst);
-      }
-      if (maxRst > 0) {
-        int windowSeconds = options.get(TransportOptions.RST_FRAMES_WINDOW_SECONDS);
-        if (windowSeconds <= 0) {
-          throw new IllegalArgumentException("tcp: rstFramesWindowSeconds must be > 0, was " + windowSeconds);
-        }
-        builder.maxRstFramesPerWindow(maxRst, windowSeconds);
       }
       if (sslContext != null) {
         builder.sslContext(sslContext);

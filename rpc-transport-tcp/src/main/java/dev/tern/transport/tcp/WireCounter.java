@@ -40,27 +40,33 @@ final class WireCounter extends ChannelDuplexHandler {
   private long retransmittedReported;
 
   /** Use {@link #install}. */
-  private WireCounter(TransportEvents events, boolean server, boolean tls, boolean epoll) {
+  private WireCounter(TransportEvents events, boolean server, boolean tls, boolean epoll, RapidResetLimit resetLimit) {
     this.events = events;
-    this.frames = new Http2FrameWatch(events, server);
+    this.frames = new Http2FrameWatch(events, server, resetLimit);
     this.tls = tls;
-    this.tcpInfo = epoll ? new EpollTcpInfo() : null;
+    this.tcpInfo = epoll && events != TransportEvents.NONE ? new EpollTcpInfo() : null;
   }
 
   /**
    * Puts a counter first in {@code channel}'s pipeline, before it is registered (grpc-netty's
-   * handlers are added after it); nothing if {@code events} is {@link TransportEvents#NONE}.
+   * handlers are added after it); nothing if {@code events} is {@link TransportEvents#NONE} and
+   * there is no reset limit to feed.
    *
    * @param channel a new connection's channel
    * @param events where to report
    * @param server true on a server's connection
    * @param tls true if the connection will run TLS
+   * @param resetLimit a server connection's rapid-reset limit, fed by the frame watch; null if none
    */
-  static void install(Channel channel, TransportEvents events, boolean server, boolean tls) {
-    if (events == TransportEvents.NONE) {
+  static void install(Channel channel, TransportEvents events, boolean server, boolean tls,
+      RapidResetLimit resetLimit) {
+    if (events == TransportEvents.NONE && resetLimit == null) {
       return;
     }
-    channel.pipeline().addFirst(new WireCounter(events, server, tls, channel instanceof EpollSocketChannel));
+    if (resetLimit != null) {
+      resetLimit.attach(channel);
+    }
+    channel.pipeline().addFirst(new WireCounter(events, server, tls, channel instanceof EpollSocketChannel, resetLimit));
   }
 
   @Override
@@ -90,9 +96,7 @@ final class WireCounter extends ChannelDuplexHandler {
     if (msg instanceof ByteBuf) {
       ByteBuf b = (ByteBuf) msg;
       events.bytesSent(b.readableBytes());
-      if (!tls) {
-        frames.outbound(b);
-      } else if (!framesPlaced) {
+      if (tls && !framesPlaced) {
         placeFrameWatch(ctx);
       }
     }

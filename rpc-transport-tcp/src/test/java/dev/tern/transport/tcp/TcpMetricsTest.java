@@ -233,7 +233,7 @@ class TcpMetricsTest {
     TransportMetrics s = server(metrics);
     try (RapidResetTest.Attacker attacker = RapidResetTest.Attacker.connect(server.getPort())) {
       attacker.resetsUpToTheLimitThenOneMore(20);
-      assertThat(attacker.goAway.get(10, TimeUnit.SECONDS)).isEqualTo((long) Http2FrameWatch.ENHANCE_YOUR_CALM);
+      assertThat(attacker.goAway.get(10, TimeUnit.SECONDS)).isEqualTo((long) RawHttp2Peer.ENHANCE_YOUR_CALM);
       assertThat(attacker.closed.get(10, TimeUnit.SECONDS)).isTrue();
     }
     await("rapid reset counted", () -> s.refusals(TransportEvents.RAPID_RESET) == 1);
