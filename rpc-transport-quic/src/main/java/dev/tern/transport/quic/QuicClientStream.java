@@ -31,6 +31,11 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
   private final ClientStreamListener listener;
   private final int maxInboundMessageBytes;
   private final ArrayDeque<ByteBuffer> pendingWrites = new ArrayDeque<>();
+  /**
+   * Request bytes written and not yet handed to quiche (those in {@link #pendingWrites} included);
+   * {@link #isReady()} waits for them.
+   */
+  private final UnsentBytes unsent = new UnsentBytes();
   private boolean pendingHalfClose;
   private boolean halfClosed;
   private boolean opening;
@@ -118,12 +123,17 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
 
   @Override
   public void writeMessage(ByteBuffer message) {
+    int size = UnsentBytes.framedSize(message);
+    if (!unsent.add(size)) {
+      ready = false; // at once, on the writer's thread: the loop may be many writes behind
+    }
     EventLoops.run(loop, () -> {
       if (finished || halfClosed || pendingHalfClose) {
+        unsent.taken(size);
         return;
       }
       if (channel == null) {
-        pendingWrites.add(message);
+        pendingWrites.add(message); // stays counted until written
       } else {
         writeNow(message);
       }
@@ -131,6 +141,7 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
   }
 
   private void writeNow(ByteBuffer message) {
+    unsent.taken(UnsentBytes.framedSize(message));
     if (!compressorLookedUp) {
       compressorLookedUp = true;
       try {
@@ -213,7 +224,7 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
   }
 
   private void updateReady() {
-    boolean now = !finished && channel != null && channel.isWritable() && !halfClosed;
+    boolean now = !finished && channel != null && channel.isWritable() && !halfClosed && unsent.belowLimit();
     if (channel == null && !finished && !halfClosed) {
       return; // not opened yet: keeps the initial answer
     }

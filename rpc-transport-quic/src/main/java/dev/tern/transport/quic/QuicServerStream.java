@@ -36,6 +36,8 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
   private io.grpc.Compressor compressor;
   private boolean headersSent;
   private boolean closeSent;
+  /** Response bytes written and not yet handed to quiche; {@link #isReady()} waits for them. */
+  private final UnsentBytes unsent = new UnsentBytes();
   private ChannelFuture lastWrite;
   private volatile boolean ready;
   /** The connection's attributes when this stream's headers arrived; null for a 0-RTT stream. */
@@ -169,7 +171,7 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
   }
 
   private void updateReady() {
-    boolean now = !finished && !closeSent && listener != null && channel.isWritable();
+    boolean now = !finished && !closeSent && listener != null && channel.isWritable() && unsent.belowLimit();
     boolean was = ready;
     ready = now;
     if (now && !was) {
@@ -255,7 +257,12 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
 
   @Override
   public void writeMessage(ByteBuffer message) {
+    int size = UnsentBytes.framedSize(message);
+    if (!unsent.add(size)) {
+      ready = false; // at once, on the writer's thread: the loop may be many writes behind
+    }
     EventLoops.run(loop, () -> {
+      unsent.taken(size);
       if (finished || closeSent) {
         return;
       }
