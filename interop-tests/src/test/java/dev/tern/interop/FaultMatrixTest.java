@@ -20,7 +20,6 @@ import io.grpc.MethodDescriptor;
 import io.grpc.Server;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.ServerCalls;
@@ -693,19 +692,15 @@ class FaultMatrixTest {
    * server's reason; the call after it must then succeed on a new connection. Returns what
    * happened, for the table.
    */
+  /**
+   * The first call after a storm works. A storm may pass the server's rapid-reset limit; the
+   * server then drains the connection rather than cut it, so no call of the client's fails for
+   * it: this call goes out on a new connection, or on the old one until the GOAWAY arrives (and is
+   * then sent again, unprocessed).
+   */
   private static String echoAfterStorm(ManagedChannel channel) {
-    try {
-      assertThat(echo(channel, "after the storm")).isEqualTo("after the storm");
-      return "";
-    } catch (StatusRuntimeException e) {
-      Status st = e.getStatus();
-      System.out.println("FaultMatrix: the first call after the storm failed: " + st);
-      assertThat(st.getCode()).as("the first call after the storm: " + st)
-          .isIn(Status.Code.RESOURCE_EXHAUSTED, Status.Code.UNAVAILABLE);
-      assertThat(echo(channel, "after the storm, again")).isEqualTo("after the storm, again");
-      return "; the server's reset limit had closed the connection: the first call failed " + st.getCode()
-          + ", the next one worked";
-    }
+    assertThat(echo(channel, "after the storm")).as("the first call after the storm").isEqualTo("after the storm");
+    return "";
   }
 
   private static CompletableFuture<Status> unaryStatus(ManagedChannel channel, MethodDescriptor<String, String> method,
