@@ -53,6 +53,8 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
   private Connection connection;
   private final Map<Long, UdpClientStream> byId = new HashMap<>();
   private final ArrayDeque<UdpClientStream> waiting = new ArrayDeque<>();
+  /** A stream closed while calls wait for a slot: the next pump opens them. */
+  private boolean openPending;
   private int openCalls;
   private volatile boolean ready;
   private boolean shutdown;
@@ -254,6 +256,7 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
 
   @Override
   public void pump(long nowNs) {
+    openPending = false;
     if (!ready && !closing && nowNs - handshakeDeadlineNs >= 0) {
       fail(Status.UNAVAILABLE.withDescription("udp handshake with " + address
           + " did not finish in " + options.get(TransportOptions.HANDSHAKE_TIMEOUT_MILLIS)
@@ -288,6 +291,9 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
 
   @Override
   public long nextDeadlineNs() {
+    if (openPending) {
+      return System.nanoTime(); // a slot was freed after this turn's pump: use it next turn
+    }
     return ready || closing ? Long.MAX_VALUE : handshakeDeadlineNs;
   }
 
@@ -488,9 +494,10 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
     if (c != null) {
       c.onCoreClosed();
     }
-    if (!waiting.isEmpty()) {
-      openWaiting();
-    }
+    // The freed slot is used on this loop turn's pump, not here: the core closes a stream from
+    // inside a read, an acknowledgement or a reset, and a call opened now would start reading
+    // (into the shared scratch buffer) while the closing call's read still holds its bytes there.
+    openPending |= !waiting.isEmpty();
   }
 
   /** The status a call gets when the peer resets its stream with {@code code}. */
