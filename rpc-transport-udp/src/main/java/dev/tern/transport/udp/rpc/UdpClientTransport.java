@@ -27,6 +27,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalInt;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -148,6 +149,20 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
 
   Connection connection() {
     return connection;
+  }
+
+  /**
+   * The streams this transport still holds, for tests that prove none is kept after its call:
+   * {calls bound to a stream, calls waiting for one, the core connection's live streams}. Taken
+   * on the loop; the future fails if the loop has ended.
+   */
+  CompletableFuture<int[]> streamCounts() {
+    CompletableFuture<int[]> f = new CompletableFuture<>();
+    if (!run(() -> f.complete(new int[] {byId.size(), waiting.size(),
+        connection == null ? 0 : connection.streamCount()}))) {
+      f.completeExceptionally(new IllegalStateException("the transport has terminated"));
+    }
+    return f;
   }
 
   /** Runs {@code task} on the loop; false once the transport has terminated. */
