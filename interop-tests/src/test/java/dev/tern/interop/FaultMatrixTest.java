@@ -377,12 +377,6 @@ class FaultMatrixTest {
   @ParameterizedTest
   @ValueSource(strings = {"tcp", "quic", "udp"})
   void streamLimitBurst(String transport) throws Exception {
-    // A known defect, not fixed: on udp about one run in two ends one of the 1,200 calls INTERNAL
-    // "the stream ended inside a record (3 bytes missing)" (docs/fault-matrix.md). The full version
-    // runs the row, and fails until it is fixed.
-    Assumptions.assumeTrue(FULL || !transport.equals("udp"), "known defect on udp: one call of the burst may end"
-        + " INTERNAL (a stream ended inside a record); the short version leaves the row out until it is fixed,"
-        + " -Dfaults.full=true runs it");
     Server server = server(transport, 0);
     ManagedChannel channel = channel(transport, port(server), "client", transport);
     assertThat(echo(channel, "warm")).isEqualTo("warm");

@@ -234,6 +234,11 @@ final class ServerConnection implements ConnectionListener {
     }
   }
 
+  /** The streams this connection maps to their calls; on the loop. */
+  int streamCount() {
+    return streams.size();
+  }
+
   @Override
   public void onStreamOpened(Stream s) {
     streams.put(s.id(), new UdpServerStream(this, s));

@@ -27,6 +27,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalInt;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -53,6 +54,8 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
   private Connection connection;
   private final Map<Long, UdpClientStream> byId = new HashMap<>();
   private final ArrayDeque<UdpClientStream> waiting = new ArrayDeque<>();
+  /** A stream closed while calls wait for a slot: the next pump opens them. */
+  private boolean openPending;
   private int openCalls;
   private volatile boolean ready;
   private boolean shutdown;
@@ -146,6 +149,20 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
 
   Connection connection() {
     return connection;
+  }
+
+  /**
+   * The streams this transport still holds, for tests that prove none is kept after its call:
+   * {calls bound to a stream, calls waiting for one, the core connection's live streams}. Taken
+   * on the loop; the future fails if the loop has ended.
+   */
+  CompletableFuture<int[]> streamCounts() {
+    CompletableFuture<int[]> f = new CompletableFuture<>();
+    if (!run(() -> f.complete(new int[] {byId.size(), waiting.size(),
+        connection == null ? 0 : connection.streamCount()}))) {
+      f.completeExceptionally(new IllegalStateException("the transport has terminated"));
+    }
+    return f;
   }
 
   /** Runs {@code task} on the loop; false once the transport has terminated. */
@@ -254,6 +271,7 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
 
   @Override
   public void pump(long nowNs) {
+    openPending = false;
     if (!ready && !closing && nowNs - handshakeDeadlineNs >= 0) {
       fail(Status.UNAVAILABLE.withDescription("udp handshake with " + address
           + " did not finish in " + options.get(TransportOptions.HANDSHAKE_TIMEOUT_MILLIS)
@@ -288,6 +306,9 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
 
   @Override
   public long nextDeadlineNs() {
+    if (openPending) {
+      return System.nanoTime(); // a slot was freed after this turn's pump: use it next turn
+    }
     return ready || closing ? Long.MAX_VALUE : handshakeDeadlineNs;
   }
 
@@ -488,9 +509,10 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
     if (c != null) {
       c.onCoreClosed();
     }
-    if (!waiting.isEmpty()) {
-      openWaiting();
-    }
+    // The freed slot is used on this loop turn's pump, not here: the core closes a stream from
+    // inside a read, an acknowledgement or a reset, and a call opened now would start reading
+    // (into the shared scratch buffer) while the closing call's read still holds its bytes there.
+    openPending |= !waiting.isEmpty();
   }
 
   /** The status a call gets when the peer resets its stream with {@code code}. */

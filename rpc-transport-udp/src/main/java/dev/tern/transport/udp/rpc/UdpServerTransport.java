@@ -15,6 +15,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A listening {@code udp} server: one {@link UdpServerEndpoint} (socket, loop thread, every
@@ -147,6 +148,27 @@ final class UdpServerTransport implements ServerTransport, Pump {
       }
     }
     return true;
+  }
+
+  /**
+   * The streams the server still holds over all its connections, for tests that prove none is
+   * kept after its call: {calls' streams, the core connections' live streams}. Taken on the loop;
+   * the future fails if the loop has ended.
+   */
+  CompletableFuture<int[]> streamCounts() {
+    CompletableFuture<int[]> f = new CompletableFuture<>();
+    if (!run(() -> {
+      int calls = 0;
+      int core = 0;
+      for (int i = 0; i < connections.size(); i++) {
+        calls += connections.get(i).streamCount();
+        core += connections.get(i).connection.streamCount();
+      }
+      f.complete(new int[] {calls, core});
+    })) {
+      f.completeExceptionally(new IllegalStateException("the server has terminated"));
+    }
+    return f;
   }
 
   @Override

@@ -15,7 +15,11 @@ public interface StreamListener {
   /** {@code stream}'s send buffer has room again. */
   default void onWritable(Stream stream) {}
 
-  /** The peer reset {@code stream} (RESET_STREAM) with {@code code}. */
+  /**
+   * The peer reset {@code stream} (RESET_STREAM) with {@code code}. Being told is the receiving
+   * half's end ("Reset Read", RFC 9000 §3.2): nothing more need be read from it for the stream to
+   * close.
+   */
   default void onReset(Stream stream, long code) {}
 
   /** The peer asked us to stop sending on {@code stream} (STOP_SENDING) with {@code code}. */

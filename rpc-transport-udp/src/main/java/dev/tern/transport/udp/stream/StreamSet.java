@@ -199,10 +199,16 @@ public final class StreamSet {
     if (receivedTotal > maxDataAdvertised) {
       return TransportError.FLOW_CONTROL_ERROR; // RFC 9000 §4.1
     }
-    if (r.readableBytes() > 0 || r.isFinished() || r.isReset()) {
+    boolean notify = r.readableBytes() > 0 || r.isFinished() || r.isReset();
+    if (notify) {
       queueNotify(s);
     }
     accountConsumed(s);
+    if (!notify) {
+      // A half the application stopped (RFC 9000 §3.5) is over once its final size is known:
+      // nothing is left to read, so no read or notification would close the stream later.
+      closeIfTerminal(s);
+    }
     return null;
   }
 
@@ -222,6 +228,9 @@ public final class StreamSet {
     }
     if (!wasReset) {
       listener.onReset(s, f.applicationErrorCode);
+      // RFC 9000 §3.2: once the application has the reset's signal, the receiving part is in
+      // "Reset Read", a terminal state; it need not read the stream to get there.
+      r.onFinDelivered();
     }
     return afterReceive(s, before);
   }
