@@ -51,12 +51,10 @@ final class ServerConnection {
   private int peerResetsInWindow;
   private long resetWindowStartNanos;
   private boolean closedForResets;
-  /** Streams reset before their answer since the connection was drained for resets; -1 before. */
-  private int resetsAfterGoAway = -1;
+  /** Whether the connection is being drained for resets. */
+  private boolean draining;
   /** The code the connection is closed with once drained: H3_NO_ERROR, or H3_EXCESSIVE_LOAD after resets. */
   private long closeCode = StreamHandler.H3_NO_ERROR;
-  /** Longest the calls in flight get, once the reset limit is passed, before the connection is closed. */
-  static final long RESET_DRAIN_GRACE_MILLIS = 10_000;
 
   ServerConnection(QuicServerTransport transport, QuicChannel channel, HandshakeAdmission.Pending admitted) {
     this.transport = transport;
@@ -267,10 +265,12 @@ final class ServerConnection {
    *   <li>With no stream open, it is closed at once: nothing is in flight to spare. A client that
    *       only resets streams is cut off so, at the reset past the limit.
    *   <li>Otherwise it is drained first ({@link #drain}: GOAWAY, RFC 9114 §5.2): the client opens
-   *       no new streams here and its calls in flight run to their end; then it is closed with
-   *       H3_EXCESSIVE_LOAD, once they have (after the client's own close or {@link
-   *       #CLOSE_GRACE_MILLIS}), or after {@link #RESET_DRAIN_GRACE_MILLIS} at the latest. A client
-   *       that goes on resetting streams meanwhile (another limit's worth) is closed at once.
+   *       no new streams here and its calls in flight run to their end, however long (a client
+   *       holding streams open without resetting them is an ordinary client); then it is closed
+   *       with H3_EXCESSIVE_LOAD (after the client's own close or {@link #CLOSE_GRACE_MILLIS}).
+   *       Resets are not counted meanwhile: the client may cancel every call it has open, and a
+   *       stream it opens after the GOAWAY is refused unprocessed (H3_REQUEST_REJECTED), which
+   *       starts no work.
    * </ul>
    *
    * On the loop.
@@ -280,11 +280,8 @@ final class ServerConnection {
     if (max <= 0 || closedForResets) {
       return;
     }
-    if (resetsAfterGoAway >= 0) {
-      if (++resetsAfterGoAway > max) {
-        closeForResets(resetsAfterGoAway + " more streams reset after GOAWAY");
-      }
-      return;
+    if (draining) {
+      return; // the client may cancel every call it has open; it can open no more here
     }
     long now = System.nanoTime();
     if (peerResetsInWindow == 0 || now - resetWindowStartNanos > transport.resetWindowNanos()) {
@@ -301,11 +298,9 @@ final class ServerConnection {
             + TimeUnit.NANOSECONDS.toSeconds(transport.resetWindowNanos()) + " s");
         return;
       }
-      resetsAfterGoAway = 0;
+      draining = true;
       closeCode = StreamHandler.H3_EXCESSIVE_LOAD;
       drain();
-      channel.eventLoop().schedule(() -> closeForResets("the drain's grace time ("
-          + RESET_DRAIN_GRACE_MILLIS + " ms) passed"), RESET_DRAIN_GRACE_MILLIS, TimeUnit.MILLISECONDS);
     }
   }
 

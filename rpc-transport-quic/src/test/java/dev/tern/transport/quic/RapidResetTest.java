@@ -146,6 +146,8 @@ class RapidResetTest {
     java.util.concurrent.Semaphore hanging = new java.util.concurrent.Semaphore(0);
     MethodDescriptor<String, String> hold = EndToEndZeroRttTest.method("test.Reset/Hold", false);
     MethodDescriptor<String, String> hang = EndToEndZeroRttTest.method("test.Reset/Hang", false);
+    MethodDescriptor<String, String> chat =
+        dev.tern.conformance.Utf8.method("test.Reset/Chat", MethodDescriptor.MethodType.BIDI_STREAMING);
     KeepingProvider provider = new KeepingProvider();
     Server server = TernServerBuilder.create().addTransportProvider(provider)
         .listen(QuicTransportProvider.NAME, new InetSocketAddress("127.0.0.1", 0))
@@ -157,6 +159,17 @@ class RapidResetTest {
             }))
             .addMethod(hold, ServerCalls.asyncUnaryCall((request, response) -> held.add(response)))
             .addMethod(hang, ServerCalls.asyncUnaryCall((request, response) -> hanging.release()))
+            .addMethod(chat, ServerCalls.asyncBidiStreamingCall(response -> new io.grpc.stub.StreamObserver<String>() {
+              @Override public void onNext(String value) {
+                response.onNext(value);
+              }
+
+              @Override public void onError(Throwable t) {}
+
+              @Override public void onCompleted() {
+                response.onCompleted();
+              }
+            }))
             .build())
         .build().start();
     InetSocketAddress address = (InetSocketAddress) server.getListenSockets().get(0);
@@ -168,6 +181,25 @@ class RapidResetTest {
           channel.newCall(hold, CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS)), "held");
       io.grpc.stub.StreamObserver<String> answer = held.poll(10, TimeUnit.SECONDS);
       assertThat(answer).as("the held call reached the server").isNotNull();
+      java.util.concurrent.BlockingQueue<String> echoes = new java.util.concurrent.LinkedBlockingQueue<>();
+      CompletableFuture<io.grpc.Status> chatEnd = new CompletableFuture<>();
+      io.grpc.stub.StreamObserver<String> chatOut = ClientCalls.asyncBidiStreamingCall(
+          channel.newCall(chat, CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS)),
+          new io.grpc.stub.StreamObserver<String>() {
+            @Override public void onNext(String value) {
+              echoes.add(value);
+            }
+
+            @Override public void onError(Throwable t) {
+              chatEnd.complete(io.grpc.Status.fromThrowable(t));
+            }
+
+            @Override public void onCompleted() {
+              chatEnd.complete(io.grpc.Status.OK);
+            }
+          });
+      chatOut.onNext("before");
+      assertThat(echoes.poll(10, TimeUnit.SECONDS)).isEqualTo("before");
       for (int i = 0; i < 25; i++) {
         com.google.common.util.concurrent.ListenableFuture<String> f =
             ClientCalls.futureUnaryCall(channel.newCall(hang, CallOptions.DEFAULT), "x");
@@ -192,6 +224,12 @@ class RapidResetTest {
       answer.onNext("answered");
       answer.onCompleted();
       assertThat(inFlight.get(10, TimeUnit.SECONDS)).isEqualTo("answered");
+      // A stream of the drained connection still carries messages both ways, and ends normally.
+      Thread.sleep(1_500); // past quiche's and Tern's timers of a quiet connection: a precondition
+      chatOut.onNext("after");
+      assertThat(echoes.poll(10, TimeUnit.SECONDS)).as("an echo on the drained connection").isEqualTo("after");
+      chatOut.onCompleted();
+      assertThat(chatEnd.get(10, TimeUnit.SECONDS)).as("the chat's end").isEqualTo(io.grpc.Status.OK);
     } finally {
       channel.shutdownNow();
       server.shutdownNow();

@@ -4,6 +4,7 @@ import dev.tern.rpc.spi.ThrottledLog;
 import dev.tern.rpc.spi.TransportEvents;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2ConnectionAdapter;
@@ -12,37 +13,39 @@ import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Stream;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Logger;
 
 /**
  * HTTP/2 rapid reset (CVE-2023-44487) on one server connection: a client that opens streams and
  * resets them at once makes the server start call after call while it stays under the stream
  * limit. Past {@code max} RST_STREAM frames from the client within a fixed window of {@code
- * windowSeconds} (the count grpc-java's {@code maxRstFramesPerWindow} keeps), the connection is
- * ended so that a legitimate client whose calls time out or are cancelled together loses none of
- * its other calls:
+ * windowSeconds} (the count grpc-java's {@code maxRstFramesPerWindow} keeps), the connection
+ * takes no new work. It is ended the way RFC 9113 §6.8 describes a graceful shutdown, so that a
+ * legitimate client whose calls time out or are cancelled together loses none of its other calls:
  *
- * <ul>
- *   <li>If no stream is active, GOAWAY with ENHANCE_YOUR_CALM (RFC 9113 §7) and the debug data
- *       {@code too_many_rststreams}, naming the last stream the server created, and the close
- *       (§5.4.1): nothing is in flight to spare. A client that only resets streams is cut off so,
- *       at the reset past the limit.
- *   <li>Otherwise a graceful GOAWAY first (§6.8: NO_ERROR, last stream 2^31-1, so that streams
- *       already on their way are still served): the client opens no new streams here, and its
- *       calls in flight run to their end. Once no stream is active, or after {@link
- *       #DRAIN_GRACE_MILLIS}, the GOAWAY with ENHANCE_YOUR_CALM and the close follow. A client
- *       that goes on resetting streams meanwhile (another {@code max} resets) is closed at once.
- * </ul>
+ * <ol>
+ *   <li>GOAWAY with NO_ERROR and the last stream 2^31-1: the client opens no new stream here, and
+ *       the streams already on their way are still served. (An error code here would make
+ *       grpc-java fail its calls on their way as processed, unretried.)
+ *   <li>{@link #SECOND_GOAWAY_MILLIS} later, time for the first to arrive, a GOAWAY naming the last
+ *       stream created: Netty ignores any newer stream from then on.
+ *   <li>Once no stream is active after that, GOAWAY with ENHANCE_YOUR_CALM (§7) and the debug
+ *       data {@code too_many_rststreams}, and the close (§5.4.1). The calls in flight run to their
+ *       end, however long: a client that holds streams open without resetting them is an
+ *       ordinary client.
+ * </ol>
  *
- * <p>The limit is reported once per connection as {@link TransportEvents#RAPID_RESET} and logged
- * at FINE, throttled. Confined to the connection's event loop.
+ * <p>A client that goes on resetting streams before the second GOAWAY, more than it had open and
+ * could open under the server's stream limit ({@code SETTINGS_MAX_CONCURRENT_STREAMS}), is not
+ * winding down: it gets the last GOAWAY and the close at once. A client that only reset streams
+ * is closed at the second GOAWAY. The limit is reported once per connection as {@link
+ * TransportEvents#RAPID_RESET} and logged at FINE, throttled. Confined to the connection's event
+ * loop.
  */
 final class RapidResetLimit {
-  private static final Logger LOG = Logger.getLogger("dev.tern.transport.tcp");
   /** The GOAWAY debug data, grpc-netty's for its own limit. */
   static final byte[] DEBUG = "too_many_rststreams".getBytes(StandardCharsets.US_ASCII);
-  /** Longest the calls in flight get, once the limit is passed, before the connection is closed. */
-  static final long DRAIN_GRACE_MILLIS = 10_000;
+  /** From the first GOAWAY of a drain to the second, which names the last stream created. */
+  static final long SECOND_GOAWAY_MILLIS = 1_000;
 
   private final int max;
   private final long windowNanos;
@@ -51,8 +54,12 @@ final class RapidResetLimit {
   private Channel channel;
   private int inWindow;
   private long windowStartNanos;
-  /** Resets since the graceful GOAWAY; -1 before it. */
+  /** Resets since the drain began; -1 before it. */
   private int afterGoAway = -1;
+  /** Resets allowed once the drain has begun before the connection is closed at once. */
+  private int afterGoAwayAllowed;
+  /** Whether the GOAWAY naming the last stream was sent: no new stream can start. */
+  private boolean closedToNewStreams;
   private boolean ended;
 
   /**
@@ -79,8 +86,8 @@ final class RapidResetLimit {
       return;
     }
     if (afterGoAway >= 0) {
-      if (++afterGoAway > max) {
-        end(); // streams opened and reset after the GOAWAY: not a client winding down
+      if (!closedToNewStreams && ++afterGoAway > afterGoAwayAllowed) {
+        end(); // more resets than streams it had and could open: not a client winding down
       }
       return;
     }
@@ -105,31 +112,37 @@ final class RapidResetLimit {
       return;
     }
     Http2Connection connection = h.connection();
-    if (connection.numActiveStreams() == 0) {
-      end();
-      return;
-    }
     afterGoAway = 0;
-    ChannelHandlerContext ctx = channel.pipeline().context(h);
-    h.goAway(ctx, Integer.MAX_VALUE, Http2Error.NO_ERROR.code(), Unpooled.wrappedBuffer(DEBUG), ctx.newPromise());
-    ctx.flush();
+    afterGoAwayAllowed = connection.numActiveStreams() + Math.max(max, connection.local().maxActiveStreams());
+    goAway(h, Integer.MAX_VALUE, Http2Error.NO_ERROR);
+    channel.eventLoop().schedule(() -> {
+      Http2ConnectionHandler now = channel.pipeline().get(Http2ConnectionHandler.class);
+      if (ended || now == null || !channel.isActive()) {
+        return;
+      }
+      closedToNewStreams = true;
+      goAway(now, now.connection().remote().lastStreamCreated(), Http2Error.NO_ERROR);
+      if (now.connection().numActiveStreams() == 0) {
+        end();
+      }
+    }, SECOND_GOAWAY_MILLIS, TimeUnit.MILLISECONDS);
     connection.addListener(new Http2ConnectionAdapter() {
       @Override
       public void onStreamClosed(Http2Stream stream) {
         // Netty tells listeners while it still counts the stream: look once it is gone.
         channel.eventLoop().execute(() -> {
-          if (connection.numActiveStreams() == 0) {
+          if (closedToNewStreams && connection.numActiveStreams() == 0) {
             end();
           }
         });
       }
     });
-    channel.eventLoop().schedule(this::end, DRAIN_GRACE_MILLIS, TimeUnit.MILLISECONDS);
   }
 
   /**
-   * GOAWAY ENHANCE_YOUR_CALM, naming the last stream created (the client may send the rest again
-   * elsewhere), then the close, which Netty makes once a GOAWAY with an error is written.
+   * GOAWAY ENHANCE_YOUR_CALM, naming the last stream created, then the close. Written with the
+   * frame writer itself: Netty's {@code goAway} sends nothing for a GOAWAY naming the same last
+   * stream as the one before it.
    */
   private void end() {
     if (ended) {
@@ -141,9 +154,21 @@ final class RapidResetLimit {
       channel.close();
       return;
     }
+    Http2Connection connection = h.connection();
+    int last = connection.remote().lastStreamCreated();
+    if (!connection.goAwaySent()) {
+      goAway(h, last, Http2Error.ENHANCE_YOUR_CALM); // Netty closes once it is written
+      return;
+    }
     ChannelHandlerContext ctx = channel.pipeline().context(h);
-    h.goAway(ctx, h.connection().remote().lastStreamCreated(), Http2Error.ENHANCE_YOUR_CALM.code(),
-        Unpooled.wrappedBuffer(DEBUG), ctx.newPromise());
+    h.encoder().frameWriter().writeGoAway(ctx, last, Http2Error.ENHANCE_YOUR_CALM.code(),
+        Unpooled.wrappedBuffer(DEBUG), ctx.newPromise()).addListener(ChannelFutureListener.CLOSE);
+    ctx.flush();
+  }
+
+  private void goAway(Http2ConnectionHandler h, int lastStreamId, Http2Error error) {
+    ChannelHandlerContext ctx = channel.pipeline().context(h);
+    h.goAway(ctx, lastStreamId, error.code(), Unpooled.wrappedBuffer(DEBUG), ctx.newPromise());
     ctx.flush();
   }
 }

@@ -258,8 +258,10 @@ final class TcpClientTransport implements ClientTransport, GrpcClientStream.Owne
     ManagedChannel ch = channel;
     if (ch == null || !accepting) {
       // grpc-java would hold such a call waiting for a connection this transport never makes again.
-      streamListener.onClose(Status.UNAVAILABLE.withDescription("tcp transport to " + address
-          + (ch == null ? " was not started" : " is shut down")), new Metadata());
+      // Nothing of it was sent: refused, the call layer sends it again on another connection (a
+      // call that raced this transport's shutdown, e.g. after the server's GOAWAY).
+      streamListener.onRefused(Status.UNAVAILABLE.withDescription("tcp transport to " + address
+          + (ch == null ? " was not started" : " is shut down") + "; the call was not sent"));
       return ClosedClientStream.INSTANCE;
     }
     CallOptions callOptions = CallOptions.DEFAULT;
