@@ -607,8 +607,8 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
   /**
    * Limits the RST_STREAM frames a client may send on one connection to {@code maxRstStream} per
    * {@code secondsPerWindow}; a connection past it is sent GOAWAY {@code ENHANCE_YOUR_CALM} and
-   * closed, as grpc-java's {@code NettyServerBuilder.maxRstFramesPerWindow} does, but drained first
-   * when calls are open on it, so that the client's other calls end normally (docs/limits.md). This defends
+   * closed, as grpc-java's {@code NettyServerBuilder.maxRstFramesPerWindow} does, but drained first,
+   * so that the client's other calls end normally (docs/limits.md). This defends
    * against HTTP/2 "rapid reset" (CVE-2023-44487), where a client opens streams and resets them at
    * once, so that the server starts call after call while the client stays under its stream
    * limit. Unlike grpc-java, on by default: 200 per 10 s ({@link

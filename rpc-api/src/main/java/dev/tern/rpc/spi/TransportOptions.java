@@ -157,7 +157,7 @@ public final class TransportOptions {
   /**
    * Server: how many RST_STREAM frames a client may send on one connection per {@link
    * #RST_FRAMES_WINDOW_SECONDS} before the connection is closed with GOAWAY {@code
-   * ENHANCE_YOUR_CALM}, after a drain when calls are open on it (HTTP/2 "rapid reset", CVE-2023-44487: a client that opens and at once
+   * ENHANCE_YOUR_CALM}, after a drain that lets the calls in flight end (HTTP/2 "rapid reset", CVE-2023-44487: a client that opens and at once
    * resets streams makes the server start calls without ever being held to its stream limit); 0
    * lets any number through. 200 by default: the count Netty's own HTTP/2 server codec allows
    * ({@code decoderEnforceMaxRstFramesPerWindow}, 200 per 30 s), over a 10 s window, because
