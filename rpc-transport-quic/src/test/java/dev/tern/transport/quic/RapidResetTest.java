@@ -237,6 +237,122 @@ class RapidResetTest {
     }
   }
 
+  /**
+   * A storm as a client's own code makes one: hundreds of calls the server holds, cancelled at
+   * once, past the limit. The streams that stay on the drained connection (a chat, a download)
+   * still carry data both ways and end normally.
+   */
+  @Test
+  void afterAStormPastTheLimitTheDrainedConnectionsStreamsKeepFlowing() throws Exception {
+    java.util.concurrent.Semaphore hanging = new java.util.concurrent.Semaphore(0);
+    MethodDescriptor<String, String> hang = EndToEndZeroRttTest.method("test.Reset/Hang", false);
+    MethodDescriptor<String, String> chat =
+        dev.tern.conformance.Utf8.method("test.Reset/Chat", MethodDescriptor.MethodType.BIDI_STREAMING);
+    MethodDescriptor<String, String> download =
+        dev.tern.conformance.Utf8.method("test.Reset/Download", MethodDescriptor.MethodType.SERVER_STREAMING);
+    String block = "x".repeat(32 * 1024);
+    KeepingProvider provider = new KeepingProvider();
+    Server server = TernServerBuilder.create().addTransportProvider(provider)
+        .listen(QuicTransportProvider.NAME, new InetSocketAddress("127.0.0.1", 0))
+        .tls(TestCertificates.server())
+        .addService(ServerServiceDefinition.builder("test.Reset")
+            .addMethod(hang, ServerCalls.asyncUnaryCall((request, response) -> hanging.release()))
+            .addMethod(chat, ServerCalls.asyncBidiStreamingCall(response -> new io.grpc.stub.StreamObserver<String>() {
+              @Override public void onNext(String value) {
+                response.onNext(value);
+              }
+
+              @Override public void onError(Throwable t) {}
+
+              @Override public void onCompleted() {
+                response.onCompleted();
+              }
+            }))
+            .addMethod(download, ServerCalls.asyncServerStreamingCall((request, response) -> {
+              new Thread(() -> {
+                try {
+                  for (int i = 0; i < 256; i++) {
+                    response.onNext(block);
+                    Thread.sleep(10);
+                  }
+                  response.onCompleted();
+                } catch (InterruptedException | RuntimeException e) {
+                  response.onError(e);
+                }
+              }).start();
+            }))
+            .build())
+        .build().start();
+    InetSocketAddress address = (InetSocketAddress) server.getListenSockets().get(0);
+    ManagedChannel channel = TernChannelBuilder.forAddress(address).addTransportProvider(new QuicTransportProvider())
+        .transports("quic").overrideAuthority("localhost:" + address.getPort())
+        .tls(TestCertificates.client()).build();
+    try {
+      java.util.concurrent.BlockingQueue<String> echoes = new java.util.concurrent.LinkedBlockingQueue<>();
+      CompletableFuture<io.grpc.Status> chatEnd = new CompletableFuture<>();
+      io.grpc.stub.StreamObserver<String> chatOut = ClientCalls.asyncBidiStreamingCall(
+          channel.newCall(chat, CallOptions.DEFAULT.withDeadlineAfter(60, TimeUnit.SECONDS)),
+          new io.grpc.stub.StreamObserver<String>() {
+            @Override public void onNext(String value) {
+              echoes.add(value);
+            }
+
+            @Override public void onError(Throwable t) {
+              chatEnd.complete(io.grpc.Status.fromThrowable(t));
+            }
+
+            @Override public void onCompleted() {
+              chatEnd.complete(io.grpc.Status.OK);
+            }
+          });
+      chatOut.onNext("before");
+      assertThat(echoes.poll(10, TimeUnit.SECONDS)).isEqualTo("before");
+      java.util.concurrent.atomic.AtomicLong downloaded = new java.util.concurrent.atomic.AtomicLong();
+      CompletableFuture<io.grpc.Status> downloadEnd = new CompletableFuture<>();
+      ClientCalls.asyncServerStreamingCall(channel.newCall(download,
+          CallOptions.DEFAULT.withDeadlineAfter(60, TimeUnit.SECONDS)), "go", new io.grpc.stub.StreamObserver<String>() {
+            @Override public void onNext(String value) {
+              downloaded.addAndGet(value.length());
+            }
+
+            @Override public void onError(Throwable t) {
+              downloadEnd.complete(io.grpc.Status.fromThrowable(t));
+            }
+
+            @Override public void onCompleted() {
+              downloadEnd.complete(io.grpc.Status.OK);
+            }
+          });
+      List<com.google.common.util.concurrent.ListenableFuture<String>> storm = new ArrayList<>();
+      for (int i = 0; i < 400; i++) {
+        storm.add(ClientCalls.futureUnaryCall(channel.newCall(hang, CallOptions.DEFAULT), "x"));
+      }
+      assertThat(hanging.tryAcquire(400, 20, TimeUnit.SECONDS)).as("the storm's calls reached the server").isTrue();
+      for (com.google.common.util.concurrent.ListenableFuture<String> f : storm) {
+        f.cancel(true);
+      }
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (provider.server.limitCounts().closedForResets() == 0 && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
+      assertThat(provider.server.limitCounts().closedForResets()).as("the limit was passed").isEqualTo(1);
+      for (int i = 0; i < 20; i++) {
+        Thread.sleep(250);
+        chatOut.onNext("after " + i);
+        assertThat(echoes.poll(10, TimeUnit.SECONDS)).as("echo %d on the drained connection", i).isEqualTo("after " + i);
+      }
+      assertThat(downloadEnd.get(30, TimeUnit.SECONDS)).as("the download's end, " + downloaded + " chars")
+          .isEqualTo(io.grpc.Status.OK);
+      assertThat(downloaded.get()).isEqualTo(256L * block.length());
+      chatOut.onCompleted();
+      assertThat(chatEnd.get(15, TimeUnit.SECONDS)).as("the chat's end").isEqualTo(io.grpc.Status.OK);
+    } finally {
+      channel.shutdownNow();
+      server.shutdownNow();
+      assertThat(server.awaitTermination(20, TimeUnit.SECONDS)).isTrue();
+    }
+  }
+
   private static QuicChannel connect(EventLoopGroup group, InetSocketAddress server,
       CompletableFuture<QuicConnectionCloseEvent> closedBy) throws Exception {
     Channel udp = new Bootstrap().group(group).channel(NioDatagramChannel.class)
