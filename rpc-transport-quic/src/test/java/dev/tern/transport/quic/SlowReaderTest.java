@@ -37,8 +37,8 @@ import org.junit.jupiter.api.Timeout;
  * commit that much beyond what the reader consumed, and grants more only once half of it has been
  * read, which a reader of one message never does), the bytes the reader consumed (one message
  * and at most one receive buffer), and what the writer may have written past the point where
- * {@code isReady()} turned false (under 32 KiB not yet handed to quiche, and the message that
- * crossed it). Runs with the fix commit exactly the window, 1024 KiB; without it the writer's
+ * {@code isReady()} turned false (under {@link UnsentBytes#READY_BYTES}, 256 KiB, not yet handed to
+ * quiche, and the message that crossed it). Runs with the fix commit exactly the window, 1024 KiB; without it the writer's
  * writes queued on the event loop faster than the loop met the closed window, and all 64 MiB
  * were written.
  */
