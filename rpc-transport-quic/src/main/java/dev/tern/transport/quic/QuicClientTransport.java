@@ -77,6 +77,8 @@ final class QuicClientTransport implements ClientTransport {
   private volatile boolean active;
   private boolean ready;
   private boolean shutdown;
+  /** Why the transport shut down, once it did; what refusals of later calls name. On the loop. */
+  private Status shutdownStatus;
   private boolean closing;
   /** The server sent GOAWAY: no stream is opened on this connection any more. */
   private boolean goAwayReceived;
@@ -535,7 +537,8 @@ final class QuicClientTransport implements ClientTransport {
     goAwayReceived = true;
     if (!shutdown) {
       shutdown = true;
-      listener.transportShutdown(Status.UNAVAILABLE.withDescription("server " + address + " sent GOAWAY"));
+      shutdownStatus = Status.UNAVAILABLE.withDescription("server " + address + " sent GOAWAY");
+      listener.transportShutdown(shutdownStatus);
     }
     // RFC 9114 §5.2: a client that has received GOAWAY opens no more requests on the connection,
     // and requests on streams at or above the GOAWAY's identifier were not processed. Calls still
@@ -670,7 +673,9 @@ final class QuicClientTransport implements ClientTransport {
     boolean queued = execute(() -> {
       if (shutdown || closing) {
         // Never sent: the call layer may send it again on another connection.
-        stream.refuse(Status.UNAVAILABLE.withDescription("QUIC transport to " + address + " is shut down"));
+        Status why = shutdownStatus;
+        stream.refuse(Status.UNAVAILABLE.withDescription("QUIC transport to " + address + " is shut down"
+            + (why == null || why.getDescription() == null ? "" : " (" + why.getDescription() + ")")));
         return;
       }
       streams.add(stream);
@@ -738,7 +743,8 @@ final class QuicClientTransport implements ClientTransport {
     execute(() -> {
       if (!shutdown) {
         shutdown = true;
-        listener.transportShutdown(Status.UNAVAILABLE.withDescription("transport shutdown"));
+        shutdownStatus = Status.UNAVAILABLE.withDescription("transport shutdown");
+        listener.transportShutdown(shutdownStatus);
       }
       maybeClose();
     });
@@ -778,6 +784,7 @@ final class QuicClientTransport implements ClientTransport {
     if (!shutdown) {
       // Before the refusals: the call layer sends them again on another connection, not this one.
       shutdown = true;
+      shutdownStatus = status;
       LOG.debug("QUIC connection to {} ends: {}", address, status.getDescription());
       listener.transportShutdown(status);
     }
@@ -796,6 +803,7 @@ final class QuicClientTransport implements ClientTransport {
     if (!shutdown) {
       shutdown = true;
       Status reported = ready ? status : withCertificateReason(status);
+      shutdownStatus = reported;
       LOG.debug("QUIC connection to {} ends: {}", address, reported.getDescription());
       listener.transportShutdown(reported);
     }

@@ -159,17 +159,7 @@ class RapidResetTest {
             }))
             .addMethod(hold, ServerCalls.asyncUnaryCall((request, response) -> held.add(response)))
             .addMethod(hang, ServerCalls.asyncUnaryCall((request, response) -> hanging.release()))
-            .addMethod(chat, ServerCalls.asyncBidiStreamingCall(response -> new io.grpc.stub.StreamObserver<String>() {
-              @Override public void onNext(String value) {
-                response.onNext(value);
-              }
-
-              @Override public void onError(Throwable t) {}
-
-              @Override public void onCompleted() {
-                response.onCompleted();
-              }
-            }))
+            .addMethod(chat, echoChat())
             .build())
         .build().start();
     InetSocketAddress address = (InetSocketAddress) server.getListenSockets().get(0);
@@ -181,25 +171,9 @@ class RapidResetTest {
           channel.newCall(hold, CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS)), "held");
       io.grpc.stub.StreamObserver<String> answer = held.poll(10, TimeUnit.SECONDS);
       assertThat(answer).as("the held call reached the server").isNotNull();
-      java.util.concurrent.BlockingQueue<String> echoes = new java.util.concurrent.LinkedBlockingQueue<>();
-      CompletableFuture<io.grpc.Status> chatEnd = new CompletableFuture<>();
-      io.grpc.stub.StreamObserver<String> chatOut = ClientCalls.asyncBidiStreamingCall(
-          channel.newCall(chat, CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS)),
-          new io.grpc.stub.StreamObserver<String>() {
-            @Override public void onNext(String value) {
-              echoes.add(value);
-            }
-
-            @Override public void onError(Throwable t) {
-              chatEnd.complete(io.grpc.Status.fromThrowable(t));
-            }
-
-            @Override public void onCompleted() {
-              chatEnd.complete(io.grpc.Status.OK);
-            }
-          });
-      chatOut.onNext("before");
-      assertThat(echoes.poll(10, TimeUnit.SECONDS)).isEqualTo("before");
+      Chat c = new Chat(channel, chat, 30);
+      c.out.onNext("before");
+      assertThat(c.echoes.poll(10, TimeUnit.SECONDS)).isEqualTo("before");
       for (int i = 0; i < 25; i++) {
         com.google.common.util.concurrent.ListenableFuture<String> f =
             ClientCalls.futureUnaryCall(channel.newCall(hang, CallOptions.DEFAULT), "x");
@@ -226,10 +200,10 @@ class RapidResetTest {
       assertThat(inFlight.get(10, TimeUnit.SECONDS)).isEqualTo("answered");
       // A stream of the drained connection still carries messages both ways, and ends normally.
       Thread.sleep(1_500); // past quiche's and Tern's timers of a quiet connection: a precondition
-      chatOut.onNext("after");
-      assertThat(echoes.poll(10, TimeUnit.SECONDS)).as("an echo on the drained connection").isEqualTo("after");
-      chatOut.onCompleted();
-      assertThat(chatEnd.get(10, TimeUnit.SECONDS)).as("the chat's end").isEqualTo(io.grpc.Status.OK);
+      c.out.onNext("after");
+      assertThat(c.echoes.poll(10, TimeUnit.SECONDS)).as("an echo on the drained connection").isEqualTo("after");
+      c.out.onCompleted();
+      assertThat(c.end.get(10, TimeUnit.SECONDS)).as("the chat's end").isEqualTo(io.grpc.Status.OK);
     } finally {
       channel.shutdownNow();
       server.shutdownNow();
@@ -257,17 +231,7 @@ class RapidResetTest {
         .tls(TestCertificates.server())
         .addService(ServerServiceDefinition.builder("test.Reset")
             .addMethod(hang, ServerCalls.asyncUnaryCall((request, response) -> hanging.release()))
-            .addMethod(chat, ServerCalls.asyncBidiStreamingCall(response -> new io.grpc.stub.StreamObserver<String>() {
-              @Override public void onNext(String value) {
-                response.onNext(value);
-              }
-
-              @Override public void onError(Throwable t) {}
-
-              @Override public void onCompleted() {
-                response.onCompleted();
-              }
-            }))
+            .addMethod(chat, echoChat())
             .addMethod(download, ServerCalls.asyncServerStreamingCall((request, response) -> {
               new Thread(() -> {
                 try {
@@ -288,25 +252,9 @@ class RapidResetTest {
         .transports("quic").overrideAuthority("localhost:" + address.getPort())
         .tls(TestCertificates.client()).build();
     try {
-      java.util.concurrent.BlockingQueue<String> echoes = new java.util.concurrent.LinkedBlockingQueue<>();
-      CompletableFuture<io.grpc.Status> chatEnd = new CompletableFuture<>();
-      io.grpc.stub.StreamObserver<String> chatOut = ClientCalls.asyncBidiStreamingCall(
-          channel.newCall(chat, CallOptions.DEFAULT.withDeadlineAfter(60, TimeUnit.SECONDS)),
-          new io.grpc.stub.StreamObserver<String>() {
-            @Override public void onNext(String value) {
-              echoes.add(value);
-            }
-
-            @Override public void onError(Throwable t) {
-              chatEnd.complete(io.grpc.Status.fromThrowable(t));
-            }
-
-            @Override public void onCompleted() {
-              chatEnd.complete(io.grpc.Status.OK);
-            }
-          });
-      chatOut.onNext("before");
-      assertThat(echoes.poll(10, TimeUnit.SECONDS)).isEqualTo("before");
+      Chat c = new Chat(channel, chat, 60);
+      c.out.onNext("before");
+      assertThat(c.echoes.poll(10, TimeUnit.SECONDS)).isEqualTo("before");
       java.util.concurrent.atomic.AtomicLong downloaded = new java.util.concurrent.atomic.AtomicLong();
       CompletableFuture<io.grpc.Status> downloadEnd = new CompletableFuture<>();
       ClientCalls.asyncServerStreamingCall(channel.newCall(download,
@@ -338,18 +286,58 @@ class RapidResetTest {
       assertThat(provider.server.limitCounts().closedForResets()).as("the limit was passed").isEqualTo(1);
       for (int i = 0; i < 20; i++) {
         Thread.sleep(250);
-        chatOut.onNext("after " + i);
-        assertThat(echoes.poll(10, TimeUnit.SECONDS)).as("echo %d on the drained connection", i).isEqualTo("after " + i);
+        c.out.onNext("after " + i);
+        assertThat(c.echoes.poll(10, TimeUnit.SECONDS)).as("echo %d on the drained connection", i).isEqualTo("after " + i);
       }
       assertThat(downloadEnd.get(30, TimeUnit.SECONDS)).as("the download's end, " + downloaded + " chars")
           .isEqualTo(io.grpc.Status.OK);
       assertThat(downloaded.get()).isEqualTo(256L * block.length());
-      chatOut.onCompleted();
-      assertThat(chatEnd.get(15, TimeUnit.SECONDS)).as("the chat's end").isEqualTo(io.grpc.Status.OK);
+      c.out.onCompleted();
+      assertThat(c.end.get(15, TimeUnit.SECONDS)).as("the chat's end").isEqualTo(io.grpc.Status.OK);
     } finally {
       channel.shutdownNow();
       server.shutdownNow();
       assertThat(server.awaitTermination(20, TimeUnit.SECONDS)).isTrue();
+    }
+  }
+
+  /** A bidirectional method that echoes each message and ends when the client does. */
+  private static io.grpc.ServerCallHandler<String, String> echoChat() {
+    return ServerCalls.asyncBidiStreamingCall(response -> new io.grpc.stub.StreamObserver<String>() {
+      @Override public void onNext(String value) {
+        response.onNext(value);
+      }
+
+      @Override public void onError(Throwable t) {}
+
+      @Override public void onCompleted() {
+        response.onCompleted();
+      }
+    });
+  }
+
+  /** A client's side of an {@link #echoChat()} call: what it sends, the echoes, the end. */
+  private static final class Chat {
+    final java.util.concurrent.BlockingQueue<String> echoes = new java.util.concurrent.LinkedBlockingQueue<>();
+    final CompletableFuture<io.grpc.Status> end = new CompletableFuture<>();
+    final io.grpc.stub.StreamObserver<String> out;
+
+    Chat(ManagedChannel channel, MethodDescriptor<String, String> method, int deadlineSeconds) {
+      out = ClientCalls.asyncBidiStreamingCall(
+          channel.newCall(method, CallOptions.DEFAULT.withDeadlineAfter(deadlineSeconds, TimeUnit.SECONDS)),
+          new io.grpc.stub.StreamObserver<String>() {
+            @Override public void onNext(String value) {
+              echoes.add(value);
+            }
+
+            @Override public void onError(Throwable t) {
+              end.complete(io.grpc.Status.fromThrowable(t));
+            }
+
+            @Override public void onCompleted() {
+              end.complete(io.grpc.Status.OK);
+            }
+          });
     }
   }
 

@@ -17,13 +17,9 @@ import io.grpc.Server;
 import io.grpc.ServerCall;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -59,22 +55,7 @@ class UdpStreamReleaseTest {
   /** The server's stream limit: a few streams above the storm's calls in flight. */
   private static final int STREAM_LIMIT = 300;
 
-  private static final MethodDescriptor.Marshaller<String> UTF8 =
-      new MethodDescriptor.Marshaller<>() {
-        @Override
-        public InputStream stream(String value) {
-          return new ByteArrayInputStream(value.getBytes(StandardCharsets.UTF_8));
-        }
-
-        @Override
-        public String parse(InputStream stream) {
-          try {
-            return new String(stream.readAllBytes(), StandardCharsets.UTF_8);
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        }
-      };
+  private static final MethodDescriptor.Marshaller<String> UTF8 = dev.tern.conformance.Utf8.MARSHALLER;
 
   /** Answers its request, at once or up to 2 ms later (the request starts with how long). */
   private static final MethodDescriptor<String, String> ANSWER =
