@@ -86,10 +86,7 @@ final class RapidResetLimit {
       return;
     }
     if (afterGoAway >= 0) {
-      if (!closedToNewStreams && ++afterGoAway > afterGoAwayAllowed) {
-        end(); // more resets than streams it had and could open: not a client winding down
-      }
-      return;
+      return; // draining: new streams end at the second GOAWAY
     }
     long now = System.nanoTime();
     if (inWindow == 0 || now - windowStartNanos > windowNanos) {
