@@ -1,5 +1,7 @@
 package dev.tern.rpc;
 
+import java.time.Duration;
+import static org.awaitility.Awaitility.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tern.rpc.inprocess.InProcessAddress;
@@ -34,14 +36,9 @@ class IdleModeTest {
         .idleTimeout(1, TimeUnit.SECONDS).connectionListener(info -> connections.incrementAndGet()).build();
   }
 
-  private ConnectivityState awaitState(ConnectivityState wanted, long timeoutMillis) throws InterruptedException {
-    long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-    ConnectivityState s = channel.getState(false);
-    while (s != wanted && System.nanoTime() < end) {
-      Thread.sleep(20);
-      s = channel.getState(false);
-    }
-    return s;
+  private void awaitState(ConnectivityState wanted, long timeoutMillis) {
+    await("channel state " + wanted).atMost(Duration.ofMillis(timeoutMillis)).pollInterval(Duration.ofMillis(20))
+        .until(() -> channel.getState(false), s -> s == wanted);
   }
 
   @Test
@@ -49,17 +46,14 @@ class IdleModeTest {
     start();
     assertThat(ClientCalls.blockingUnaryCall(channel, TestMethods.UNARY, CallOptions.DEFAULT, "a")).isEqualTo("a");
     assertThat(channel.getState(false)).isEqualTo(ConnectivityState.READY);
-    assertThat(awaitState(ConnectivityState.IDLE, 10_000)).isEqualTo(ConnectivityState.IDLE);
+    awaitState(ConnectivityState.IDLE, 10_000);
     assertThat(connections.get()).isEqualTo(1);
 
     assertThat(ClientCalls.blockingUnaryCall(channel, TestMethods.UNARY, CallOptions.DEFAULT, "b")).isEqualTo("b");
     // The channel serves the waiting call before it tells its connection listener (ConnectionManager),
     // so the call may finish first: wait for the listener, bounded.
-    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (connections.get() < 2 && System.nanoTime() < end) {
-      Thread.sleep(5);
-    }
-    assertThat(connections.get()).as("a new connection after idle").isEqualTo(2);
+    await("a new connection after idle").atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(5))
+        .untilAsserted(() -> assertThat(connections.get()).isEqualTo(2));
     assertThat(channel.getState(false)).isEqualTo(ConnectivityState.READY);
   }
 
@@ -76,7 +70,7 @@ class IdleModeTest {
           @Override public void onCompleted() { done.complete(null); }
         });
     requests.onNext("open");
-    assertThat(awaitState(ConnectivityState.READY, 5_000)).isEqualTo(ConnectivityState.READY);
+    awaitState(ConnectivityState.READY, 5_000);
     Thread.sleep(2_500); // more than twice the idle timeout, with the call open
     assertThat(channel.getState(false)).isEqualTo(ConnectivityState.READY);
     requests.onNext("still there");
@@ -84,7 +78,7 @@ class IdleModeTest {
     done.get(5, TimeUnit.SECONDS);
     assertThat(connections.get()).isEqualTo(1);
     // Now with no call the channel idles.
-    assertThat(awaitState(ConnectivityState.IDLE, 10_000)).isEqualTo(ConnectivityState.IDLE);
+    awaitState(ConnectivityState.IDLE, 10_000);
   }
 
   @AfterEach

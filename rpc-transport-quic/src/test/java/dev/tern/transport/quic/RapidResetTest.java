@@ -1,7 +1,9 @@
 package dev.tern.transport.quic;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import dev.tern.conformance.ResetDrainCases;
 import dev.tern.rpc.TernChannelBuilder;
 import dev.tern.rpc.TernServerBuilder;
 import io.grpc.CallOptions;
@@ -29,6 +31,7 @@ import io.netty.handler.codec.quic.QuicSslContextBuilder;
 import io.netty.handler.codec.quic.QuicStreamChannel;
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -135,129 +138,41 @@ class RapidResetTest {
 
   /**
    * A legitimate client whose calls are cancelled together past the limit (a deadline or a cancel
-   * storm) loses none of its other calls: the server drains the connection (GOAWAY) and closes it
-   * with H3_EXCESSIVE_LOAD only once the call in flight has ended; new calls go to a new
-   * connection. Closing at once, as before, failed the call in flight.
+   * storm) loses none of its other calls (ResetDrainCases): the server drains the connection
+   * (GOAWAY) and closes it with H3_EXCESSIVE_LOAD once its calls have ended. Closing at once, as
+   * before, failed the call in flight.
    */
   @Test
   void aClientPastTheLimitLosesNoOtherCallTheConnectionIsDrainedThenClosed() throws Exception {
-    java.util.concurrent.BlockingQueue<io.grpc.stub.StreamObserver<String>> held =
-        new java.util.concurrent.LinkedBlockingQueue<>();
-    java.util.concurrent.Semaphore hanging = new java.util.concurrent.Semaphore(0);
-    MethodDescriptor<String, String> hold = EndToEndZeroRttTest.method("test.Reset/Hold", false);
-    MethodDescriptor<String, String> hang = EndToEndZeroRttTest.method("test.Reset/Hang", false);
-    MethodDescriptor<String, String> chat =
-        dev.tern.conformance.Utf8.method("test.Reset/Chat", MethodDescriptor.MethodType.BIDI_STREAMING);
+    ResetDrainCases cases = new ResetDrainCases();
     KeepingProvider provider = new KeepingProvider();
-    Server server = TernServerBuilder.create().addTransportProvider(provider)
-        .listen(QuicTransportProvider.NAME, new InetSocketAddress("127.0.0.1", 0))
-        .tls(TestCertificates.server()).maxRstFramesPerWindow(20, 60)
-        .addService(ServerServiceDefinition.builder("test.Reset")
-            .addMethod(ECHO, ServerCalls.asyncUnaryCall((request, response) -> {
-              response.onNext(request);
-              response.onCompleted();
-            }))
-            .addMethod(hold, ServerCalls.asyncUnaryCall((request, response) -> held.add(response)))
-            .addMethod(hang, ServerCalls.asyncUnaryCall((request, response) -> hanging.release()))
-            .addMethod(chat, echoChat())
-            .build())
-        .build().start();
-    InetSocketAddress address = (InetSocketAddress) server.getListenSockets().get(0);
-    ManagedChannel channel = TernChannelBuilder.forAddress(address).addTransportProvider(new QuicTransportProvider())
-        .transports("quic").overrideAuthority("localhost:" + address.getPort())
-        .tls(TestCertificates.client()).build();
+    Server server = drainServer(provider, cases, 20);
+    ManagedChannel channel = channel(server);
     try {
-      com.google.common.util.concurrent.ListenableFuture<String> inFlight = ClientCalls.futureUnaryCall(
-          channel.newCall(hold, CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS)), "held");
-      io.grpc.stub.StreamObserver<String> answer = held.poll(10, TimeUnit.SECONDS);
-      assertThat(answer).as("the held call reached the server").isNotNull();
-      Chat c = new Chat(channel, chat, 30);
-      c.out.onNext("before");
-      assertThat(c.echoes.poll(10, TimeUnit.SECONDS)).isEqualTo("before");
-      for (int i = 0; i < 25; i++) {
-        com.google.common.util.concurrent.ListenableFuture<String> f =
-            ClientCalls.futureUnaryCall(channel.newCall(hang, CallOptions.DEFAULT), "x");
-        assertThat(hanging.tryAcquire(10, TimeUnit.SECONDS)).as("call %d reached the server", i).isTrue();
-        f.cancel(true); // RESET_STREAM and STOP_SENDING, H3_REQUEST_CANCELLED
-      }
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (provider.server.limitCounts().closedForResets() == 0 && System.nanoTime() < deadline) {
-        Thread.sleep(10);
-      }
-      assertThat(provider.server.limitCounts().closedForResets()).as("the limit was passed").isEqualTo(1);
-      if (inFlight.isDone()) {
-        try {
-          inFlight.get();
-        } catch (java.util.concurrent.ExecutionException e) {
-          throw new AssertionError("the call in flight failed with the limit: " + io.grpc.Status.fromThrowable(e), e);
-        }
-      }
-      assertThat(inFlight.isDone()).as("the call in flight survives the limit").isFalse();
-      assertThat(ClientCalls.blockingUnaryCall(channel, ECHO, CallOptions.DEFAULT.withDeadlineAfter(20,
-          TimeUnit.SECONDS), "beside")).as("a new call, on a new connection").isEqualTo("beside");
-      answer.onNext("answered");
-      answer.onCompleted();
-      assertThat(inFlight.get(10, TimeUnit.SECONDS)).isEqualTo("answered");
-      // A stream of the drained connection still carries messages both ways, and ends normally.
-      Thread.sleep(1_500); // past quiche's and Tern's timers of a quiet connection: a precondition
-      c.out.onNext("after");
-      assertThat(c.echoes.poll(10, TimeUnit.SECONDS)).as("an echo on the drained connection").isEqualTo("after");
-      c.out.onCompleted();
-      assertThat(c.end.get(10, TimeUnit.SECONDS)).as("the chat's end").isEqualTo(io.grpc.Status.OK);
+      cases.callsInFlightSurviveTheLimit(channel, () -> closedForResets(provider));
     } finally {
-      channel.shutdownNow();
-      server.shutdownNow();
-      assertThat(server.awaitTermination(20, TimeUnit.SECONDS)).isTrue();
+      close(channel, server);
     }
   }
 
   /**
    * A storm as a client's own code makes one: hundreds of calls the server holds, cancelled at
-   * once, past the limit. The streams that stay on the drained connection (a chat, a download)
-   * still carry data both ways and end normally.
+   * once, past the default limit. The streams that stay on the drained connection (a chat, a
+   * download half done) still carry data both ways and end normally.
    */
   @Test
   void afterAStormPastTheLimitTheDrainedConnectionsStreamsKeepFlowing() throws Exception {
-    java.util.concurrent.Semaphore hanging = new java.util.concurrent.Semaphore(0);
-    MethodDescriptor<String, String> hang = EndToEndZeroRttTest.method("test.Reset/Hang", false);
-    MethodDescriptor<String, String> chat =
-        dev.tern.conformance.Utf8.method("test.Reset/Chat", MethodDescriptor.MethodType.BIDI_STREAMING);
-    MethodDescriptor<String, String> download =
-        dev.tern.conformance.Utf8.method("test.Reset/Download", MethodDescriptor.MethodType.SERVER_STREAMING);
-    String block = "x".repeat(32 * 1024);
+    ResetDrainCases cases = new ResetDrainCases();
     KeepingProvider provider = new KeepingProvider();
-    Server server = TernServerBuilder.create().addTransportProvider(provider)
-        .listen(QuicTransportProvider.NAME, new InetSocketAddress("127.0.0.1", 0))
-        .tls(TestCertificates.server())
-        .addService(ServerServiceDefinition.builder("test.Reset")
-            .addMethod(hang, ServerCalls.asyncUnaryCall((request, response) -> hanging.release()))
-            .addMethod(chat, echoChat())
-            .addMethod(download, ServerCalls.asyncServerStreamingCall((request, response) -> {
-              new Thread(() -> {
-                try {
-                  for (int i = 0; i < 256; i++) {
-                    response.onNext(block);
-                    Thread.sleep(10);
-                  }
-                  response.onCompleted();
-                } catch (InterruptedException | RuntimeException e) {
-                  response.onError(e);
-                }
-              }).start();
-            }))
-            .build())
-        .build().start();
-    InetSocketAddress address = (InetSocketAddress) server.getListenSockets().get(0);
-    ManagedChannel channel = TernChannelBuilder.forAddress(address).addTransportProvider(new QuicTransportProvider())
-        .transports("quic").overrideAuthority("localhost:" + address.getPort())
-        .tls(TestCertificates.client()).build();
+    Server server = drainServer(provider, cases, 0);
+    ManagedChannel channel = channel(server);
     try {
-      Chat c = new Chat(channel, chat, 60);
-      c.out.onNext("before");
-      assertThat(c.echoes.poll(10, TimeUnit.SECONDS)).isEqualTo("before");
+      ResetDrainCases.Chat chat = new ResetDrainCases.Chat(channel, 60);
+      chat.out.onNext("before");
+      assertThat(chat.echoes.poll(10, TimeUnit.SECONDS)).isEqualTo("before");
       java.util.concurrent.atomic.AtomicLong downloaded = new java.util.concurrent.atomic.AtomicLong();
       CompletableFuture<io.grpc.Status> downloadEnd = new CompletableFuture<>();
-      ClientCalls.asyncServerStreamingCall(channel.newCall(download,
+      ClientCalls.asyncServerStreamingCall(channel.newCall(ResetDrainCases.DOWNLOAD,
           CallOptions.DEFAULT.withDeadlineAfter(60, TimeUnit.SECONDS)), "go", new io.grpc.stub.StreamObserver<String>() {
             @Override public void onNext(String value) {
               downloaded.addAndGet(value.length());
@@ -271,74 +186,64 @@ class RapidResetTest {
               downloadEnd.complete(io.grpc.Status.OK);
             }
           });
+      long half = (long) ResetDrainCases.DOWNLOAD_MESSAGES / 2 * ResetDrainCases.DOWNLOAD_MESSAGE_CHARS;
+      await("the download's first half").atMost(Duration.ofSeconds(20)).until(() -> downloaded.get() >= half);
       List<com.google.common.util.concurrent.ListenableFuture<String>> storm = new ArrayList<>();
       for (int i = 0; i < 400; i++) {
-        storm.add(ClientCalls.futureUnaryCall(channel.newCall(hang, CallOptions.DEFAULT), "x"));
+        storm.add(ClientCalls.futureUnaryCall(channel.newCall(ResetDrainCases.HANG, CallOptions.DEFAULT), "x"));
       }
-      assertThat(hanging.tryAcquire(400, 20, TimeUnit.SECONDS)).as("the storm's calls reached the server").isTrue();
+      assertThat(cases.hanging.tryAcquire(400, 20, TimeUnit.SECONDS)).as("the storm's calls reached the server").isTrue();
       for (com.google.common.util.concurrent.ListenableFuture<String> f : storm) {
         f.cancel(true);
       }
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (provider.server.limitCounts().closedForResets() == 0 && System.nanoTime() < deadline) {
-        Thread.sleep(10);
-      }
-      assertThat(provider.server.limitCounts().closedForResets()).as("the limit was passed").isEqualTo(1);
+      ResetDrainCases.awaitLimitPassed(() -> closedForResets(provider));
+      cases.downloadGate.countDown();
       for (int i = 0; i < 20; i++) {
-        Thread.sleep(250);
-        c.out.onNext("after " + i);
-        assertThat(c.echoes.poll(10, TimeUnit.SECONDS)).as("echo %d on the drained connection", i).isEqualTo("after " + i);
+        chat.out.onNext("after " + i);
+        assertThat(chat.echoes.poll(10, TimeUnit.SECONDS)).as("echo %d on the drained connection", i)
+            .isEqualTo("after " + i);
       }
       assertThat(downloadEnd.get(30, TimeUnit.SECONDS)).as("the download's end, " + downloaded + " chars")
           .isEqualTo(io.grpc.Status.OK);
-      assertThat(downloaded.get()).isEqualTo(256L * block.length());
-      c.out.onCompleted();
-      assertThat(c.end.get(15, TimeUnit.SECONDS)).as("the chat's end").isEqualTo(io.grpc.Status.OK);
+      assertThat(downloaded.get()).isEqualTo((long) ResetDrainCases.DOWNLOAD_MESSAGES * ResetDrainCases.DOWNLOAD_MESSAGE_CHARS);
+      chat.out.onCompleted();
+      assertThat(chat.end.get(15, TimeUnit.SECONDS)).as("the chat's end").isEqualTo(io.grpc.Status.OK);
     } finally {
-      channel.shutdownNow();
-      server.shutdownNow();
-      assertThat(server.awaitTermination(20, TimeUnit.SECONDS)).isTrue();
+      close(channel, server);
     }
   }
 
-  /** A bidirectional method that echoes each message and ends when the client does. */
-  private static io.grpc.ServerCallHandler<String, String> echoChat() {
-    return ServerCalls.asyncBidiStreamingCall(response -> new io.grpc.stub.StreamObserver<String>() {
-      @Override public void onNext(String value) {
-        response.onNext(value);
-      }
-
-      @Override public void onError(Throwable t) {}
-
-      @Override public void onCompleted() {
-        response.onCompleted();
-      }
-    });
+  /** A quic server with {@code cases}' service; {@code maxResets} 0 keeps the default limit. */
+  private static Server drainServer(KeepingProvider provider, ResetDrainCases cases, int maxResets) throws Exception {
+    TernServerBuilder b = TernServerBuilder.create().addTransportProvider(provider)
+        .listen(QuicTransportProvider.NAME, new InetSocketAddress("127.0.0.1", 0))
+        .tls(TestCertificates.server()).addService(cases.service());
+    if (maxResets > 0) {
+      b.maxRstFramesPerWindow(maxResets, 60);
+    }
+    return b.build().start();
   }
 
-  /** A client's side of an {@link #echoChat()} call: what it sends, the echoes, the end. */
-  private static final class Chat {
-    final java.util.concurrent.BlockingQueue<String> echoes = new java.util.concurrent.LinkedBlockingQueue<>();
-    final CompletableFuture<io.grpc.Status> end = new CompletableFuture<>();
-    final io.grpc.stub.StreamObserver<String> out;
+  private static ManagedChannel channel(Server server) {
+    InetSocketAddress address = (InetSocketAddress) server.getListenSockets().get(0);
+    return TernChannelBuilder.forAddress(address).addTransportProvider(new QuicTransportProvider())
+        .transports("quic").overrideAuthority("localhost:" + address.getPort())
+        .tls(TestCertificates.client()).build();
+  }
 
-    Chat(ManagedChannel channel, MethodDescriptor<String, String> method, int deadlineSeconds) {
-      out = ClientCalls.asyncBidiStreamingCall(
-          channel.newCall(method, CallOptions.DEFAULT.withDeadlineAfter(deadlineSeconds, TimeUnit.SECONDS)),
-          new io.grpc.stub.StreamObserver<String>() {
-            @Override public void onNext(String value) {
-              echoes.add(value);
-            }
-
-            @Override public void onError(Throwable t) {
-              end.complete(io.grpc.Status.fromThrowable(t));
-            }
-
-            @Override public void onCompleted() {
-              end.complete(io.grpc.Status.OK);
-            }
-          });
+  /** Connections the server closed or drained for resets. */
+  private static long closedForResets(KeepingProvider provider) {
+    try {
+      return provider.server.limitCounts().closedForResets();
+    } catch (InterruptedException | java.util.concurrent.ExecutionException e) {
+      throw new AssertionError("the server's counts", e);
     }
+  }
+
+  private static void close(ManagedChannel channel, Server server) throws InterruptedException {
+    channel.shutdownNow();
+    server.shutdownNow();
+    assertThat(server.awaitTermination(20, TimeUnit.SECONDS)).isTrue();
   }
 
   private static QuicChannel connect(EventLoopGroup group, InetSocketAddress server,

@@ -2,6 +2,7 @@ package dev.tern.transport.quic;
 
 import static dev.tern.transport.quic.Harness.PROVIDER;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.tern.rpc.spi.ClientStream;
 import dev.tern.rpc.spi.ClientStreamListener;
@@ -16,6 +17,7 @@ import io.grpc.Metadata;
 import io.grpc.Status;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -104,13 +106,11 @@ class SlowReaderTest {
     stream.request(1);
     stream.writeMessage(Harness.utf8("go"));
     stream.halfClose();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (reader.received.get() == 0 && System.nanoTime() < deadline) {
-      Thread.sleep(10);
-    }
+    await("the first message").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10))
+        .until(() -> reader.received.get() > 0);
     assertThat(reader.received.get()).as("the first message arrived").isEqualTo(1);
 
-    long held = awaitSteady(pump.written);
+    long held = awaitStopped(pump);
     System.out.printf("server -> client: %d KiB written before isReady() stayed false (window %d KiB)%n",
         held >> 10, WINDOW >> 10);
     assertThat(held).as("bytes the server wrote to a client that read one message").isLessThanOrEqualTo(BOUND);
@@ -166,13 +166,11 @@ class SlowReaderTest {
     reader.stream = stream;
     stream.request(1);
     pump.start(stream::isReady, stream::writeMessage, stream::flush, stream::halfClose);
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (serverReceived.get() == 0 && System.nanoTime() < deadline) {
-      Thread.sleep(10);
-    }
+    await("the first message").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10))
+        .until(() -> serverReceived.get() > 0);
     assertThat(serverReceived.get()).as("the first message arrived").isEqualTo(1);
 
-    long held = awaitSteady(pump.written);
+    long held = awaitStopped(pump);
     System.out.printf("client -> server: %d KiB written before isReady() stayed false (window %d KiB)%n",
         held >> 10, WINDOW >> 10);
     assertThat(held).as("bytes the client wrote to a server that read one message").isLessThanOrEqualTo(BOUND);
@@ -184,24 +182,15 @@ class SlowReaderTest {
   }
 
   /**
-   * Waits, at most 20 s, until {@code count} has not grown for a second, and returns it: the
-   * sender's writes have stopped (its {@code isReady()} stays false).
+   * Waits, at most 20 s, until {@code pump}'s stream has stayed not ready, with nothing more
+   * written, for a whole second, and returns what it wrote: the sender's writes have stopped.
    */
-  private static long awaitSteady(AtomicLong count) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    long last = count.get();
-    long stableSince = System.nanoTime();
-    while (System.nanoTime() < deadline) {
-      Thread.sleep(50);
-      long now = count.get();
-      if (now != last) {
-        last = now;
-        stableSince = System.nanoTime();
-      } else if (System.nanoTime() - stableSince >= TimeUnit.SECONDS.toNanos(1)) {
-        return now;
-      }
-    }
-    throw new AssertionError("the sender never stopped: " + (count.get() >> 10) + " KiB written");
+  private static long awaitStopped(Pump pump) {
+    AtomicLong seen = new AtomicLong(-1);
+    await("the sender stops, " + (pump.written.get() >> 10) + " KiB written so far")
+        .atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50)).during(Duration.ofSeconds(1))
+        .until(() -> !pump.ready.getAsBoolean() && seen.getAndSet(pump.written.get()) == pump.written.get());
+    return pump.written.get();
   }
 
   private void startServer(ServerTransportListener listener) throws Exception {

@@ -1,10 +1,16 @@
 package dev.tern.transport.tcp;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 
 import dev.tern.conformance.Echo;
+import dev.tern.conformance.ResetDrainCases;
 import dev.tern.rpc.TernChannelBuilder;
 import dev.tern.rpc.TernServerBuilder;
+import dev.tern.rpc.metrics.TernMetrics;
+import dev.tern.rpc.metrics.TransportMetrics;
+import dev.tern.rpc.spi.TransportEvents;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.netty.bootstrap.Bootstrap;
@@ -30,6 +36,7 @@ import io.netty.handler.codec.http2.Http2PingFrame;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -69,64 +76,23 @@ class RapidResetTest {
 
   /**
    * A legitimate client whose calls are cancelled together past the limit (a deadline or a cancel
-   * storm) loses none of its other calls: the server drains the connection (GOAWAY NO_ERROR) and
-   * closes it only once the call that was in flight has ended; new calls go to a new connection.
-   * grpc-netty's own limit closed the connection at once, failing the call in flight.
+   * storm) loses none of its other calls (ResetDrainCases); the server closes the drained
+   * connection once its last call has ended. grpc-netty's own limit closed the connection at once,
+   * failing the call in flight.
    */
   @Test
   void aClientPastTheLimitLosesNoOtherCallTheConnectionIsDrainedThenClosed() throws Exception {
-    java.util.concurrent.BlockingQueue<io.grpc.stub.StreamObserver<String>> held =
-        new java.util.concurrent.LinkedBlockingQueue<>();
-    java.util.concurrent.Semaphore hanging = new java.util.concurrent.Semaphore(0);
-    io.grpc.MethodDescriptor<String, String> hold =
-        dev.tern.conformance.Utf8.method("test.Reset/Hold", io.grpc.MethodDescriptor.MethodType.UNARY);
-    io.grpc.MethodDescriptor<String, String> hang =
-        dev.tern.conformance.Utf8.method("test.Reset/Hang", io.grpc.MethodDescriptor.MethodType.UNARY);
-    io.grpc.ServerServiceDefinition service = io.grpc.ServerServiceDefinition.builder("test.Reset")
-        .addMethod(hold, io.grpc.stub.ServerCalls.asyncUnaryCall((request, response) -> held.add(response)))
-        .addMethod(hang, io.grpc.stub.ServerCalls.asyncUnaryCall((request, response) -> hanging.release()))
-        .build();
-    dev.tern.rpc.metrics.TernMetrics metrics = dev.tern.rpc.metrics.TernMetrics.create();
+    ResetDrainCases cases = new ResetDrainCases();
+    TernMetrics metrics = TernMetrics.create();
     Server server = TernServerBuilder.create().listen("tcp", new InetSocketAddress("127.0.0.1", 0))
-        .addService(service).addService(Echo.service()).maxRstFramesPerWindow(20, 60).metrics(metrics, "server")
-        .build().start();
+        .addService(cases.service()).maxRstFramesPerWindow(20, 60).metrics(metrics, "server").build().start();
     ManagedChannel channel = TernChannelBuilder.forAddress("127.0.0.1", server.getPort()).transports("tcp")
         .usePlaintext().build();
-    dev.tern.rpc.metrics.TransportMetrics s = metrics.transport(dev.tern.rpc.metrics.TernMetrics.Side.SERVER,
-        "server", TcpTransportProvider.NAME);
+    TransportMetrics s = metrics.transport(TernMetrics.Side.SERVER, "server", TcpTransportProvider.NAME);
     try {
-      com.google.common.util.concurrent.ListenableFuture<String> inFlight = io.grpc.stub.ClientCalls.futureUnaryCall(
-          channel.newCall(hold, io.grpc.CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS)), "held");
-      io.grpc.stub.StreamObserver<String> answer = held.poll(10, TimeUnit.SECONDS);
-      assertThat(answer).as("the held call reached the server").isNotNull();
-      for (int i = 0; i < 25; i++) {
-        io.grpc.ClientCall<String, String> call = channel.newCall(hang, io.grpc.CallOptions.DEFAULT);
-        com.google.common.util.concurrent.ListenableFuture<String> f = io.grpc.stub.ClientCalls.futureUnaryCall(call, "x");
-        assertThat(hanging.tryAcquire(10, TimeUnit.SECONDS)).as("call %d reached the server", i).isTrue();
-        f.cancel(true); // an RST_STREAM CANCEL
-      }
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (s.refusals(dev.tern.rpc.spi.TransportEvents.RAPID_RESET) == 0 && System.nanoTime() < deadline) {
-        Thread.sleep(10);
-      }
-      assertThat(s.refusals(dev.tern.rpc.spi.TransportEvents.RAPID_RESET)).as("the limit was passed").isEqualTo(1);
-      if (inFlight.isDone()) {
-        try {
-          inFlight.get();
-        } catch (java.util.concurrent.ExecutionException e) {
-          throw new AssertionError("the call in flight failed with the limit: " + io.grpc.Status.fromThrowable(e), e);
-        }
-      }
-      assertThat(inFlight.isDone()).as("the call in flight survives the limit").isFalse();
-      assertThat(Echo.call(channel, "beside")).as("a new call, on a new connection").isEqualTo("beside");
-      answer.onNext("answered");
-      answer.onCompleted();
-      assertThat(inFlight.get(10, TimeUnit.SECONDS)).isEqualTo("answered");
-      deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-      while (s.connections() != 1 && System.nanoTime() < deadline) {
-        Thread.sleep(10);
-      }
-      assertThat(s.connections()).as("the drained connection closed once its call had ended: " + s).isEqualTo(1);
+      cases.callsInFlightSurviveTheLimit(channel, () -> s.refusals(TransportEvents.RAPID_RESET));
+      await("the drained connection closed once its calls had ended").atMost(Duration.ofSeconds(5))
+          .pollInterval(Duration.ofMillis(10)).untilAsserted(() -> assertThat(s.connections()).as("%s", s).isEqualTo(1));
     } finally {
       close(channel, server);
     }

@@ -1,5 +1,7 @@
 package dev.tern.transport.udp.rpc;
 
+import java.time.Duration;
+import static org.awaitility.Awaitility.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tern.rpc.TernChannelBuilder;
@@ -20,7 +22,6 @@ import io.grpc.Status;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -140,22 +141,13 @@ class UdpStreamReleaseTest {
     assertThat(provider.servers).hasSize(1);
     UdpClientTransport client = provider.clients.get(0);
     UdpServerTransport srv = provider.servers.get(0);
-    int[] clientLeft;
-    int[] serverLeft;
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (true) {
-      clientLeft = client.streamCounts().get(5, TimeUnit.SECONDS);
-      serverLeft = srv.streamCounts().get(5, TimeUnit.SECONDS);
-      if (Arrays.stream(clientLeft).sum() + Arrays.stream(serverLeft).sum() == 0
-          || System.nanoTime() - deadline > 0) {
-        break;
-      }
-      Thread.sleep(20);
-    }
-    assertThat(clientLeft).as("client {calls with a stream, waiting calls, core streams} %s",
-        when).containsExactly(0, 0, 0);
-    assertThat(serverLeft).as("server {calls' streams, core streams} %s", when)
-        .containsExactly(0, 0);
+    await("no stream left " + when).atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20))
+        .untilAsserted(() -> {
+          assertThat(client.streamCounts().get(5, TimeUnit.SECONDS))
+              .as("client {calls with a stream, waiting calls, core streams} %s", when).containsExactly(0, 0, 0);
+          assertThat(srv.streamCounts().get(5, TimeUnit.SECONDS))
+              .as("server {calls' streams, core streams} %s", when).containsExactly(0, 0);
+        });
   }
 
   /**
