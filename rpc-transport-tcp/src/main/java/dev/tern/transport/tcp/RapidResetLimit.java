@@ -34,10 +34,11 @@ import java.util.concurrent.TimeUnit;
  *       ordinary client.
  * </ol>
  *
- * <p>A client that goes on resetting streams before the second GOAWAY, more than it had open and
- * could open under the server's stream limit ({@code SETTINGS_MAX_CONCURRENT_STREAMS}), is not
- * winding down: it gets the last GOAWAY and the close at once. A client that only reset streams
- * is closed at the second GOAWAY. The limit is reported once per connection as {@link
+ * <p>Resets are not counted during the drain: a client may cancel every call it has open, and
+ * closing early for them sent the error code past calls grpc-java had already sent (a 2,000-call
+ * deadline storm failed the next call). What an attacker gains is the drain's first second, in
+ * which its streams still start; from the second GOAWAY on Netty ignores them. A client that only
+ * reset streams is closed at the second GOAWAY. The limit is reported once per connection as {@link
  * TransportEvents#RAPID_RESET} and logged at FINE, throttled. Confined to the connection's event
  * loop.
  */
@@ -54,10 +55,8 @@ final class RapidResetLimit {
   private Channel channel;
   private int inWindow;
   private long windowStartNanos;
-  /** Resets since the drain began; -1 before it. */
-  private int afterGoAway = -1;
-  /** Resets allowed once the drain has begun before the connection is closed at once. */
-  private int afterGoAwayAllowed;
+  /** Whether the drain has begun. */
+  private boolean draining;
   /** Whether the GOAWAY naming the last stream was sent: no new stream can start. */
   private boolean closedToNewStreams;
   private boolean ended;
@@ -82,11 +81,8 @@ final class RapidResetLimit {
 
   /** The client sent an RST_STREAM frame. */
   void reset() {
-    if (ended || channel == null) {
+    if (ended || draining || channel == null) {
       return;
-    }
-    if (afterGoAway >= 0) {
-      return; // draining: new streams end at the second GOAWAY
     }
     long now = System.nanoTime();
     if (inWindow == 0 || now - windowStartNanos > windowNanos) {
@@ -109,8 +105,7 @@ final class RapidResetLimit {
       return;
     }
     Http2Connection connection = h.connection();
-    afterGoAway = 0;
-    afterGoAwayAllowed = connection.numActiveStreams() + Math.max(max, connection.local().maxActiveStreams());
+    draining = true;
     goAway(h, Integer.MAX_VALUE, Http2Error.NO_ERROR);
     channel.eventLoop().schedule(() -> {
       Http2ConnectionHandler now = channel.pipeline().get(Http2ConnectionHandler.class);
