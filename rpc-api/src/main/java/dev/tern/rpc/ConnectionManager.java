@@ -357,7 +357,9 @@ final class ConnectionManager {
           connecting = null;
           early = null;
           ready = c;
-          backoff.reset();
+          if (c.transport.confirmed()) {
+            backoff.reset(); // else once it proves itself: see winnerShutdown
+          }
           lastFailure = null;
           setState(ConnectivityState.READY);
           serve = new ArrayList<>(waiters.keySet());
@@ -417,7 +419,19 @@ final class ConnectionManager {
         if (ready != null && ready.transport == transport) {
           ready = null;
           draining.add(transport);
-          setState(ConnectivityState.IDLE);
+          if (transport.confirmed() || shutdown) {
+            backoff.reset();
+            setState(ConnectivityState.IDLE);
+          } else {
+            // Ready on what an earlier connection taught, then gone before the server spoke (a
+            // server that refuses connections after their handshake, or closes them at once): a
+            // failed attempt, not a connection lost. Reconnecting at once would loop as fast as
+            // the server refuses; back off as after any failed attempt.
+            lastFailure = status;
+            setState(ConnectivityState.TRANSIENT_FAILURE);
+            reconnect = scheduler.schedule(ConnectionManager.this::backoffOver, backoff.nextDelayNanos(),
+                TimeUnit.NANOSECONDS);
+          }
         }
       }
     }

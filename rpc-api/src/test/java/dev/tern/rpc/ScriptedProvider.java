@@ -16,11 +16,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The in-process transport under another name ({@code udp}, {@code tcp}) with a scripted connect:
  * it works, works once a gate opens, never answers (a black hole), or fails at once (as after an
- * ICMP port unreachable). Counts the transports it made and how they ended.
+ * ICMP port unreachable), or becomes ready on what an earlier connection taught and ends at once,
+ * before the server has spoken (a server that refuses connections after their handshake). Counts
+ * the transports it made and how they ended.
  */
 final class ScriptedProvider extends InProcessTransportProvider {
   /** How a connect goes. */
-  enum Script { WORKS, BLACK_HOLE, FAILS }
+  enum Script { WORKS, BLACK_HOLE, FAILS, READY_THEN_REFUSED }
 
   private final String name;
   volatile Script script;
@@ -51,7 +53,8 @@ final class ScriptedProvider extends InProcessTransportProvider {
   public ClientTransport newClientTransport(SocketAddress address, String authority, TransportOptions options) {
     created.incrementAndGet();
     Script s = script;
-    ClientTransport inner = s == Script.WORKS ? super.newClientTransport(address, authority, options) : null;
+    boolean works = s == Script.WORKS || s == Script.READY_THEN_REFUSED;
+    ClientTransport inner = works ? super.newClientTransport(address, authority, options) : null;
     CompletableFuture<Void> g = gate;
     ClientTransport t = new ClientTransport() {
       private Listener listener;
@@ -62,12 +65,17 @@ final class ScriptedProvider extends InProcessTransportProvider {
         listener = l;
         if (s == Script.FAILS) {
           end(Status.UNAVAILABLE.withDescription("port unreachable (scripted)"));
-        } else if (s == Script.WORKS) {
+        } else if (works) {
           inner.start(new Listener() {
             @Override
             public void transportReady(ConnectionInfo info) {
-              g.thenRun(() -> l.transportReady(ConnectionInfo.builder(name).protocolVersion(
-                  info.protocolVersion()).build()));
+              g.thenRun(() -> {
+                l.transportReady(ConnectionInfo.builder(name).protocolVersion(info.protocolVersion()).build());
+                if (s == Script.READY_THEN_REFUSED) {
+                  inner.shutdownNow(Status.UNAVAILABLE.withDescription("connection refused after its handshake"
+                      + " (scripted)"));
+                }
+              });
             }
 
             @Override
@@ -101,6 +109,11 @@ final class ScriptedProvider extends InProcessTransportProvider {
         }
         streams.incrementAndGet();
         return inner.newStream(headers, l);
+      }
+
+      @Override
+      public boolean confirmed() {
+        return s != Script.READY_THEN_REFUSED;
       }
 
       @Override

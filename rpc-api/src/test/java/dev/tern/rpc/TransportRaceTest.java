@@ -302,4 +302,29 @@ class TransportRaceTest {
     assertThat(tcp.shutdowns.get()).isEqualTo(1);
     assertThat(memory.isBroken(c.authority(), "udp")).isFalse();
   }
+
+  /**
+   * A connection that was ready before the server spoke and ends at once is a failed attempt:
+   * the call fails, the channel reports TRANSIENT_FAILURE and waits out its backoff before the
+   * next connect, instead of reconnecting as fast as the server refuses.
+   */
+  @Test
+  void aConnectionGoneBeforeTheServerSpokeIsAFailedAttemptAndTheChannelBacksOff() throws Exception {
+    udp.script = Script.READY_THEN_REFUSED;
+    ManagedChannel c = track(TernChannelBuilder.forAddress(address).usePlaintext().addTransportProvider(udp)
+        .transports("udp").transportMemory(memory).initialReconnectBackoff(5, TimeUnit.SECONDS).build());
+    io.grpc.StatusRuntimeException e = org.assertj.core.api.Assertions.catchThrowableOfType(() -> call(c),
+        io.grpc.StatusRuntimeException.class);
+    assertThat(e).isNotNull();
+    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+    // The refusal itself, or the in-process transport's word for a stream it met shut down.
+    assertThat(e.getStatus().getDescription()).containsAnyOf("refused after its handshake", "shut down");
+    assertThat(c.getState(false)).isEqualTo(io.grpc.ConnectivityState.TRANSIENT_FAILURE);
+    // The call was sent once and refused, then replayed once (transparent retry) on a second
+    // connection at most; the backoff (4 s or more with jitter) holds every later connect back.
+    int made = udp.created.get();
+    assertThat(made).isBetween(1, 2);
+    org.awaitility.Awaitility.await("no connect during the backoff").during(java.time.Duration.ofMillis(500))
+        .atMost(java.time.Duration.ofSeconds(2)).until(() -> udp.created.get() == made);
+  }
 }

@@ -59,6 +59,23 @@ public interface ClientTransport {
   ClientStream newStream(RequestHeaders headers, ClientStreamListener listener);
 
   /**
+   * Whether the server has spoken on this connection. A transport may call {@link
+   * Listener#transportReady} before it has: from what an earlier connection to the same server
+   * taught it (its protocol versions), once its handshake is done, so that calls need not wait
+   * the round trip to the server's first frames. Such a connection is unproven until the server's
+   * word arrives; one that ends before then (a server that refuses it, or closes it at once) is,
+   * to the channel, a failed connection attempt: the channel backs off before the next, where a
+   * proven connection's end lets it reconnect at once (grpc-go counts a connection closed before
+   * the server's HTTP/2 preface the same way). Read on any thread.
+   *
+   * @return true once the server has spoken on this connection, or if the transport is never
+   *     ready before it has (the default)
+   */
+  default boolean confirmed() {
+    return true;
+  }
+
+  /**
    * A snapshot of what this transport is connected over.
    *
    * @return the transport's name, addresses and counters now; counters it lacks are -1

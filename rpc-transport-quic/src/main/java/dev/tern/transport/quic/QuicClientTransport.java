@@ -733,6 +733,12 @@ final class QuicClientTransport implements ClientTransport {
     return loop != null && EventLoops.run(loop, task);
   }
 
+  /** Once the server's SETTINGS arrived: before, a ready transport ran on remembered versions. */
+  @Override
+  public boolean confirmed() {
+    return settingsReceived;
+  }
+
   @Override
   public ConnectionInfo connectionInfo() {
     return stats.snapshot(version, earlyDataSent);
