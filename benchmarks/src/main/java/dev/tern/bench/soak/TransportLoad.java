@@ -186,7 +186,16 @@ final class TransportLoad {
   /** Checks the half-closed chat ended in time; cancels it (a failure) if not. */
   private void watch(Chat c) {
     if (!c.ended) {
-      c.out.cancel("chat did not end " + CHAT_END_MILLIS + " ms after its half-close", null);
+      long got = c.received.get();
+      long want;
+      synchronized (c) {
+        want = c.sent;
+      }
+      long last = c.lastEchoNanos;
+      // What came back tells a stream that stopped flowing from one whose end alone was lost.
+      c.out.cancel("chat did not end " + CHAT_END_MILLIS + " ms after its half-close (" + got + " echoes of " + want
+          + " messages; " + (last == 0 ? "no echo" : "the last echo " + TimeUnit.NANOSECONDS.toMillis(
+              c.halfClosedNanos - last) + " ms before the half-close") + ")", null);
     }
   }
 
@@ -216,6 +225,8 @@ final class TransportLoad {
     volatile boolean ended;
     private long sent;
     private final AtomicLong received = new AtomicLong();
+    private volatile long lastEchoNanos;
+    private volatile long halfClosedNanos;
     private boolean halfClosed;
 
     Chat() {
@@ -223,6 +234,7 @@ final class TransportLoad {
       out = (ClientCallStreamObserver<byte[]>) ClientCalls.asyncBidiStreamingCall(call, new StreamObserver<>() {
         @Override
         public void onNext(byte[] value) {
+          lastEchoNanos = System.nanoTime();
           received.incrementAndGet();
           chatMessages.incrementAndGet();
         }
@@ -259,6 +271,7 @@ final class TransportLoad {
     synchronized void halfClose() {
       if (!halfClosed) {
         halfClosed = true;
+        halfClosedNanos = System.nanoTime();
         out.onCompleted();
         SoakMain.TIMER.schedule(() -> watch(this), CHAT_END_MILLIS, TimeUnit.MILLISECONDS);
       }

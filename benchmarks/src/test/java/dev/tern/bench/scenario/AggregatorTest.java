@@ -39,6 +39,20 @@ class AggregatorTest {
   }
 
   @Test
+  void aShortWindowMayHoldOneMessageThatCrossedTheLinkBeforeItOpened() {
+    Aggregator agg = new Aggregator();
+    RawResults r = new RawResults(2);
+    // Two 32 KiB messages in 405 ms: the link carries 1.1 Mbit/s, x 405 / 355 for the wander is
+    // 1.255; one message that crossed before the window opened adds 0.647.
+    r.putMetric(0, "bulk", "goodput_mbps", 1.294);
+    r.putMetric(0, "bulk", "goodput_window_ms", 405);
+    r.putMetric(1, "bulk", "goodput_mbps", 1.95);
+    r.putMetric(1, "bulk", "goodput_window_ms", 405);
+    agg.add(MOBILE, "tcp/bbr", r, null);
+    assertThat(agg.violations()).singleElement().asString().contains("rep 1").contains("exceeds the link's 1.90");
+  }
+
+  @Test
   void shortWindowsMayBeSqueezedByTheDelayWanderWithoutFailing() {
     Aggregator agg = new Aggregator();
     RawResults r = new RawResults(1);
