@@ -357,9 +357,7 @@ final class ConnectionManager {
           connecting = null;
           early = null;
           ready = c;
-          if (c.transport.confirmed()) {
-            backoff.reset(); // else once it proves itself: see winnerShutdown
-          }
+          backoff.reset();
           lastFailure = null;
           setState(ConnectivityState.READY);
           serve = new ArrayList<>(waiters.keySet());
@@ -423,10 +421,10 @@ final class ConnectionManager {
             backoff.reset();
             setState(ConnectivityState.IDLE);
           } else {
-            // Ready on what an earlier connection taught, then gone before the server spoke (a
-            // server that refuses connections after their handshake, or closes them at once): a
-            // failed attempt, not a connection lost. Reconnecting at once would loop as fast as
-            // the server refuses; back off as after any failed attempt.
+            // Ready on what an earlier connection taught, then closed by the server before it
+            // spoke (a server refusing connections after their handshake): a failed attempt, not
+            // a connection lost. Reconnecting at once would loop as fast as the server refuses;
+            // wait as after any failed attempt (the initial backoff: it was reset when ready).
             lastFailure = status;
             setState(ConnectivityState.TRANSIENT_FAILURE);
             reconnect = scheduler.schedule(ConnectionManager.this::backoffOver, backoff.nextDelayNanos(),

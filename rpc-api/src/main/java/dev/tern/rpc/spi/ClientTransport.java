@@ -59,17 +59,18 @@ public interface ClientTransport {
   ClientStream newStream(RequestHeaders headers, ClientStreamListener listener);
 
   /**
-   * Whether the server has spoken on this connection. A transport may call {@link
-   * Listener#transportReady} before it has: from what an earlier connection to the same server
-   * taught it (its protocol versions), once its handshake is done, so that calls need not wait
-   * the round trip to the server's first frames. Such a connection is unproven until the server's
-   * word arrives; one that ends before then (a server that refuses it, or closes it at once) is,
-   * to the channel, a failed connection attempt: the channel backs off before the next, where a
-   * proven connection's end lets it reconnect at once (grpc-go counts a connection closed before
-   * the server's HTTP/2 preface the same way). Read on any thread.
+   * False when the server refused this connection after the transport had already called {@link
+   * Listener#transportReady}. A transport may be ready before the server has spoken: from what an
+   * earlier connection to the same server taught it (its protocol versions), once its handshake is
+   * done, so that calls need not wait the round trip to the server's first frames. A server that
+   * then closes the connection before speaking (over its connection limit, say) refused it; to the
+   * channel that is a failed connection attempt, and it backs off before the next, where a
+   * connection lost after it worked lets it reconnect at once (grpc-go counts a connection closed
+   * before the server's HTTP/2 preface the same way). Read on any thread, at the latest when the
+   * transport reports its shutdown.
    *
-   * @return true once the server has spoken on this connection, or if the transport is never
-   *     ready before it has (the default)
+   * @return false if the server closed the connection before speaking on it, else true (the
+   *     default, for transports that are never ready before the server has spoken)
    */
   default boolean confirmed() {
     return true;

@@ -733,10 +733,15 @@ final class QuicClientTransport implements ClientTransport {
     return loop != null && EventLoops.run(loop, task);
   }
 
-  /** Once the server's SETTINGS arrived: before, a ready transport ran on remembered versions. */
+  /**
+   * False once the server closed the connection (its CONNECTION_CLOSE: a refusal over its limits)
+   * before its SETTINGS arrived, while the transport was ready on remembered versions. A connection
+   * that went silent before them (its close lost, say) is a connection lost as any other: the
+   * silence took the dead-peer rule's seconds to find, and the next call may reconnect at once.
+   */
   @Override
   public boolean confirmed() {
-    return settingsReceived;
+    return settingsReceived || peerClose == null;
   }
 
   @Override
