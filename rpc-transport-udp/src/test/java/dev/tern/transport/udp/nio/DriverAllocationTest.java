@@ -155,8 +155,7 @@ class DriverAllocationTest {
         }, 4, "test-udp-server", serverEvents);
     Uploader up = new Uploader();
     UdpClientEndpoint client = UdpClientEndpoint.connect(server.localAddress(), clientConfig, up,
-        "test-udp-client", clientEvents, e -> { });
-    client.setPump(up);
+        "test-udp-client", clientEvents, e -> e.setPump(up));
     try {
       long[] allocatedAndDatagrams = sink.get(30, TimeUnit.SECONDS).done.get(100,
           TimeUnit.SECONDS);
