@@ -400,9 +400,7 @@ final class ConnectionManager {
           }
         }
         if (!shutdown) {
-          setState(ConnectivityState.TRANSIENT_FAILURE);
-          reconnect = scheduler.schedule(ConnectionManager.this::backoffOver, backoff.nextDelayNanos(),
-              TimeUnit.NANOSECONDS);
+          failedAttempt();
         }
       }
       for (Waiter w : fail) {
@@ -426,9 +424,7 @@ final class ConnectionManager {
             // a connection lost. Reconnecting at once would loop as fast as the server refuses;
             // wait as after any failed attempt (the initial backoff: it was reset when ready).
             lastFailure = status;
-            setState(ConnectivityState.TRANSIENT_FAILURE);
-            reconnect = scheduler.schedule(ConnectionManager.this::backoffOver, backoff.nextDelayNanos(),
-                TimeUnit.NANOSECONDS);
+            failedAttempt();
           }
         }
       }
@@ -448,6 +444,12 @@ final class ConnectionManager {
       cfg.transportFilters.terminated(transport);
       maybeTerminated();
     }
+  }
+
+  /** After a failed connection attempt: TRANSIENT_FAILURE, and the next connect once the backoff is over. */
+  private void failedAttempt() {
+    setState(ConnectivityState.TRANSIENT_FAILURE);
+    reconnect = scheduler.schedule(this::backoffOver, backoff.nextDelayNanos(), TimeUnit.NANOSECONDS);
   }
 
   private void backoffOver() {

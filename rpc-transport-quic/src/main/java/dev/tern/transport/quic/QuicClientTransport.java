@@ -536,9 +536,7 @@ final class QuicClientTransport implements ClientTransport {
   private void onGoAway(long firstUnprocessedId) {
     goAwayReceived = true;
     if (!shutdown) {
-      shutdown = true;
-      shutdownStatus = Status.UNAVAILABLE.withDescription("server " + address + " sent GOAWAY");
-      listener.transportShutdown(shutdownStatus);
+      shutDown(Status.UNAVAILABLE.withDescription("server " + address + " sent GOAWAY"));
     }
     // RFC 9114 §5.2: a client that has received GOAWAY opens no more requests on the connection,
     // and requests on streams at or above the GOAWAY's identifier were not processed. Calls still
@@ -733,6 +731,13 @@ final class QuicClientTransport implements ClientTransport {
     return loop != null && EventLoops.run(loop, task);
   }
 
+  /** Takes no more streams, remembers why (later refusals name it) and tells the listener; on the loop. */
+  private void shutDown(Status why) {
+    shutdown = true;
+    shutdownStatus = why;
+    listener.transportShutdown(why);
+  }
+
   /**
    * False once the server closed the connection (its CONNECTION_CLOSE: a refusal over its limits)
    * before its SETTINGS arrived, while the transport was ready on remembered versions. A connection
@@ -753,9 +758,7 @@ final class QuicClientTransport implements ClientTransport {
   public void shutdown() {
     execute(() -> {
       if (!shutdown) {
-        shutdown = true;
-        shutdownStatus = Status.UNAVAILABLE.withDescription("transport shutdown");
-        listener.transportShutdown(shutdownStatus);
+        shutDown(Status.UNAVAILABLE.withDescription("transport shutdown"));
       }
       maybeClose();
     });
@@ -794,10 +797,8 @@ final class QuicClientTransport implements ClientTransport {
     waiting.clear(); // nothing is opened any more
     if (!shutdown) {
       // Before the refusals: the call layer sends them again on another connection, not this one.
-      shutdown = true;
-      shutdownStatus = status;
       LOG.debug("QUIC connection to {} ends: {}", address, status.getDescription());
-      listener.transportShutdown(status);
+      shutDown(status);
     }
     Status refusal = Status.UNAVAILABLE.withDescription(status.getDescription() + refused);
     for (QuicClientStream s : unsent) {
@@ -812,11 +813,9 @@ final class QuicClientTransport implements ClientTransport {
       liveness.stop();
     }
     if (!shutdown) {
-      shutdown = true;
       Status reported = ready ? status : withCertificateReason(status);
-      shutdownStatus = reported;
       LOG.debug("QUIC connection to {} ends: {}", address, reported.getDescription());
-      listener.transportShutdown(reported);
+      shutDown(reported);
     }
     for (QuicClientStream s : new ArrayList<>(streams)) {
       s.fail(status);
