@@ -211,6 +211,14 @@ public final class TransportOptions {
    */
   public static final Key<TransportEvents> EVENTS = new Key<>("events", TransportEvents.NONE);
 
+  /**
+   * Where a client transport keeps what it remembers about servers across connections
+   * (resumption tickets, address-validation tokens): a file-backed {@link SessionStore} lets an
+   * application that restarts resume at once. Not set (null), a transport keeps them in memory for
+   * the life of the process.
+   */
+  public static final Key<SessionStore> SESSION_STORE = new Key<>("sessionStore", null);
+
   private static final TransportOptions EMPTY = new TransportOptions(Collections.emptyMap());
 
   private final Map<Key<?>, Object> values;

@@ -64,7 +64,7 @@ final class Peers {
     final Map<String, Boolean> used = new HashMap<>();
 
     void put(byte[] id, byte[] psk, byte[] clientPublic) {
-      tickets.put(TestProviders.hex(id), new Stored(psk, clientPublic));
+      tickets.put(TestProviders.hex(id), new Stored(psk, clientPublic, 0));
     }
 
     @Override
