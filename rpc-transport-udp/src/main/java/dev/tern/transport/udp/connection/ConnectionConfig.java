@@ -7,6 +7,7 @@ import dev.tern.transport.udp.crypto.CryptoProvider;
 import dev.tern.transport.udp.crypto.CryptoProviders;
 import dev.tern.transport.udp.handshake.PinnedServerKey;
 import dev.tern.transport.udp.handshake.ServerStaticKey;
+import dev.tern.transport.udp.handshake.TicketStore;
 import dev.tern.transport.udp.packet.Versions;
 import dev.tern.transport.udp.stream.StreamLimits;
 import java.security.MessageDigest;
@@ -70,6 +71,8 @@ public final class ConnectionConfig {
   final byte[] clientStaticKey;
   /** A server's admission decision on a client's static public key; null admits every client. */
   final Predicate<byte[]> clientAllowed;
+  /** A server's resumption tickets (docs/udp-crypto.md §5.2); null refuses every resumption. */
+  final TicketStore ticketStore;
 
   /** Shared by every configuration that names no source: SecureRandom is thread-safe. */
   private static final SecureRandom SECURE_RANDOM = new SecureRandom();
@@ -106,6 +109,7 @@ public final class ConnectionConfig {
     this.serverStaticKeys = b.serverStaticKeys;
     this.clientStaticKey = b.clientStaticKey;
     this.clientAllowed = b.clientAllowed;
+    this.ticketStore = b.ticketStore;
     this.mutant = Mutant.NONE;
   }
 
@@ -137,6 +141,7 @@ public final class ConnectionConfig {
     this.serverStaticKeys = staticKeys;
     this.clientStaticKey = o.clientStaticKey;
     this.clientAllowed = o.clientAllowed;
+    this.ticketStore = o.ticketStore;
     this.mutant = mutant;
   }
 
@@ -351,6 +356,7 @@ public final class ConnectionConfig {
     private List<ServerStaticKey> serverStaticKeys = List.of();
     private byte[] clientStaticKey;
     private Predicate<byte[]> clientAllowed;
+    private TicketStore ticketStore;
 
     private Builder() {}
 
@@ -385,6 +391,16 @@ public final class ConnectionConfig {
      */
     public Builder clientAllowed(Predicate<byte[]> allowed) {
       this.clientAllowed = allowed;
+      return this;
+    }
+
+    /**
+     * A server's resumption tickets: it issues them on finished connections and finds them when a
+     * client resumes (docs/udp-crypto.md §5.2). Null (the default) issues none and refuses every
+     * resumption.
+     */
+    public Builder ticketStore(TicketStore store) {
+      this.ticketStore = store;
       return this;
     }
 

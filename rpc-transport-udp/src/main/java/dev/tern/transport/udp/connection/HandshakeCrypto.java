@@ -68,7 +68,7 @@ final class HandshakeCrypto {
     ServerHandshakeConfig hc = new ServerHandshakeConfig(config.cryptoProvider,
         config.serverStaticKeys,
         EnumSet.of(AeadAlgorithm.AES_256_GCM, AeadAlgorithm.CHACHA20_POLY1305), config.clientAllowed,
-        null,
+        config.ticketStore,
         secureRandom(config.random));
     return new HandshakeCrypto(null,
         new ServerHandshake(hc, context(version, clientDcid, clientScid)));
