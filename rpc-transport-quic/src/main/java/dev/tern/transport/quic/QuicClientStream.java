@@ -141,7 +141,7 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
   }
 
   private void writeNow(ByteBuffer message) {
-    unsent.taken(UnsentBytes.framedSize(message));
+    int size = UnsentBytes.framedSize(message);
     if (!compressorLookedUp) {
       compressorLookedUp = true;
       try {
@@ -150,10 +150,17 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
       } catch (IllegalArgumentException e) {
         fail(Status.INTERNAL.withDescription("unable to find a compressor named '" + headers.messageEncoding()
             + "' in the channel's compressor registry"));
+        unsent.taken(size);
         return;
       }
     }
     lastWrite = channel.write(new DefaultHttp3DataFrame(MessageFraming.frame(message, compressor)));
+    // Counted until quiche has taken the frame: a write waits in the stream channel's queue until
+    // a flush, and there past a closed window, without turning the channel unwritable.
+    lastWrite.addListener(f -> {
+      unsent.taken(size);
+      updateReady();
+    });
     transport.sent();
     updateReady();
   }

@@ -73,6 +73,7 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
       // RFC 9114 §4.1.1: not processed, the client may retry it elsewhere.
       finish();
       resetStream(H3_REQUEST_REJECTED);
+      connection.streamRefusedAfterGoAway();
       return;
     }
     try {
@@ -262,17 +263,22 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
       ready = false; // at once, on the writer's thread: the loop may be many writes behind
     }
     EventLoops.run(loop, () -> {
-      unsent.taken(size);
       if (finished || closeSent) {
+        unsent.taken(size);
         return;
       }
       if (!headersSent) {
         writeHeadersNow(new Metadata());
       }
       lastWrite = channel.write(new DefaultHttp3DataFrame(MessageFraming.frame(message, compressor)));
+      // Counted until quiche has taken the frame: a write waits in the stream channel's queue until
+      // a flush, and there past a closed window, without turning the channel unwritable.
       lastWrite.addListener(f -> {
+        unsent.taken(size);
         if (!f.isSuccess()) {
           onWriteFailed(f.cause());
+        } else {
+          updateReady();
         }
       });
       updateReady();

@@ -51,6 +51,8 @@ final class ServerConnection {
   private int peerResetsInWindow;
   private long resetWindowStartNanos;
   private boolean closedForResets;
+  /** Streams refused after the GOAWAY of a drain for resets. */
+  private int refusedAfterGoAway;
   /** Whether the connection is being drained for resets. */
   private boolean draining;
   /** The code the connection is closed with once drained: H3_NO_ERROR, or H3_EXCESSIVE_LOAD after resets. */
@@ -301,6 +303,22 @@ final class ServerConnection {
       draining = true;
       closeCode = StreamHandler.H3_EXCESSIVE_LOAD;
       drain();
+    }
+  }
+
+  /**
+   * A stream opened after the GOAWAY was refused unprocessed. A client that goes on opening streams
+   * on a connection drained for resets ignores the GOAWAY (RFC 9114 §5.2: it must open none at or
+   * past the GOAWAY's id), and each refusal still costs the server a stream's state and packets:
+   * past {@link TransportOptions#MAX_RST_FRAMES_PER_WINDOW} of them the connection is ended at once
+   * with H3_EXCESSIVE_LOAD, without waiting for the drain's grace. A client that heeds the GOAWAY
+   * opens at most the streams it sent within a round trip of it. On the loop.
+   */
+  void streamRefusedAfterGoAway() {
+    int max = transport.maxPeerResetsPerWindow();
+    if (draining && max > 0 && ++refusedAfterGoAway > max) {
+      closeForResets("more than " + max + " streams opened after the GOAWAY of a connection drained for"
+          + " resetting streams");
     }
   }
 
