@@ -174,6 +174,15 @@ final class ServerHarness {
     return c;
   }
 
+  /**
+   * Sends what every connection has to send now and runs the due timers, as a driver does after
+   * the application wrote or read (checking the invariants).
+   */
+  void flush() {
+    drainAll();
+    runDue();
+  }
+
   /** Moves the clock forward and runs every timer that is due, checking the invariants. */
   void advance(long deltaNs) {
     check(deltaNs >= 0, () -> "time goes forward");
