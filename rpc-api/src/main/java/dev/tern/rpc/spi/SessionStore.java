@@ -27,6 +27,8 @@ public interface SessionStore {
    * Removes and returns the newest entry of this server and kind that has not expired, for
    * entries meant to be used once (a resumption ticket, a token).
    *
+   * @param server the server, such as {@code "example.com:443"}
+   * @param kind what the entry is, such as {@code "udp.ticket"}
    * @param nowMillis the time now, in {@link System#currentTimeMillis()} time
    * @return the entry's bytes, or null if there is none
    */
@@ -35,6 +37,9 @@ public interface SessionStore {
   /**
    * Replaces every entry of this server and kind by one.
    *
+   * @param server the server, such as {@code "example.com:443"}
+   * @param kind what the entry is, such as {@code "udp.ticket"}
+   * @param value the entry's bytes (copied)
    * @param expiresAtMillis when it expires, in {@link System#currentTimeMillis()} time
    */
   void put(String server, String kind, byte[] value, long expiresAtMillis);
@@ -42,10 +47,18 @@ public interface SessionStore {
   /**
    * The newest entry of this server and kind that has not expired, left in the store.
    *
+   * @param server the server, such as {@code "example.com:443"}
+   * @param kind what the entry is, such as {@code "udp.ticket"}
+   * @param nowMillis the time now, in {@link System#currentTimeMillis()} time
    * @return the entry's bytes, or null if there is none
    */
   byte[] get(String server, String kind, long nowMillis);
 
-  /** Removes every entry of this server and kind. */
+  /**
+   * Removes every entry of this server and kind.
+   *
+   * @param server the server, such as {@code "example.com:443"}
+   * @param kind what the entry is, such as {@code "udp.ticket"}
+   */
   void remove(String server, String kind);
 }

@@ -32,7 +32,11 @@ public final class SessionStores {
 
   private static final SessionStore PROCESS = inMemory(DEFAULT_MAX_ENTRIES);
 
-  /** The process-wide in-memory store transports use when none is set. */
+  /**
+   * The process-wide in-memory store transports use when none is set.
+   *
+   * @return the store, the same one on every call
+   */
   public static SessionStore process() {
     return PROCESS;
   }
@@ -41,6 +45,8 @@ public final class SessionStores {
    * A store in memory holding at most {@code maxEntries} entries; past that it drops the entries
    * that expire first.
    *
+   * @param maxEntries the most entries it keeps, over all servers and kinds
+   * @return a new, empty store
    * @throws IllegalArgumentException if {@code maxEntries} is not positive
    */
   public static SessionStore inMemory(int maxEntries) {
