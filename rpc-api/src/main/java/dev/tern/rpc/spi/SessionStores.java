@@ -59,6 +59,11 @@ public final class SessionStores {
   /**
    * A store backed by {@code file}, holding at most {@code maxEntries} entries and
    * {@link #DEFAULT_MAX_BYTES} bytes; see {@link #file(Path, int, long)}.
+   *
+   * @param file the file; its directory must exist
+   * @param maxEntries entries kept at most, over all servers and kinds
+   * @return the store, holding the file's entries that have not expired
+   * @throws IllegalArgumentException if {@code maxEntries} is not positive
    */
   public static SessionStore file(Path file, int maxEntries) {
     return file(file, maxEntries, DEFAULT_MAX_BYTES);
@@ -81,6 +86,7 @@ public final class SessionStores {
    * @param file the file; its directory must exist
    * @param maxEntries entries kept at most, over all servers and kinds
    * @param maxBytes bytes kept at most (see {@link #DEFAULT_MAX_BYTES} for what counts)
+   * @return the store, holding the file's entries that have not expired
    * @throws IllegalArgumentException if {@code maxEntries} or {@code maxBytes} is not positive
    */
   public static SessionStore file(Path file, int maxEntries, long maxBytes) {
