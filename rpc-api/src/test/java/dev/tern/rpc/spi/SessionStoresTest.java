@@ -175,7 +175,7 @@ class SessionStoresTest {
       all.add(new String(v, StandardCharsets.UTF_8));
     }
     assertThat(all).doesNotHaveDuplicates();
-    // At most one entry per thread is outstanding (under the per-kind cap), so every take finds one.
+    // At most one entry per thread is outstanding (under the per-kind cap): every take finds one.
     assertThat(all).hasSize(threads * per);
   }
 }

@@ -100,7 +100,8 @@ final class PairHarness {
       runTimers(1); // pacing and acknowledgement delays move with the clock
     }
     check(client.state() == ConnectionState.ESTABLISHED && server.demux().connections().size() == 1,
-        () -> "the pair's handshake did not finish: " + client + ", " + server.demux().connections());
+        () -> "the pair's handshake did not finish: " + client + ", "
+            + server.demux().connections());
     serverConnection = server.demux().connections().get(0);
     clientToServerOpen = PairKeys.oneRttKeys(serverConnection, false);
     clientToServerSeal = PairKeys.oneRttKeys(serverConnection, true);
