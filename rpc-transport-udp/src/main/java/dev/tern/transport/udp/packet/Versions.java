@@ -16,6 +16,14 @@ public final class Versions {
    */
   public static final int V2 = 0x544e0002;
 
+  /**
+   * The first of the encrypted test versions {@code 0x544eff00..0x544effff} (docs/protocol.md
+   * §3): version 2's wire format and handshake under other numbers, so that negotiation between
+   * encrypted versions can be tested before a version 3 exists. Never offered or accepted unless
+   * a configuration lists one.
+   */
+  public static final int ENCRYPTED_TEST_FIRST = 0x544eff00;
+
   /** Reserved for Version Negotiation packets. */
   public static final int NEGOTIATION = 0;
 
@@ -41,7 +49,12 @@ public final class Versions {
 
   /** Whether packets of {@code version} are encrypted (docs/protocol.md §9). */
   public static boolean isEncrypted(int version) {
-    return version == V2;
+    return version == V2 || isEncryptedTest(version);
+  }
+
+  /** Whether {@code version} is one of the encrypted test versions (docs/protocol.md §3). */
+  public static boolean isEncryptedTest(int version) {
+    return (version & 0xffffff00) == ENCRYPTED_TEST_FIRST;
   }
 
   /** Whether {@code version} is in {@code list}. */

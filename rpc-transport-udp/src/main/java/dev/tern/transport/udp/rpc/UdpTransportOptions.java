@@ -2,8 +2,12 @@ package dev.tern.transport.udp.rpc;
 
 import dev.tern.rpc.spi.TransportOptions;
 import dev.tern.transport.udp.connection.ConnectionConfig;
+import dev.tern.transport.udp.crypto.CryptoProvider;
+import dev.tern.transport.udp.crypto.CryptoProviders;
 import dev.tern.transport.udp.handshake.PinnedServerKey;
+import dev.tern.transport.udp.handshake.SealedTicketStore;
 import dev.tern.transport.udp.handshake.ServerStaticKey;
+import dev.tern.transport.udp.handshake.TicketKeys;
 import dev.tern.transport.udp.nio.EndpointLoop;
 import dev.tern.transport.udp.stream.StreamLimits;
 import io.grpc.Attributes;
@@ -65,6 +69,16 @@ public final class UdpTransportOptions {
    */
   public static final TransportOptions.Key<List<byte[]>> ALLOWED_CLIENT_KEYS =
       new TransportOptions.Key<>("udp.allowedClientKeys", null);
+  /**
+   * Server: the keys its resumption tickets are sealed under ({@link SealedTicketStore},
+   * docs/udp-crypto.md §5.4): the current key seals, the previous ones still open tickets issued
+   * before a rotation. Instances that should resume each other's clients (behind a load
+   * balancer) hold the same keys. Default: null, keys derived from the server's static keys
+   * ({@link TicketKeys#derive}), so instances sharing {@link #SERVER_STATIC_KEY} share ticket keys
+   * without setting this. Set it to rotate ticket keys apart from the server key.
+   */
+  public static final TransportOptions.Key<TicketKeys> TICKET_KEYS =
+      new TransportOptions.Key<>("udp.ticketKeys", null);
   /**
    * On a server call's attributes ({@code ServerCall.getAttributes()}) and the server transport
    * filters': the 32-byte static public key the client proved in the handshake. It is the
@@ -220,6 +234,7 @@ public final class UdpTransportOptions {
       keys.add(new ServerStaticKey(e.getKey(), e.getValue()));
     }
     ConnectionConfig.Builder b = base(o).serverStaticKeys(keys.toArray(new ServerStaticKey[0]));
+    b.ticketStore(sealedTicketStore(o, keys));
     List<byte[]> allowed = o.get(ALLOWED_CLIENT_KEYS);
     if (allowed != null) {
       b.allowedClientKeys(allowed);
@@ -237,5 +252,16 @@ public final class UdpTransportOptions {
     }
     return base(o).pinnedServerKeys(new PinnedServerKey(o.get(SERVER_KEY_ID), pin))
         .clientStaticKey(o.get(CLIENT_STATIC_KEY)).build();
+  }
+
+  /**
+   * The server's ticket store: tickets sealed under {@link #TICKET_KEYS}, or under keys derived
+   * from its static keys (the key it identifies with seals).
+   */
+  static SealedTicketStore sealedTicketStore(TransportOptions o, List<ServerStaticKey> keys) {
+    TicketKeys explicit = o.get(TICKET_KEYS);
+    CryptoProvider provider = CryptoProviders.auto();
+    return SealedTicketStore.of(provider,
+        explicit != null ? explicit : TicketKeys.derive(provider, keys));
   }
 }

@@ -97,6 +97,7 @@ final class Seeds {
     m.put("ServerReceiveFuzzTestInputs/datagrams/ack-delay-near-varint-max", conversation(true));
     m.put("ServerReceiveFuzzTestInputs/datagrams/amplification-limited-pto-v2",
         amplificationLimitedPto());
+    m.putAll(PairSeeds.all());
     return m;
   }
 

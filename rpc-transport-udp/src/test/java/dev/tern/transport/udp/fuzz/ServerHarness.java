@@ -49,13 +49,9 @@ final class ServerHarness {
   /** The largest datagram PMTU discovery may probe with (RFC 8899), bytes of UDP payload. */
   static final int MAX_PROBED_DATAGRAM = 1472;
 
-  private final ConnectionConfig config = TestKeys.withKeys(ConnectionConfig.builder()
-      .limits(LIMITS).maxProbedDatagramBytes(MAX_PROBED_DATAGRAM).build())
-      // Seeded, so every input replays the same server (connection IDs and keys included).
-      .withDeterministicRandom(new Random(7));
+  private final ConnectionConfig config;
   /** The keys a client holds, to protect forged packets (Wire.reseal). */
-  private final PacketProtection wireInitialKeys =
-      PeerKeys.clientInitialKeys(config, Wire.CLIENT_DCID);
+  private final PacketProtection wireInitialKeys;
   private final Map<Connection, PacketProtection> clientInitialKeys = new IdentityHashMap<>();
   private final Map<Connection, PacketProtection> clientOneRttKeys = new IdentityHashMap<>();
   private final ServerDemux demux;
@@ -68,6 +64,19 @@ final class ServerHarness {
   private Consumer<ByteBuffer> sent;
 
   ServerHarness() {
+    this(null);
+  }
+
+  /** A server whose crypto is {@code provider}'s (null: the default provider). */
+  ServerHarness(dev.tern.transport.udp.crypto.CryptoProvider provider) {
+    ConnectionConfig.Builder b = ConnectionConfig.builder().limits(LIMITS)
+        .maxProbedDatagramBytes(MAX_PROBED_DATAGRAM);
+    if (provider != null) {
+      b.cryptoProvider(provider);
+    }
+    // Seeded, so every input replays the same server (connection IDs and keys included).
+    config = TestKeys.withKeys(b.build()).withDeterministicRandom(new Random(7));
+    wireInitialKeys = PeerKeys.clientInitialKeys(config, Wire.CLIENT_DCID);
     demux = new ServerDemux(config, this::listenerFor, MAX_CONNECTIONS);
   }
 
@@ -172,6 +181,15 @@ final class ServerHarness {
     // have made one due: a probe owed while the anti-amplification limit applied).
     runDue();
     return c;
+  }
+
+  /**
+   * Sends what every connection has to send now and runs the due timers, as a driver does after
+   * the application wrote or read (checking the invariants).
+   */
+  void flush() {
+    drainAll();
+    runDue();
   }
 
   /** Moves the clock forward and runs every timer that is due, checking the invariants. */
