@@ -3,6 +3,7 @@ package dev.tern.rpc.spi;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.CharacterCodingException;
@@ -21,7 +22,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
-import java.util.zip.CRC32C;
+import java.util.zip.CRC32;
 
 /**
  * The file-backed {@link SessionStore} of {@link SessionStores#file(Path, int, long)}: an
@@ -33,7 +34,8 @@ import java.util.zip.CRC32C;
  * magic "TernSess" (8 bytes), format version (1 byte) = 1, entry count (4 bytes),
  * entries: server length (2) + server (UTF-8), kind length (2) + kind (UTF-8),
  *          expires at, Unix millis (8), value length (4) + value,
- * CRC32C (4) of every byte before it.
+ * CRC-32 (4) of every byte before it (CRC-32, not CRC-32C: the client runs on Android from
+ * API level 26, which lacks {@code java.util.zip.CRC32C}).
  * </pre>
  *
  * A file that does not follow it exactly (wrong magic or version, a count or a length that runs
@@ -155,7 +157,7 @@ final class FileSessionStore implements SessionStore {
       out.write(e.value());
     }
     out.flush();
-    CRC32C crc = new CRC32C();
+    CRC32 crc = new CRC32();
     byte[] body = bytes.toByteArray();
     crc.update(body, 0, body.length);
     out.writeInt((int) crc.getValue());
@@ -266,18 +268,18 @@ final class FileSessionStore implements SessionStore {
       }
     }
     ByteBuffer in = ByteBuffer.wrap(content);
-    in.position(MAGIC.length);
+    ((Buffer) in).position(MAGIC.length);
     int version = in.get() & 0xff;
     if (version != FORMAT_VERSION) {
       return "its format version is " + version + ", not " + FORMAT_VERSION;
     }
-    CRC32C crc = new CRC32C();
+    CRC32 crc = new CRC32();
     crc.update(content, 0, content.length - 4);
     if ((int) crc.getValue() != ByteBuffer.wrap(content, content.length - 4, 4).getInt()) {
       return "its checksum does not match (truncated or garbled)";
     }
     ByteBuffer body = ByteBuffer.wrap(content, 0, content.length - 4);
-    body.position(in.position());
+    ((Buffer) body).position(in.position());
     long count = body.getInt() & 0xffffffffL;
     List<Object[]> loaded = new ArrayList<>();
     try {
@@ -314,8 +316,8 @@ final class FileSessionStore implements SessionStore {
       throw new java.nio.BufferUnderflowException();
     }
     ByteBuffer slice = in.slice();
-    slice.limit(len);
-    in.position(in.position() + len);
+    ((Buffer) slice).limit(len);
+    ((Buffer) in).position(in.position() + len);
     return StandardCharsets.UTF_8.newDecoder()
         .onMalformedInput(CodingErrorAction.REPORT)
         .onUnmappableCharacter(CodingErrorAction.REPORT)
