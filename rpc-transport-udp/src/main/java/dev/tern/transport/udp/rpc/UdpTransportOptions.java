@@ -4,6 +4,7 @@ import dev.tern.rpc.spi.TransportOptions;
 import dev.tern.transport.udp.connection.ConnectionConfig;
 import dev.tern.transport.udp.handshake.PinnedServerKey;
 import dev.tern.transport.udp.handshake.ServerStaticKey;
+import dev.tern.transport.udp.handshake.TicketStore;
 import dev.tern.transport.udp.nio.EndpointLoop;
 import dev.tern.transport.udp.stream.StreamLimits;
 import io.grpc.Attributes;
@@ -125,6 +126,18 @@ public final class UdpTransportOptions {
       new TransportOptions.Key<>("udp.deadAfterProbeTimeouts", 3);
 
   /**
+   * A server's resumption tickets (docs/protocol.md §9.7): with one, the server issues a ticket
+   * on each finished connection and accepts a resuming client's early data (0-RTT) when the
+   * store finds its ticket fresh. Default null: no tickets, every resumption refused. Instances
+   * sharing one store's ticket keys let a client resume on any of them.
+   */
+  public static final TransportOptions.Key<TicketStore> TICKET_STORE =
+      new TransportOptions.Key<>("udp.ticketStore", null);
+
+  /** The session-store kind under which a {@code udp} client keeps its tickets. */
+  public static final String TICKET_KIND = "udp.ticket";
+
+  /**
    * A keep-alive interval this long or longer turns keep-alive off, as in grpc-java (its
    * builders' {@code AS_LARGE_AS_INFINITE}, 1000 days).
    */
@@ -219,7 +232,8 @@ public final class UdpTransportOptions {
       }
       keys.add(new ServerStaticKey(e.getKey(), e.getValue()));
     }
-    ConnectionConfig.Builder b = base(o).serverStaticKeys(keys.toArray(new ServerStaticKey[0]));
+    ConnectionConfig.Builder b = base(o).serverStaticKeys(keys.toArray(new ServerStaticKey[0]))
+        .ticketStore(o.get(TICKET_STORE));
     List<byte[]> allowed = o.get(ALLOWED_CLIENT_KEYS);
     if (allowed != null) {
       b.allowedClientKeys(allowed);
