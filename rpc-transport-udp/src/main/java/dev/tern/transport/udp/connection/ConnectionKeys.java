@@ -71,6 +71,9 @@ final class ConnectionKeys {
     }
     zeroRtt = null;
     SessionTicket t = HandshakeCrypto.usableTicket(c.config);
+    if (t != null) {
+      c.rtt.seed(t.smoothedRttNs()); // docs/protocol.md §4.1, "Resumed connections"
+    }
     byte[] early = crypto.earlySecret();
     if (t != null && early != null && t.maxEarlyDataBytes() > 0) {
       // RFC 9000 §7.4.1: the server's remembered limits apply until its ServerHello gives the

@@ -126,6 +126,8 @@ class ZeroRttTest {
     Connection client = Connection.client(clientConfig().withResumption(ticket),
         new ConnectionListener() {});
     assertThat(client.canSendEarlyData()).isTrue();
+    // RFC 9002 §6.2.2: the estimate starts from the earning connection's smoothed RTT.
+    assertThat(client.rtt().smoothedRttNs()).isEqualTo(ticket.smoothedRttNs());
     Stream s = client.openStream();
     assertThat(s).as("a stream opens before the handshake").isNotNull();
     client.write(s, ByteBuffer.wrap(REQUEST));
