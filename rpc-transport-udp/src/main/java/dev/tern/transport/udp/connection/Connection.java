@@ -159,7 +159,7 @@ public final class Connection {
   long integrityLimitOverride;
 
   /**
-   * The server's answer to a resumption (docs/protocol.md §9.7): {@link
+   * The server's answer to a resumption (docs/protocol.md §9.10): {@link
    * TransportParameters#EARLY_DATA_ACCEPTED}, {@code EARLY_DATA_REJECTED}, or 0 (no resumption,
    * or not answered yet).
    */
@@ -718,7 +718,7 @@ public final class Connection {
 
   /**
    * Whether streams opened now go in 0-RTT packets: a client resuming with a ticket that allows
-   * early data, before the server's answer (docs/protocol.md §9.7). Their data is replayable
+   * early data, before the server's answer (docs/protocol.md §9.10). Their data is replayable
    * (RFC 9001 §9.2): open them only for requests that may be repeated (idempotent calls).
    */
   public boolean canSendEarlyData() {

@@ -76,7 +76,7 @@ public final class ConnectionConfig {
   final TicketStore ticketStore;
   /**
    * A server's limit on the stream data it takes in 0-RTT from a resumed client, stated in the
-   * tickets it issues (docs/protocol.md §9.7); 0 issues tickets without early data.
+   * tickets it issues (docs/protocol.md §9.10); 0 issues tickets without early data.
    */
   final long maxEarlyDataBytes;
   /** The wall clock tickets are timed by (receipt, age), ms. */
@@ -215,7 +215,7 @@ public final class ConnectionConfig {
   /**
    * This configuration resuming with {@code ticket} (null: a full handshake): the client's
    * connections then send an IKpsk2 ClientHello to the ticket's server key and may send early
-   * data in 0-RTT packets (docs/protocol.md §9.7). A ticket is used once: give each connection
+   * data in 0-RTT packets (docs/protocol.md §9.10). A ticket is used once: give each connection
    * its own.
    */
   public ConnectionConfig withResumption(SessionTicket ticket) {
@@ -412,7 +412,7 @@ public final class ConnectionConfig {
 
     /**
      * A server's limit on the stream data a resumed client may send in 0-RTT, stated in each
-     * ticket (docs/protocol.md §9.7); at most the connection's receive window. 0 issues tickets
+     * ticket (docs/protocol.md §9.10); at most the connection's receive window. 0 issues tickets
      * that allow no early data. Default 16,384 bytes.
      */
     public Builder maxEarlyDataBytes(long bytes) {

@@ -92,7 +92,7 @@ final class ConnectionKeys {
 
   /**
    * The server's decision on a resumed client's early data, before it writes its ServerHello
-   * (docs/protocol.md §9.7): accepted only if the ticket authenticated and was consumed here for
+   * (docs/protocol.md §9.10): accepted only if the ticket authenticated and was consumed here for
    * the first time (the handshake fails otherwise), the store finds the client's stated age
    * fresh (RFC 8446 §8.3, the window across instances) and the server takes early data at all;
    * otherwise rejected, and the handshake still completes. Sets {@link #zeroRtt}'s read keys

@@ -10,7 +10,7 @@ public interface ConnectionListener extends StreamListener {
 
   /**
    * The server issued a resumption ticket on this connection (a client's listener only; docs/
-   * protocol.md §9.7). Keep it (e.g. in a session store, under the server and its key) to resume
+   * protocol.md §9.10). Keep it (e.g. in a session store, under the server and its key) to resume
    * a later connection with {@link ConnectionConfig#withResumption}; use it once. The ticket
    * holds secrets. Default: dropped.
    */

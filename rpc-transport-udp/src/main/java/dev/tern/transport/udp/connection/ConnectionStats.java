@@ -88,7 +88,7 @@ public final class ConnectionStats {
    */
   public long closesBlockedByAmplificationLimit;
   /**
-   * Resumptions whose early data the server accepted (docs/protocol.md §9.7): counted on both
+   * Resumptions whose early data the server accepted (docs/protocol.md §9.10): counted on both
    * sides, 0 or 1 per connection.
    */
   public long earlyDataAccepted;

@@ -163,7 +163,7 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
     }
     c.streams.setPeerLimits(p.initialMaxData, p.initialMaxStreamData, p.initialMaxStreams);
     if (c.isClient) {
-      c.keys.onServerEarlyData(p); // docs/protocol.md §9.7: accepted, or sent again in 1-RTT
+      c.keys.onServerEarlyData(p); // docs/protocol.md §9.10: accepted, or sent again in 1-RTT
       c.streams.raiseLocalStreamLimits(p.initialMaxStreamData);
     }
     if (p.maxIdleTimeoutMs > 0) {
@@ -290,7 +290,7 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
     c.keys.onHandshakeConfirmed();
     c.keys.onClientOneRtt();
     c.loss.setPeerMaxAckDelay(Saturating.msToNs(p.maxAckDelayMs), true);
-    IssuedTicket.issue(c); // docs/protocol.md §9.7: once the handshake is confirmed
+    IssuedTicket.issue(c); // docs/protocol.md §9.10: once the handshake is confirmed
   }
 
   @Override

@@ -11,7 +11,7 @@ import dev.tern.transport.udp.recovery.SentFrameType;
 import java.nio.ByteBuffer;
 
 /**
- * Resumption tickets on a connection (docs/protocol.md §9.7): the server issues one once the
+ * Resumption tickets on a connection (docs/protocol.md §9.10): the server issues one once the
  * handshake is confirmed and sends it in a NEW_TICKET frame until acknowledged; the client
  * derives the ticket's PSK from the nonce and hands the application a {@link SessionTicket}.
  * Runs once per connection, off the per-packet path: it allocates.

@@ -54,8 +54,8 @@ final class PacketBuilder {
             && (c.streamWriter.hasControlFrames() || c.streamWriter.hasStreamData()))
         || (c.issuedTicket != null && c.issuedTicket.pending
             && c.state == ConnectionState.ESTABLISHED)
-        || (c.canSendEarlyData()
-            && (c.streamWriter.hasControlFrames() || c.streamWriter.hasStreamData()));
+        || (c.canSendEarlyData() && (c.streamWriter.hasControlFrames()
+            || (c.streamWriter.hasStreamData() && earlyDataLeft() >= MIN_EARLY_FRAME)));
   }
 
   private boolean windowOpen() {
@@ -179,7 +179,7 @@ final class PacketBuilder {
   }
 
   /**
-   * A resuming client's datagram (RFC 9001 §4.6.1, docs/protocol.md §9.7): its INITIAL, if it
+   * A resuming client's datagram (RFC 9001 §4.6.1, docs/protocol.md §9.10): its INITIAL, if it
    * has anything to say, then a 0-RTT packet with the early streams' data coalesced after it
    * (RFC 9000 §12.2), which pads the datagram to 1200 bytes when it carries an INITIAL (§14.1).
    * A probe's 0-RTT packet repeats the oldest early data in flight (RFC 9002 §6.2.4), so that a
@@ -207,9 +207,19 @@ final class PacketBuilder {
    * against it too, so the data alone never exceeds it.
    */
   private int earlyDataLimit(ByteBuffer out, int limit) {
+    return (int) Math.max(out.position(), Math.min(limit, out.position() + earlyDataLeft()));
+  }
+
+  /** Room a STREAM frame needs in a 0-RTT packet for at least one byte of data. */
+  private static final int MIN_EARLY_FRAME = 8;
+
+  /**
+   * Stream bytes the ticket's early-data limit still allows in 0-RTT. Once it is spent, early
+   * streams wait for the 1-RTT keys (and the builder does not wake for them before).
+   */
+  private long earlyDataLeft() {
     SessionTicket t = HandshakeCrypto.usableTicket(c.config);
-    long left = t == null ? 0 : t.maxEarlyDataBytes() - c.streams.freshBytesSent();
-    return (int) Math.max(out.position(), Math.min(limit, out.position() + left));
+    return t == null ? 0 : Math.max(0, t.maxEarlyDataBytes() - c.streams.freshBytesSent());
   }
 
   /** Whether the packet being written is a 0-RTT packet. */
@@ -469,7 +479,8 @@ final class PacketBuilder {
       return 0; // nothing fitted or nothing to say
     }
     boolean padded = false;
-    if (pad == PAD_ALWAYS || pad == PAD_FILL || (pad == PAD_IF_INITIAL && initial && (c.isClient || eliciting))) {
+    if (pad == PAD_ALWAYS || pad == PAD_FILL
+        || (pad == PAD_IF_INITIAL && initial && (c.isClient || eliciting))) {
       int datagramMin = Math.min(MIN_INITIAL_DATAGRAM, start - datagramStart + max);
       int bytes = datagramMin - (out.position() - datagramStart) - keys.overheadBytes();
       if (bytes > 0) {
@@ -543,7 +554,7 @@ final class PacketBuilder {
     if (c.issuedTicket != null && c.issuedTicket.pending && !zeroRttPacket
         && c.state == ConnectionState.ESTABLISHED
         && limit - out.position() >= c.issuedTicket.frameBytes()) {
-      c.issuedTicket.write(out, c.log); // docs/protocol.md §9.7, 1-RTT only
+      c.issuedTicket.write(out, c.log); // docs/protocol.md §9.10, 1-RTT only
       eliciting = true;
     }
     if (c.state == ConnectionState.ESTABLISHED || zeroRttPacket) {

@@ -7,7 +7,7 @@ import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 
 /**
- * A resumption ticket as the client keeps it (docs/protocol.md §9.7): what a server's NEW_TICKET
+ * A resumption ticket as the client keeps it (docs/protocol.md §9.10): what a server's NEW_TICKET
  * gave and what the client knew of the connection that earned it, everything a later connection
  * needs to resume with IKpsk2 and send early data in 0-RTT packets (RFC 9001 §4.6, RFC 8446
  * §4.6.1 for the ticket's lifetime and age). A ticket is for one server key and is used once.

@@ -54,7 +54,7 @@ public interface FrameHandler {
   void onHandshakeDone();
 
   /**
-   * A NEW_TICKET (docs/protocol.md §9.7). By default ignored: handlers that check where frames
+   * A NEW_TICKET (docs/protocol.md §9.10). By default ignored: handlers that check where frames
    * may appear (an INITIAL's, a 0-RTT packet's) and the connection's override it.
    */
   default void onNewTicket(NewTicketFrame frame) {}

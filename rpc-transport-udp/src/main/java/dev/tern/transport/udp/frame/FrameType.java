@@ -48,7 +48,7 @@ public final class FrameType {
   public static final int HANDSHAKE_DONE = 0x1e;
   /**
    * NEW_TICKET: Tern's resumption ticket, server to client in 1-RTT packets only
-   * (docs/protocol.md §9.7).
+   * (docs/protocol.md §9.10).
    */
   public static final int NEW_TICKET = 0x3c;
 

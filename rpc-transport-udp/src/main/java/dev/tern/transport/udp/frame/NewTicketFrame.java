@@ -4,7 +4,7 @@ import dev.tern.transport.udp.packet.VarInt;
 import java.nio.ByteBuffer;
 
 /**
- * NEW_TICKET (Tern's frame type 0x3c, docs/protocol.md §9.7): a resumption ticket the server
+ * NEW_TICKET (Tern's frame type 0x3c, docs/protocol.md §9.10): a resumption ticket the server
  * issues once the handshake is confirmed, in the role of TLS 1.3's NewSessionTicket (RFC 8446
  * §4.6.1). Server to client, 1-RTT packets only; retransmitted if lost.
  *

@@ -9,7 +9,7 @@ import java.util.HexFormat;
 
 /**
  * A {@code udp} client's resumption tickets in the channel's {@link SessionStore}
- * (docs/protocol.md §9.7): kind {@link UdpTransportOptions#TICKET_KIND}, server = the authority
+ * (docs/protocol.md §9.10): kind {@link UdpTransportOptions#TICKET_KIND}, server = the authority
  * the client connects to and the pinned server key (a ticket is for one server key). Each entry
  * is used once: a connection takes one. An entry is a format byte, the RPC protocol version the
  * earning connection agreed (the early requests' version), then the ticket's own encoding.

@@ -222,7 +222,7 @@ final class ServerConnection implements ConnectionListener {
     // With no common version the client closes the connection (it names both sides' versions).
     version = v.isPresent() ? v.getAsInt() : 0;
     if (c.resumed()) {
-      // docs/protocol.md §9.7: a resumed client's early data, accepted or rejected.
+      // docs/protocol.md §9.10: a resumed client's early data, accepted or rejected.
       transport.events.earlyData(c.earlyDataAccepted());
     }
     refreshInfo();

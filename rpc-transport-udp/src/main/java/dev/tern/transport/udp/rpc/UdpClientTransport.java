@@ -117,7 +117,7 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
       return;
     }
     try {
-      // docs/protocol.md §9.7: one ticket per connection, taken from the channel's session
+      // docs/protocol.md §9.10: one ticket per connection, taken from the channel's session
       // store; the calls allowed early data then go in 0-RTT packets.
       tickets = new ClientTickets(options, authority,
           options.get(UdpTransportOptions.SERVER_KEY_ID),
@@ -272,7 +272,7 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
   /**
    * Before the handshake completes, with a ticket that allows early data: opens the waiting
    * calls allowed early data (idempotent methods, or calls that opt in; the call layer's
-   * {@code earlyDataAllowed}) so that their requests go in 0-RTT packets (docs/protocol.md §9.7).
+   * {@code earlyDataAllowed}) so that their requests go in 0-RTT packets (docs/protocol.md §9.10).
    * Other calls wait for the handshake. If the server rejects the early data, the connection
    * sends it again in 1-RTT packets: the calls do not notice.
    */

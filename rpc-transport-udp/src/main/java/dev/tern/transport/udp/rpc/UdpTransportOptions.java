@@ -126,7 +126,7 @@ public final class UdpTransportOptions {
       new TransportOptions.Key<>("udp.deadAfterProbeTimeouts", 3);
 
   /**
-   * A server's resumption tickets (docs/protocol.md §9.7): with one, the server issues a ticket
+   * A server's resumption tickets (docs/protocol.md §9.10): with one, the server issues a ticket
    * on each finished connection and accepts a resuming client's early data (0-RTT) when the
    * store finds its ticket fresh. Default null: no tickets, every resumption refused. Instances
    * sharing one store's ticket keys let a client resume on any of them.

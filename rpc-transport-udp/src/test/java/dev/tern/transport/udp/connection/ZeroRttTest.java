@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Resumption and 0-RTT on the wire (docs/protocol.md §9.7): the server issues a ticket once the
+ * Resumption and 0-RTT on the wire (docs/protocol.md §9.10): the server issues a ticket once the
  * handshake is confirmed; a client resuming with it sends its request in 0-RTT coalesced after
  * its INITIAL; the server accepts it (the request is there after the first datagram alone, flagged
  * as early data) or rejects it (stale ticket age: the request arrives once, in 1-RTT, and the
@@ -44,8 +44,12 @@ class ZeroRttTest {
     final List<byte[]> fromClient = new ArrayList<>();
 
     Net(MemoryTicketStore store) {
+      this(store, 16_384);
+    }
+
+    Net(MemoryTicketStore store, long maxEarlyData) {
       ConnectionConfig config = Forge.seeded(ConnectionConfig.builder().ticketStore(store)
-          .wallClock(() -> now / MS).build(), 2);
+          .maxEarlyDataBytes(maxEarlyData).wallClock(() -> now / MS).build(), 2);
       demux = new ServerDemux(config, c -> new ConnectionListener() {}, 16);
     }
 
@@ -143,7 +147,7 @@ class ZeroRttTest {
   }
 
   private static byte[] read(Connection c, Stream s) {
-    ByteBuffer got = ByteBuffer.allocate(4096);
+    ByteBuffer got = ByteBuffer.allocate(8192);
     c.read(s, got);
     return Arrays.copyOf(got.array(), got.position());
   }
@@ -262,6 +266,40 @@ class ZeroRttTest {
     assertThat(replayed.stats().earlyDataRejected).isEqualTo(1);
     assertThat(replayed.stats().zeroRttDropped).isEqualTo(1);
     assertThat(replayed.streamCount()).isZero(); // the request is not delivered
+  }
+
+  @Test
+  void aRequestLargerThanTheEarlyDataLimitSendsTheRestIn1Rtt() {
+    Net net = new Net(tickets, 1_000);
+    SessionTicket ticket = earnTicket(net);
+    assertThat(ticket.maxEarlyDataBytes()).isEqualTo(1_000);
+    Connection client = Connection.client(clientConfig().withResumption(ticket),
+        new ConnectionListener() {});
+    Stream s = client.openStream();
+    byte[] request = new byte[5_000];
+    new Random(3).nextBytes(request);
+    assertThat(client.write(s, ByteBuffer.wrap(request))).isEqualTo(request.length);
+    client.finish(s);
+    byte[] first = firstDatagram(client, now);
+    // With the limit spent the client waits for the ServerHello: nothing more to send now.
+    assertThat(client.pollDatagram(ByteBuffer.allocate(2048), now)).isZero();
+    assertThat(client.nextTimeoutNs()).isGreaterThan(now);
+    // Nor does its next wake-up find nothing to send and wake it again at once (a spin).
+    long wake = client.nextTimeoutNs();
+    client.onTimeout(wake);
+    ByteBuffer probe = ByteBuffer.allocate(2048);
+    while (client.pollDatagram(probe.clear(), wake) > 0) {
+      // a PTO probe may go: the INITIAL again, with the oldest early data
+    }
+    assertThat(client.nextTimeoutNs()).isGreaterThan(wake);
+    Connection server = net.deliver(first);
+    assertThat(server.streams.receivedTotal()).isPositive().isLessThanOrEqualTo(1_000);
+    net.servers.clear();
+    net.servers.add(server);
+    net.run(client, 30);
+    assertThat(server.state()).isEqualTo(ConnectionState.ESTABLISHED);
+    assertThat(server.earlyDataAccepted()).isTrue();
+    assertThat(read(server, server.stream(s.id()))).isEqualTo(request);
   }
 
   @Test

@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * 0-RTT through the {@code udp} provider over loopback sockets (docs/protocol.md §9.7): the first
+ * 0-RTT through the {@code udp} provider over loopback sockets (docs/protocol.md §9.10): the first
  * channel's connection earns a ticket, which the client keeps in the channel's session store; a
  * second channel takes it, resumes, and its first idempotent call goes in early data (the server
  * call sees it arrived early, and both sides count the acceptance); a non-idempotent call on a
@@ -47,7 +47,8 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class UdpZeroRttTest {
-  private static final MethodDescriptor.Marshaller<String> UTF8 = new MethodDescriptor.Marshaller<>() {
+  private static final MethodDescriptor.Marshaller<String> UTF8 =
+      new MethodDescriptor.Marshaller<>() {
     @Override
     public InputStream stream(String value) {
       return new ByteArrayInputStream(value.getBytes(StandardCharsets.UTF_8));

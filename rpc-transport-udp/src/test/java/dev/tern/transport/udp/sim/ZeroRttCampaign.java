@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * Resumption in the simulator (docs/protocol.md §9.7, docs/udp-simulator.md "0-RTT"): each run
+ * Resumption in the simulator (docs/protocol.md §9.10, docs/udp-simulator.md "0-RTT"): each run
  * makes a first connection with one call, waits for its ticket, then resumes with a second
  * connection whose call goes in 0-RTT, against the same server instance (even seeds) or a second
  * instance that shares the ticket store's tickets but not its record of used ones (odd seeds).
