@@ -269,6 +269,31 @@ class ZeroRttTest {
   }
 
   @Test
+  void aZeroRttPacketAheadOfItsInitialIsDroppedWithoutState() {
+    Net net = new Net(tickets);
+    SessionTicket ticket = earnTicket(net);
+    net.servers.clear();
+    Stream[] s = new Stream[1];
+    Connection client = resumeWithRequest(ticket, s);
+    byte[] first = firstDatagram(client, now);
+    ByteBuffer b = ByteBuffer.wrap(first);
+    PacketHeader h = new PacketHeader();
+    assertThat(h.parse(b, 0, ConnectionId.V1_LENGTH)).isTrue();
+    byte[] zeroRttAlone = Arrays.copyOfRange(first, h.packetEnd, first.length);
+    assertThat(packetTypes(zeroRttAlone)).startsWith(PacketType.ZERO_RTT);
+    int connections = net.demux.connections().size();
+    long dropped = net.demux.dropped();
+    // RFC 9001 §4.7 lets a server buffer it or drop it: this one drops it, counted, no state.
+    assertThat(net.deliver(zeroRttAlone)).isNull();
+    assertThat(net.demux.dropped()).isEqualTo(dropped + 1);
+    assertThat(net.demux.connections()).hasSize(connections);
+    // The whole first datagram still resumes, its request read once.
+    Connection server = net.deliver(first);
+    assertThat(server.earlyDataAccepted()).isTrue();
+    assertThat(read(server, server.stream(s[0].id()))).isEqualTo(REQUEST);
+  }
+
+  @Test
   void aRequestLargerThanTheEarlyDataLimitSendsTheRestIn1Rtt() {
     Net net = new Net(tickets, 1_000);
     SessionTicket ticket = earnTicket(net);
