@@ -218,9 +218,16 @@ final class PacketBuilder {
    * streams wait for the 1-RTT keys (and the builder does not wake for them before).
    */
   private long earlyDataLeft() {
-    SessionTicket t = HandshakeCrypto.usableTicket(c.config);
-    return t == null ? 0 : Math.max(0, t.maxEarlyDataBytes() - c.streams.freshBytesSent());
+    if (earlyDataLimitBytes < 0) {
+      // Once per connection: finding the ticket compares (copied) keys, not for every poll.
+      SessionTicket t = HandshakeCrypto.usableTicket(c.config);
+      earlyDataLimitBytes = t == null ? 0 : t.maxEarlyDataBytes();
+    }
+    return Math.max(0, earlyDataLimitBytes - c.streams.freshBytesSent());
   }
+
+  /** The usable ticket's early-data limit, or -1 until {@link #earlyDataLeft} looked. */
+  private long earlyDataLimitBytes = -1;
 
   /** Whether the packet being written is a 0-RTT packet. */
   private boolean zeroRttPacket;
