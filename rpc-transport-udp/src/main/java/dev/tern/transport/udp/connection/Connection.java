@@ -158,6 +158,19 @@ public final class Connection {
    */
   long integrityLimitOverride;
 
+  /**
+   * The server's answer to a resumption (docs/protocol.md §9.10): {@link
+   * TransportParameters#EARLY_DATA_ACCEPTED}, {@code EARLY_DATA_REJECTED}, or 0 (no resumption,
+   * or not answered yet).
+   */
+  int earlyData;
+  /** The packet being processed is a 0-RTT packet (RFC 9000 §12.4: fewer frames allowed). */
+  boolean rxZeroRtt;
+  /** Stream bytes a server has taken in 0-RTT packets (against its early-data limit). */
+  long earlyBytesReceived;
+  /** The server's ticket for this connection, sent and re-sent until acknowledged; or null. */
+  IssuedTicket issuedTicket;
+
   boolean closeToSend;
   /** Packets attributed to the connection since it entered the closing state. */
   long closingPacketsReceived;
@@ -331,6 +344,15 @@ public final class Connection {
       // Only where the parameters travel encrypted: the token is the connection's secret.
       p.statelessResetToken = localResetToken;
       p.resetProofKey = localResetProofKey;
+    }
+    if (isClient && Versions.isEncrypted(version)) {
+      SessionTicket t = HandshakeCrypto.usableTicket(config);
+      if (t != null) {
+        p.ticketAgeMillis = t.ageMillis(config.wallClock.getAsLong()); // RFC 8446 §4.2.11
+      }
+    }
+    if (!isClient) {
+      p.earlyData = earlyData;
     }
     return p;
   }
@@ -688,10 +710,32 @@ public final class Connection {
 
   /** Opens a stream, or returns null if the handshake is not complete or the peer's limit is hit. */
   public Stream openStream() {
-    if (state != ConnectionState.ESTABLISHED) {
+    if (state != ConnectionState.ESTABLISHED && !canSendEarlyData()) {
       return null;
     }
     return streams.open();
+  }
+
+  /**
+   * Whether streams opened now go in 0-RTT packets: a client resuming with a ticket that allows
+   * early data, before the server's answer (docs/protocol.md §9.10). Their data is replayable
+   * (RFC 9001 §9.2): open them only for requests that may be repeated (idempotent calls).
+   */
+  public boolean canSendEarlyData() {
+    return state == ConnectionState.HANDSHAKING && keys.canSendZeroRtt();
+  }
+
+  /** Whether this connection resumed with a ticket (IKpsk2), once the handshake has read it. */
+  public boolean resumed() {
+    return earlyData != 0;
+  }
+
+  /**
+   * Whether the server accepted this connection's early data: true once a client has read the
+   * acceptance (or a server sent it); false before, without resumption, or on rejection.
+   */
+  public boolean earlyDataAccepted() {
+    return earlyData == TransportParameters.EARLY_DATA_ACCEPTED;
   }
 
   /** The open stream with {@code id}, or null. */

@@ -14,6 +14,7 @@ import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.List;
 import java.util.Random;
+import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 
 /**
@@ -73,6 +74,18 @@ public final class ConnectionConfig {
   final Predicate<byte[]> clientAllowed;
   /** A server's resumption tickets (docs/udp-crypto.md §5.2); null refuses every resumption. */
   final TicketStore ticketStore;
+  /**
+   * A server's limit on the stream data it takes in 0-RTT from a resumed client, stated in the
+   * tickets it issues (docs/protocol.md §9.10); 0 issues tickets without early data.
+   */
+  final long maxEarlyDataBytes;
+  /** The wall clock tickets are timed by (receipt, age), ms. */
+  final LongSupplier wallClock;
+  /**
+   * A client's ticket to resume with (IKpsk2 and 0-RTT), or null. Set only by
+   * {@link #withResumption} on a fresh copy, before the copy is shared.
+   */
+  SessionTicket resumptionTicket;
 
   /** Shared by every configuration that names no source: SecureRandom is thread-safe. */
   private static final SecureRandom SECURE_RANDOM = new SecureRandom();
@@ -110,6 +123,9 @@ public final class ConnectionConfig {
     this.clientStaticKey = b.clientStaticKey;
     this.clientAllowed = b.clientAllowed;
     this.ticketStore = b.ticketStore;
+    this.maxEarlyDataBytes = b.maxEarlyDataBytes;
+    this.wallClock = b.wallClock;
+    this.resumptionTicket = b.resumptionTicket;
     this.mutant = Mutant.NONE;
   }
 
@@ -142,6 +158,9 @@ public final class ConnectionConfig {
     this.clientStaticKey = o.clientStaticKey;
     this.clientAllowed = o.clientAllowed;
     this.ticketStore = o.ticketStore;
+    this.maxEarlyDataBytes = o.maxEarlyDataBytes;
+    this.wallClock = o.wallClock;
+    this.resumptionTicket = o.resumptionTicket;
     this.mutant = mutant;
   }
 
@@ -191,6 +210,34 @@ public final class ConnectionConfig {
    */
   public ConnectionConfig withServerStaticKeys(ServerStaticKey... keys) {
     return new ConnectionConfig(this, random, pinnedServerKeys, checkedStaticKeys(keys), mutant);
+  }
+
+  /**
+   * This configuration resuming with {@code ticket} (null: a full handshake): the client's
+   * connections then send an IKpsk2 ClientHello to the ticket's server key and may send early
+   * data in 0-RTT packets (docs/protocol.md §9.10). A ticket is used once: give each connection
+   * its own.
+   */
+  public ConnectionConfig withResumption(SessionTicket ticket) {
+    ConnectionConfig c = new ConnectionConfig(this, random, pinnedServerKeys, serverStaticKeys,
+        mutant);
+    c.resumptionTicket = ticket;
+    return c;
+  }
+
+  /** The ticket a client resumes with, or null. */
+  public SessionTicket resumptionTicket() {
+    return resumptionTicket;
+  }
+
+  /** The server's resumption tickets, or null. */
+  public TicketStore ticketStore() {
+    return ticketStore;
+  }
+
+  /** The wall clock, ms, that times tickets. */
+  public LongSupplier wallClock() {
+    return wallClock;
   }
 
   /** The client's pinned server keys, most preferred first (empty on a server). */
@@ -357,8 +404,43 @@ public final class ConnectionConfig {
     private byte[] clientStaticKey;
     private Predicate<byte[]> clientAllowed;
     private TicketStore ticketStore;
+    private long maxEarlyDataBytes = 16_384;
+    private LongSupplier wallClock = System::currentTimeMillis;
+    private SessionTicket resumptionTicket;
 
     private Builder() {}
+
+    /**
+     * A server's limit on the stream data a resumed client may send in 0-RTT, stated in each
+     * ticket (docs/protocol.md §9.10); at most the connection's receive window. 0 issues tickets
+     * that allow no early data. Default 16,384 bytes.
+     */
+    public Builder maxEarlyDataBytes(long bytes) {
+      if (bytes < 0) {
+        throw new IllegalArgumentException("maxEarlyDataBytes must be >= 0, got " + bytes);
+      }
+      this.maxEarlyDataBytes = bytes;
+      return this;
+    }
+
+    /**
+     * The wall clock, in ms, that times tickets (their receipt and the age a resuming client
+     * states, RFC 8446 §4.2.11). Default {@link System#currentTimeMillis}; the simulator passes
+     * its own.
+     */
+    public Builder wallClock(LongSupplier clock) {
+      if (clock == null) {
+        throw new IllegalArgumentException("wallClock must not be null");
+      }
+      this.wallClock = clock;
+      return this;
+    }
+
+    /** A client's ticket to resume with (see {@link ConnectionConfig#withResumption}). */
+    public Builder resumeWith(SessionTicket ticket) {
+      this.resumptionTicket = ticket;
+      return this;
+    }
 
     /**
      * A client's own X25519 private key (32 bytes), which the handshake proves to the server

@@ -6,6 +6,7 @@ import dev.tern.transport.udp.crypto.OneRttPacketKeys;
 import dev.tern.transport.udp.frame.TransportError;
 import dev.tern.transport.udp.handshake.HandshakeException;
 import dev.tern.transport.udp.handshake.HandshakeSecrets;
+import dev.tern.transport.udp.handshake.TicketStore;
 import dev.tern.transport.udp.packet.PlaintextProtection;
 import dev.tern.transport.udp.packet.Versions;
 import dev.tern.transport.udp.util.Saturating;
@@ -20,6 +21,13 @@ final class ConnectionKeys {
   private final Connection c;
   /** The Noise handshake (encrypted version), or null (version 1's plaintext). */
   HandshakeCrypto crypto;
+  /**
+   * The 0-RTT keys of a resumption (RFC 9001 §4.6, docs/udp-crypto.md §6): a resuming client's
+   * write keys from its IKpsk2 ClientHello until it has the 1-RTT keys; a server's read keys
+   * from the ClientHello, if it accepted the early data, until the client's first 1-RTT packet
+   * (RFC 9001 §4.9.3). Null otherwise.
+   */
+  EpochPacketKeys zeroRtt;
   /** The 1-RTT keys once the handshake has produced them (encrypted version), else null. */
   OneRttPacketKeys oneRtt;
   /**
@@ -60,6 +68,83 @@ final class ConnectionKeys {
       c.handshake.setLocalMessage(crypto.writeLocal(params));
     } catch (HandshakeException e) {
       throw new IllegalStateException("the ClientHello cannot be written: " + e.getMessage(), e);
+    }
+    zeroRtt = null;
+    SessionTicket t = HandshakeCrypto.usableTicket(c.config);
+    if (t != null) {
+      c.rtt.seed(t.smoothedRttNs()); // docs/protocol.md §4.1, "Resumed connections"
+    }
+    byte[] early = crypto.earlySecret();
+    if (t != null && early != null && t.maxEarlyDataBytes() > 0) {
+      // RFC 9000 §7.4.1: the server's remembered limits apply until its ServerHello gives the
+      // current ones (a server accepting early data keeps them at least as large).
+      zeroRtt = HandshakeSecrets.earlyDataKeys(c.config.cryptoProvider, t.cipher(), early, true);
+      // The early-data limit itself is kept by the packet builder (0-RTT stream bytes).
+      c.streams.setPeerLimits(t.peerInitialMaxData(), t.peerInitialMaxStreamData(),
+          t.peerInitialMaxStreams());
+    }
+  }
+
+  /** Whether a resuming client may send 0-RTT packets now. */
+  boolean canSendZeroRtt() {
+    return zeroRtt != null && c.isClient && oneRtt == null;
+  }
+
+  /**
+   * The server's decision on a resumed client's early data, before it writes its ServerHello
+   * (docs/protocol.md §9.10): accepted only if the ticket authenticated and was consumed here for
+   * the first time (the handshake fails otherwise), the store finds the client's stated age
+   * fresh (RFC 8446 §8.3, the window across instances) and the server takes early data at all;
+   * otherwise rejected, and the handshake still completes. Sets {@link #zeroRtt}'s read keys
+   * when accepted.
+   */
+  void decideEarlyData(TransportParameters peer) {
+    byte[] early = crypto == null ? null : crypto.earlySecret();
+    if (early == null || c.isClient) {
+      return; // not a resumption
+    }
+    TicketStore store = c.config.ticketStore;
+    TicketStore.Stored ticket = crypto.resumedTicket();
+    boolean accept = c.config.maxEarlyDataBytes > 0 && store != null && ticket != null
+        && peer.ticketAgeMillis >= 0 && store.earlyDataFresh(ticket, peer.ticketAgeMillis);
+    if (accept) {
+      zeroRtt = HandshakeSecrets.earlyDataKeys(c.config.cryptoProvider, crypto.cipher(), early,
+          false);
+      c.earlyData = TransportParameters.EARLY_DATA_ACCEPTED;
+      c.stats.earlyDataAccepted++;
+    } else {
+      c.earlyData = TransportParameters.EARLY_DATA_REJECTED;
+      c.stats.earlyDataRejected++;
+    }
+  }
+
+  /**
+   * The client read the server's answer to its resumption: 0-RTT keys go (RFC 9001 §4.9.3, it
+   * has its 1-RTT keys), and on a rejection every 0-RTT packet is treated as lost without a
+   * congestion signal, so its streams' data goes again in 1-RTT packets and no stream is reset
+   * (RFC 9001 §4.6.2). A server that does not answer the resumption rejected it.
+   */
+  void onServerEarlyData(TransportParameters peer) {
+    boolean resumed = crypto != null && crypto.earlySecret() != null;
+    zeroRtt = null;
+    if (!resumed) {
+      return;
+    }
+    if (peer.earlyData == TransportParameters.EARLY_DATA_ACCEPTED) {
+      c.earlyData = TransportParameters.EARLY_DATA_ACCEPTED;
+      c.stats.earlyDataAccepted++;
+    } else {
+      c.earlyData = TransportParameters.EARLY_DATA_REJECTED;
+      c.stats.earlyDataRejected++;
+      // Only 0-RTT packets are in the application space yet: the 1-RTT keys came just now.
+      c.appSpace.loss.discardAll();
+    }
+  }
+
+  /** RFC 9001 §4.9.3: the server's 0-RTT keys go at the client's first 1-RTT packet. */
+  void onClientOneRtt() {
+    if (!c.isClient) {
+      zeroRtt = null;
     }
   }
 

@@ -9,6 +9,14 @@ public interface ConnectionListener extends StreamListener {
   default void onHandshakeComplete(Connection connection) {}
 
   /**
+   * The server issued a resumption ticket on this connection (a client's listener only; docs/
+   * protocol.md §9.10). Keep it (e.g. in a session store, under the server and its key) to resume
+   * a later connection with {@link ConnectionConfig#withResumption}; use it once. The ticket
+   * holds secrets. Default: dropped.
+   */
+  default void onTicket(Connection connection, SessionTicket ticket) {}
+
+  /**
    * The connection closed.
    *
    * @param error the transport error ({@link TransportError#APPLICATION_ERROR} for an application

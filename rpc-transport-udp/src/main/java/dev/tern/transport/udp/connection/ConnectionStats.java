@@ -87,6 +87,25 @@ public final class ConnectionStats {
    * limit (RFC 9000 §8.1) did not allow them.
    */
   public long closesBlockedByAmplificationLimit;
+  /**
+   * Resumptions whose early data the server accepted (docs/protocol.md §9.10): counted on both
+   * sides, 0 or 1 per connection.
+   */
+  public long earlyDataAccepted;
+  /**
+   * Resumptions whose early data the server rejected (the client sent it again in 1-RTT
+   * packets, RFC 9001 §4.6.2): counted on both sides, 0 or 1 per connection.
+   */
+  public long earlyDataRejected;
+  /** 0-RTT packets sent (client) or opened and processed (server). */
+  public long zeroRttPackets;
+  /**
+   * 0-RTT packets the server dropped unopened: early data rejected, no resumption, or after it
+   * discarded its 0-RTT keys (RFC 9001 §4.9.3), or 0-RTT past the early-data limit.
+   */
+  public long zeroRttDropped;
+  /** Tickets issued (server) or received (client) on this connection. */
+  public long tickets;
 
   @Override
   public String toString() {

@@ -10,6 +10,7 @@ import dev.tern.transport.udp.frame.MaxDataFrame;
 import dev.tern.transport.udp.frame.MaxStreamDataFrame;
 import dev.tern.transport.udp.frame.MaxStreamsFrame;
 import dev.tern.transport.udp.frame.NewConnectionIdFrame;
+import dev.tern.transport.udp.frame.NewTicketFrame;
 import dev.tern.transport.udp.frame.PathChallengeFrame;
 import dev.tern.transport.udp.frame.PathResponseFrame;
 import dev.tern.transport.udp.frame.ResetStreamFrame;
@@ -63,8 +64,24 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
   @Override
   public void onPing() {}
 
+  /**
+   * RFC 9000 §12.5, §17.2.3: ACK, CRYPTO, HANDSHAKE_DONE, PATH_RESPONSE (and NEW_TICKET, a
+   * server's frame) may not come in a 0-RTT packet; one that does is a PROTOCOL_VIOLATION.
+   */
+  private boolean forbiddenInZeroRtt(int frameType) {
+    if (c.rxZeroRtt) {
+      fail(TransportError.PROTOCOL_VIOLATION, frameType, "frame type 0x"
+          + Integer.toHexString(frameType) + " in a 0-RTT packet");
+      return true;
+    }
+    return false;
+  }
+
   @Override
   public void onAck(AckFrame f) {
+    if (forbiddenInZeroRtt(FrameType.ACK)) {
+      return;
+    }
     if (f.hasTimestamps) {
       c.stats.timestampedAcksReceived++;
     }
@@ -89,12 +106,19 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
       TransportError e = c.streams.onStreamFrame(f);
       if (e != null) {
         fail(e, FrameType.STREAM, "stream " + f.streamId);
+      } else if (c.rxZeroRtt && c.streams.receivedTotal() > c.config.maxEarlyDataBytes) {
+        // RFC 9001 §4.6.1: more early data than the ticket allowed.
+        fail(TransportError.PROTOCOL_VIOLATION, FrameType.STREAM, "0-RTT stream data beyond"
+            + " the early-data limit of " + c.config.maxEarlyDataBytes + " bytes");
       }
     }
   }
 
   @Override
   public void onCrypto(CryptoFrame f) {
+    if (forbiddenInZeroRtt(FrameType.CRYPTO)) {
+      return;
+    }
     boolean first = c.handshake.peer() == null;
     String e;
     try {
@@ -138,6 +162,10 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
       }
     }
     c.streams.setPeerLimits(p.initialMaxData, p.initialMaxStreamData, p.initialMaxStreams);
+    if (c.isClient) {
+      c.keys.onServerEarlyData(p); // docs/protocol.md §9.10: accepted, or sent again in 1-RTT
+      c.streams.raiseLocalStreamLimits(p.initialMaxStreamData);
+    }
     if (p.maxIdleTimeoutMs > 0) {
       // RFC 9000 §18.2: any varint is a valid max_idle_timeout; saturate, never wrap.
       long peerIdle = Saturating.msToNs(p.maxIdleTimeoutMs);
@@ -149,6 +177,7 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
       c.peerResetProofKey = p.resetProofKey;
       c.handshake.onPeerHasIt();
     } else {
+      c.keys.decideEarlyData(p); // before the ServerHello, which states the decision
       if (!c.keys.answerHandshake()) {
         return;
       }
@@ -230,6 +259,9 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
 
   @Override
   public void onPathResponse(PathResponseFrame f) {
+    if (forbiddenInZeroRtt(FrameType.PATH_RESPONSE)) {
+      return;
+    }
     if (c.pathChallengeOutstanding && f.data == c.pathChallengeData) {
       c.pathChallengeOutstanding = false;
       c.pathChallengePending = false; // a copy queued meanwhile is not needed
@@ -256,11 +288,27 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
     }
     c.handshakeConfirmed = true;
     c.keys.onHandshakeConfirmed();
+    c.keys.onClientOneRtt();
     c.loss.setPeerMaxAckDelay(Saturating.msToNs(p.maxAckDelayMs), true);
+    IssuedTicket.issue(c); // docs/protocol.md §9.10: once the handshake is confirmed
+  }
+
+  @Override
+  public void onNewTicket(NewTicketFrame f) {
+    if (forbiddenInZeroRtt(FrameType.NEW_TICKET)) {
+      return;
+    }
+    String e = IssuedTicket.onNewTicket(c, f);
+    if (e != null) {
+      fail(TransportError.PROTOCOL_VIOLATION, FrameType.NEW_TICKET, e);
+    }
   }
 
   @Override
   public void onHandshakeDone() {
+    if (forbiddenInZeroRtt(FrameType.HANDSHAKE_DONE)) {
+      return;
+    }
     if (!c.isClient) {
       fail(TransportError.PROTOCOL_VIOLATION, FrameType.HANDSHAKE_DONE, "HANDSHAKE_DONE from client");
       return;
@@ -286,6 +334,9 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
       c.handshake.onPeerHasIt();
     } else if (type == SentFrameType.HANDSHAKE_DONE) {
       c.handshakeDoneAcked = true;
+    } else if (type == SentFrameType.NEW_TICKET && c.issuedTicket != null) {
+      c.issuedTicket.acked = true;
+      c.issuedTicket.pending = false;
     } else if (type == SentFrameType.PATH_CHALLENGE && c.pathChallengeOutstanding
         && a == c.pathChallengeData) {
       // The challenge arrived; its PATH_RESPONSE comes in the same packet as this ACK (after
@@ -307,6 +358,8 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
       c.handshake.onLost();
     } else if (type == SentFrameType.HANDSHAKE_DONE && !c.handshakeDoneAcked) {
       c.handshakeDonePending = true;
+    } else if (type == SentFrameType.NEW_TICKET && c.issuedTicket != null) {
+      c.issuedTicket.onLost();
     } else if (type == SentFrameType.PATH_CHALLENGE && c.pathChallengeOutstanding
         && a == c.pathChallengeData) {
       // RFC 9000 §8.2.1: a lost challenge is sent again (PATH_RESPONSE never is), so that one

@@ -11,11 +11,14 @@ import dev.tern.transport.udp.handshake.ClientHandshakeConfig;
 import dev.tern.transport.udp.handshake.HandshakeContext;
 import dev.tern.transport.udp.handshake.HandshakeException;
 import dev.tern.transport.udp.handshake.HandshakeSecrets;
+import dev.tern.transport.udp.handshake.PinnedServerKey;
 import dev.tern.transport.udp.handshake.ServerHandshake;
 import dev.tern.transport.udp.handshake.ServerHandshakeConfig;
 import dev.tern.transport.udp.handshake.TernHandshake;
+import dev.tern.transport.udp.handshake.TicketStore;
 import dev.tern.transport.udp.packet.ConnectionId;
 import java.nio.ByteBuffer;
+import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.EnumSet;
 import java.util.Random;
@@ -50,10 +53,34 @@ final class HandshakeCrypto {
           + " the encrypted version 0x%08x needs the server's static public key, pinned with"
           + " ConnectionConfig.Builder.pinnedServerKeys (docs/udp-crypto.md §5.1)", version));
     }
+    SessionTicket ticket = usableTicket(config);
     ClientHandshakeConfig hc = new ClientHandshakeConfig(config.cryptoProvider,
-        config.handshakeCipher, config.pinnedServerKeys, config.clientStaticKey,
-        secureRandom(config.random));
+        ticket != null ? ticket.cipher() : config.handshakeCipher, config.pinnedServerKeys,
+        config.clientStaticKey, secureRandom(config.random));
+    if (ticket != null) {
+      // IKpsk2 to the key the ticket was issued under (docs/udp-crypto.md §5.2).
+      return new HandshakeCrypto(new ClientHandshake(hc, context(version, dcid, scid),
+          ticket.serverKey(), ticket.resumption()), null);
+    }
     return new HandshakeCrypto(new ClientHandshake(hc, context(version, dcid, scid), null), null);
+  }
+
+  /**
+   * The configuration's resumption ticket if this client may use it: issued under a server key
+   * the configuration still pins (a ticket never widens what the client trusts); else null.
+   */
+  static SessionTicket usableTicket(ConnectionConfig config) {
+    SessionTicket t = config.resumptionTicket;
+    if (t == null) {
+      return null;
+    }
+    for (PinnedServerKey k : config.pinnedServerKeys) {
+      if (k.keyId() == t.serverKeyId()
+          && MessageDigest.isEqual(k.publicKey(), t.serverPublicKey())) {
+        return t;
+      }
+    }
+    return null;
   }
 
   /**
@@ -145,6 +172,29 @@ final class HandshakeCrypto {
    */
   byte[] peerStaticKey() {
     return client != null ? client.serverKey().publicKey() : server.clientStaticKey();
+  }
+
+  /**
+   * The 0-RTT secret (docs/udp-crypto.md §6): the client's once it wrote an IKpsk2 ClientHello,
+   * the server's once it read one; else null.
+   */
+  byte[] earlySecret() {
+    return client != null ? client.earlySecret() : server.earlySecret();
+  }
+
+  /** The AEAD of the handshake (and of its 0-RTT and 1-RTT packets), once chosen. */
+  AeadAlgorithm cipher() {
+    return server != null ? server.cipher() : null;
+  }
+
+  /** At the server, the ticket a resumed ClientHello named; else null. */
+  TicketStore.Stored resumedTicket() {
+    return server != null ? server.resumedTicket() : null;
+  }
+
+  /** The client's handshake (for its static key and server key), or null at the server. */
+  ClientHandshake clientSide() {
+    return client;
   }
 
   /** The finished handshake's secrets. */

@@ -9,6 +9,7 @@ import dev.tern.transport.udp.frame.MaxDataFrame;
 import dev.tern.transport.udp.frame.MaxStreamDataFrame;
 import dev.tern.transport.udp.frame.MaxStreamsFrame;
 import dev.tern.transport.udp.frame.NewConnectionIdFrame;
+import dev.tern.transport.udp.frame.NewTicketFrame;
 import dev.tern.transport.udp.frame.PathChallengeFrame;
 import dev.tern.transport.udp.frame.PathResponseFrame;
 import dev.tern.transport.udp.frame.ResetStreamFrame;
@@ -54,6 +55,11 @@ final class InitialFrameCheck implements FrameHandler {
 
   @Override
   public void onConnectionClose(ConnectionCloseFrame frame) {}
+
+  @Override
+  public void onNewTicket(NewTicketFrame frame) {
+    no();
+  }
 
   @Override
   public void onStream(StreamFrame frame) {

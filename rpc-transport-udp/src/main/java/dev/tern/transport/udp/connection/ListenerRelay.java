@@ -13,6 +13,7 @@ final class ListenerRelay implements ConnectionListener {
   }
 
   @Override public void onHandshakeComplete(Connection c) { target.onHandshakeComplete(c); }
+  @Override public void onTicket(Connection c, SessionTicket t) { target.onTicket(c, t); }
   @Override public void onClosed(Connection c, TransportError e, long code, String reason,
       boolean byPeer) {
     target.onClosed(c, e, code, reason, byPeer);

@@ -51,7 +51,11 @@ final class PacketBuilder {
     return c.handshake.pending() || c.handshakeDonePending || c.pathChallengePending
         || (c.pingPending && c.state == ConnectionState.ESTABLISHED)
         || (c.state == ConnectionState.ESTABLISHED
-            && (c.streamWriter.hasControlFrames() || c.streamWriter.hasStreamData()));
+            && (c.streamWriter.hasControlFrames() || c.streamWriter.hasStreamData()))
+        || (c.issuedTicket != null && c.issuedTicket.pending
+            && c.state == ConnectionState.ESTABLISHED)
+        || (c.canSendEarlyData() && (c.streamWriter.hasControlFrames()
+            || (c.streamWriter.hasStreamData() && earlyDataLeft() >= MIN_EARLY_FRAME)));
   }
 
   private boolean windowOpen() {
@@ -157,6 +161,11 @@ final class PacketBuilder {
         && max >= MIN_INITIAL_DATAGRAM
         && (!c.handshake.pending() || c.handshake.frameBytes() <= max - 2 * COALESCE_ROOM);
     copyFirstFlight = false;
+    if (space == c.initialSpace && c.canSendEarlyData() && dataAllowed
+        && max >= MIN_INITIAL_DATAGRAM
+        && (!c.handshake.pending() || c.handshake.frameBytes() <= max - 2 * COALESCE_ROOM)) {
+      return writeWithEarlyData(out, start, max, probe);
+    }
     int n = writePacket(out, start, start, coalesce ? max - COALESCE_ROOM : max, probe,
         dataAllowed, space, coalesce ? PAD_NEVER : PAD_IF_INITIAL);
     if (n > 0 && coalesce) {
@@ -168,6 +177,62 @@ final class PacketBuilder {
     }
     return n;
   }
+
+  /**
+   * A resuming client's datagram (RFC 9001 §4.6.1, docs/protocol.md §9.10): its INITIAL, if it
+   * has anything to say, then a 0-RTT packet with the early streams' data coalesced after it
+   * (RFC 9000 §12.2), which pads the datagram to 1200 bytes when it carries an INITIAL (§14.1).
+   * A probe's 0-RTT packet repeats the oldest early data in flight (RFC 9002 §6.2.4), so that a
+   * lost first flight costs the request one probe timeout, not a round trip more.
+   */
+  private int writeWithEarlyData(ByteBuffer out, int start, int max, boolean probe) {
+    int n = writePacket(out, start, start, max - COALESCE_ROOM, probe, true, c.initialSpace,
+        PAD_NEVER);
+    zeroRttPacket = true;
+    try {
+      n += writePacket(out, start, out.position(), max - n, probe && c.probesPending > 0, true,
+          c.appSpace, n > 0 ? PAD_FILL : PAD_NEVER);
+    } finally {
+      zeroRttPacket = false;
+    }
+    if (copyFirstFlight) {
+      c.handshakeCopy.capture(out, start, c.nowNs); // the 0-RTT packet rides in the copy (§4.1)
+    }
+    return n;
+  }
+
+  /**
+   * RFC 9001 §4.6.1: a 0-RTT packet's stream frames stay within what the ticket's early-data
+   * limit leaves (all stream data sent before the handshake went in 0-RTT); their headers count
+   * against it too, so the data alone never exceeds it.
+   */
+  private int earlyDataLimit(ByteBuffer out, int limit) {
+    return (int) Math.max(out.position(), Math.min(limit, out.position() + earlyDataLeft()));
+  }
+
+  /** Room a STREAM frame needs in a 0-RTT packet for at least one byte of data. */
+  private static final int MIN_EARLY_FRAME = 8;
+
+  /**
+   * Stream bytes the ticket's early-data limit still allows in 0-RTT. Once it is spent, early
+   * streams wait for the 1-RTT keys (and the builder does not wake for them before).
+   */
+  private long earlyDataLeft() {
+    if (earlyDataLimitBytes < 0) {
+      // Once per connection: finding the ticket compares (copied) keys, not for every poll.
+      SessionTicket t = HandshakeCrypto.usableTicket(c.config);
+      earlyDataLimitBytes = t == null ? 0 : t.maxEarlyDataBytes();
+    }
+    return Math.max(0, earlyDataLimitBytes - c.streams.freshBytesSent());
+  }
+
+  /** The usable ticket's early-data limit, or -1 until {@link #earlyDataLeft} looked. */
+  private long earlyDataLimitBytes = -1;
+
+  /** Whether the packet being written is a 0-RTT packet. */
+  private boolean zeroRttPacket;
+  /** As {@link #PAD_ALWAYS}, and a packet of PADDING alone if nothing else fits. */
+  private static final int PAD_FILL = 3;
 
   private static final byte[] NO_REASON = new byte[0];
   private static final int PAD_IF_INITIAL = 0;
@@ -356,7 +421,8 @@ final class PacketBuilder {
   private int writePacket(ByteBuffer out, int datagramStart, int start, int max, boolean probe,
       boolean dataAllowed, PacketSpace space, int pad) {
     boolean initial = space.index == PacketSpace.INITIAL;
-    PacketProtection keys = space.protection;
+    boolean zeroRtt = zeroRttPacket;
+    PacketProtection keys = zeroRtt ? c.keys.zeroRtt : space.protection;
     if (dataAllowed) {
       markApplicationLimitedIfIdle(); // before the packet's frames take what waits
     }
@@ -365,6 +431,10 @@ final class PacketBuilder {
     int lengthOffset = -1;
     if (initial) {
       lengthOffset = PacketWriter.writeInitialHeader(out, c.version, c.peerCid, c.localCid, pn,
+          pnLength);
+    } else if (zeroRtt) {
+      // RFC 9000 §17.2.3, to the server's connection by the client's first DCID.
+      lengthOffset = PacketWriter.writeZeroRttHeader(out, c.version, c.peerCid, c.localCid, pn,
           pnLength);
     } else {
       PacketWriter.writeShortHeader(out, c.peerCid, pn, pnLength);
@@ -376,7 +446,8 @@ final class PacketBuilder {
     }
     int payloadStart = out.position();
     int limit = start + max - keys.overheadBytes();
-    if (space.acks.hasUnacked()) {
+    // RFC 9000 §12.4: no ACK in 0-RTT (acknowledgements of the space go in 1-RTT packets).
+    if (!zeroRtt && space.acks.hasUnacked()) {
       long largest = space.acks.writeAck(out, c.nowNs, Math.min(limit - out.position(), 400),
           !initial && c.peerWantsTimestamps && c.state == ConnectionState.ESTABLISHED);
       if (largest >= 0) {
@@ -384,7 +455,7 @@ final class PacketBuilder {
       }
     }
     boolean eliciting = false;
-    if (!initial && c.pathResponsePending
+    if (!initial && !zeroRtt && c.pathResponsePending
         && limit - out.position() >= PathResponseFrame.encodedLength()) {
       PathResponseFrame.encode(out, c.pathResponseData);
       c.pathResponsePending = false;
@@ -410,12 +481,13 @@ final class PacketBuilder {
         eliciting = true;
       }
     }
-    if (out.position() == payloadStart) {
+    if (out.position() == payloadStart && pad != PAD_FILL) {
       out.position(start);
       return 0; // nothing fitted or nothing to say
     }
     boolean padded = false;
-    if (pad == PAD_ALWAYS || (pad == PAD_IF_INITIAL && initial && (c.isClient || eliciting))) {
+    if (pad == PAD_ALWAYS || pad == PAD_FILL
+        || (pad == PAD_IF_INITIAL && initial && (c.isClient || eliciting))) {
       int datagramMin = Math.min(MIN_INITIAL_DATAGRAM, start - datagramStart + max);
       int bytes = datagramMin - (out.position() - datagramStart) - keys.overheadBytes();
       if (bytes > 0) {
@@ -424,16 +496,19 @@ final class PacketBuilder {
       }
     }
     padForSample(keys, out, payloadStart, pnLength);
-    if (initial) {
+    if (initial || zeroRtt) {
       PacketWriter.patchLength(out, lengthOffset, out.position(), keys.overheadBytes());
     }
     if (!protect(keys, out, start, payloadStart, pnLength, pn)) {
       return 0;
     }
     int size = out.position() - start;
+    if (zeroRtt) {
+      c.stats.zeroRttPackets++;
+    }
     if (initial && handshakeWaited && !c.handshake.pending()) {
       copyFirstFlight = true; // captured once the datagram is complete
-    } else if (!initial && wroteStream) {
+    } else if (!initial && !zeroRtt && wroteStream) {
       c.handshakeCopy.captureFirstData(out, start, c.nowNs, pn); // likewise (§4.1)
     }
     space.loss.onPacketSent(c.nowNs, size, eliciting, eliciting || padded, urgent);
@@ -483,7 +558,13 @@ final class PacketBuilder {
       c.handshakeDonePending = false;
       eliciting = true;
     }
-    if (c.state == ConnectionState.ESTABLISHED) {
+    if (c.issuedTicket != null && c.issuedTicket.pending && !zeroRttPacket
+        && c.state == ConnectionState.ESTABLISHED
+        && limit - out.position() >= c.issuedTicket.frameBytes()) {
+      c.issuedTicket.write(out, c.log); // docs/protocol.md §9.10, 1-RTT only
+      eliciting = true;
+    }
+    if (c.state == ConnectionState.ESTABLISHED || zeroRttPacket) {
       if (c.pingPending && limit - out.position() >= 1) {
         // Keep-alive (IdlePolicy): any ack-eliciting frame would do; a PING is the smallest.
         SimpleFrames.encodePing(out);
@@ -492,7 +573,8 @@ final class PacketBuilder {
         eliciting = true;
       }
       eliciting |= c.streamWriter.writeControlFrames(out, limit, c.log);
-      boolean stream = c.streamWriter.writeStreamFrames(out, limit, c.log);
+      boolean stream = c.streamWriter.writeStreamFrames(out,
+          zeroRttPacket ? earlyDataLimit(out, limit) : limit, c.log);
       wroteStream |= stream;
       eliciting |= stream;
     }

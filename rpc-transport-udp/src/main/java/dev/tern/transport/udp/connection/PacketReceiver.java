@@ -52,7 +52,14 @@ final class PacketReceiver {
         c.stats.discardedSpaceDropped++; // RFC 9001 §4.9: its keys are gone
         continue;
       }
-      PacketProtection keys = space.protection;
+      boolean zeroRtt = h.type == PacketType.ZERO_RTT;
+      // RFC 9001 §5.6: 0-RTT packets share the application space but have their own keys.
+      PacketProtection keys = zeroRtt ? c.keys.zeroRtt : space.protection;
+      if (keys == null && zeroRtt) {
+        // Early data rejected, no resumption, or the 0-RTT keys are gone (RFC 9001 §4.9.3).
+        c.stats.zeroRttDropped++;
+        continue;
+      }
       if (keys == null) {
         // RFC 9001 §5.7: no keys for it yet (a 1-RTT packet ahead of the ServerHello, which the
         // server sends coalesced before it): dropped rather than buffered, and re-sent.
@@ -84,7 +91,7 @@ final class PacketReceiver {
         }
         continue;
       }
-      if (space == c.appSpace) {
+      if (space == c.appSpace && !zeroRtt) {
         c.keys.onOneRttOpened(); // a new key phase starts the old keys' discard timer
       }
       if (space.acks.isDuplicate(pn)) {
@@ -184,6 +191,13 @@ final class PacketReceiver {
   }
 
   private static boolean routable(Connection c, ByteBuffer buf, PacketHeader h) {
+    if (h.type == PacketType.ZERO_RTT) {
+      // RFC 9000 §17.2.3: only a client sends 0-RTT, to the server's connection by its first
+      // Destination Connection ID (the INITIAL that created the connection carried the same).
+      return !c.isClient && h.version == c.version
+          && (c.originalDcid.matches(buf, h.dcidOffset, h.dcidLength)
+              || c.localCid.matches(buf, h.dcidOffset, h.dcidLength));
+    }
     if (h.type == PacketType.ONE_RTT) {
       // A client cannot read 1-RTT packets before it has the server's parameters.
       return c.localCid.matches(buf, h.dcidOffset, h.dcidLength)
@@ -213,10 +227,15 @@ final class PacketReceiver {
     c.dispatcher.begin();
     c.rxSpace = space.index;
     // Streams record data that came in 0-RTT, which may be replayed (RFC 9001 §4.6.1, §9.2).
-    // (0-RTT packets are not routed to a connection yet: nothing here is early until they are.)
-    c.streams.receivingEarlyData(h.type == PacketType.ZERO_RTT);
+    boolean zeroRtt = h.type == PacketType.ZERO_RTT;
+    c.streams.receivingEarlyData(zeroRtt);
+    c.rxZeroRtt = zeroRtt;
     int result = c.reader.read(buf, c.dispatcher);
+    c.rxZeroRtt = false;
     c.streams.receivingEarlyData(false);
+    if (zeroRtt) {
+      c.stats.zeroRttPackets++;
+    }
     buf.limit(savedLimit);
     if (result != FrameReader.OK) {
       c.stats.malformedDropped++;

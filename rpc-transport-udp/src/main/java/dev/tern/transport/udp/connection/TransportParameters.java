@@ -35,6 +35,12 @@ public final class TransportParameters {
   static final int TERN_RPC_VERSIONS = 0x20;
   static final int RECEIVE_TIMESTAMPS = 0x21;
   static final int TERN_RESET_PROOF_KEY = 0x22;
+  static final int TERN_TICKET_AGE = 0x2a;
+  static final int TERN_EARLY_DATA = 0x2b;
+  /** tern_early_data: the server accepted the client's 0-RTT packets. */
+  public static final int EARLY_DATA_ACCEPTED = 1;
+  /** tern_early_data: the server rejected them (the client sends their data again in 1-RTT). */
+  public static final int EARLY_DATA_REJECTED = 2;
 
   /** Message type: {@link #CLIENT_HELLO} or {@link #SERVER_HELLO}. */
   public int messageType;
@@ -72,6 +78,17 @@ public final class TransportParameters {
    * ({@link StatelessReset}), 16 bytes; null if absent.
    */
   public byte[] resetProofKey;
+  /**
+   * tern_ticket_age: a resuming client's age of its ticket, ms, as it sees it (RFC 8446
+   * §4.2.11's obfuscated_ticket_age, in the clear inside the encrypted ClientHello); -1 if
+   * absent.
+   */
+  public long ticketAgeMillis = -1;
+  /**
+   * tern_early_data: the server's answer to a resuming client, {@link #EARLY_DATA_ACCEPTED} or
+   * {@link #EARLY_DATA_REJECTED}; 0 if absent (not a resumption: no early data).
+   */
+  public int earlyData;
 
   /** Writes the message. */
   public void encode(ByteBuffer out) {
@@ -107,6 +124,12 @@ public final class TransportParameters {
       VarInt.write(out, TERN_RESET_PROOF_KEY);
       VarInt.write(out, resetProofKey.length);
       out.put(resetProofKey);
+    }
+    if (ticketAgeMillis >= 0) {
+      putVarParam(out, TERN_TICKET_AGE, ticketAgeMillis);
+    }
+    if (earlyData != 0) {
+      putVarParam(out, TERN_EARLY_DATA, earlyData);
     }
     if (chosenVersion != 0) {
       VarInt.write(out, VERSION_INFORMATION);
@@ -236,6 +259,26 @@ public final class TransportParameters {
           return "bad version_information: chosen version 0";
         }
         return null;
+      case TERN_TICKET_AGE:
+      case TERN_EARLY_DATA: {
+        long v = VarInt.read(in);
+        if (v < 0 || in.position() != end) {
+          return "bad value for transport parameter 0x" + Integer.toHexString(id);
+        }
+        if ((id == TERN_TICKET_AGE) != (messageType == CLIENT_HELLO)) {
+          return (id == TERN_TICKET_AGE ? "tern_ticket_age from a server"
+              : "tern_early_data from a client");
+        }
+        if (id == TERN_EARLY_DATA) {
+          if (v != EARLY_DATA_ACCEPTED && v != EARLY_DATA_REJECTED) {
+            return "bad tern_early_data " + v;
+          }
+          earlyData = (int) v;
+        } else {
+          ticketAgeMillis = v;
+        }
+        return null;
+      }
       case MAX_IDLE_TIMEOUT:
       case MAX_UDP_PAYLOAD_SIZE:
       case INITIAL_MAX_DATA:

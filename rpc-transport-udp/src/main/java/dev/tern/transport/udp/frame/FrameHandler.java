@@ -53,6 +53,12 @@ public interface FrameHandler {
   /** A HANDSHAKE_DONE. */
   void onHandshakeDone();
 
+  /**
+   * A NEW_TICKET (docs/protocol.md §9.10). By default ignored: handlers that check where frames
+   * may appear (an INITIAL's, a 0-RTT packet's) and the connection's override it.
+   */
+  default void onNewTicket(NewTicketFrame frame) {}
+
   /** Whether the handler wants the rest of the payload skipped (e.g. it closed the connection). */
   boolean stopped();
 }

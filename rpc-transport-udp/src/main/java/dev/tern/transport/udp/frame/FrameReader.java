@@ -26,6 +26,7 @@ public final class FrameReader {
   private final PathChallengeFrame pathChallenge = new PathChallengeFrame();
   private final PathResponseFrame pathResponse = new PathResponseFrame();
   private final ConnectionCloseFrame close = new ConnectionCloseFrame();
+  private final NewTicketFrame newTicket = new NewTicketFrame();
 
   private boolean ackEliciting;
 
@@ -149,6 +150,12 @@ public final class FrameReader {
         return true;
       case FrameType.HANDSHAKE_DONE:
         h.onHandshakeDone();
+        return true;
+      case FrameType.NEW_TICKET:
+        if (!newTicket.decode(in)) {
+          return false;
+        }
+        h.onNewTicket(newTicket);
         return true;
       default:
         return false;

@@ -46,6 +46,11 @@ public final class FrameType {
   public static final int APPLICATION_CLOSE = 0x1d;
   /** HANDSHAKE_DONE. */
   public static final int HANDSHAKE_DONE = 0x1e;
+  /**
+   * NEW_TICKET: Tern's resumption ticket, server to client in 1-RTT packets only
+   * (docs/protocol.md §9.10).
+   */
+  public static final int NEW_TICKET = 0x3c;
 
   private FrameType() {}
 

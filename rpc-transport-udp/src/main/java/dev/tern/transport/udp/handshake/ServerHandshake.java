@@ -17,6 +17,7 @@ public final class ServerHandshake {
   private int keyId = -1;
   private boolean resumed;
   private byte[] earlySecret;
+  private TicketStore.Stored resumedTicket;
   private byte[] clientStaticKey;
   private HandshakeSecrets secrets;
   private boolean failed;
@@ -114,6 +115,7 @@ public final class ServerHandshake {
             "the resumption ticket was already used (a replayed ClientHello)");
       }
       resumed = true;
+      resumedTicket = ticket;
       earlySecret = HandshakeSecrets.early(config.provider(), noise);
     }
     if (config.clientAllowed() != null && !config.clientAllowed().test(clientStaticKey.clone())) {
@@ -127,6 +129,14 @@ public final class ServerHandshake {
   /** Whether the client resumed with a ticket (then {@link #earlySecret()} is set). */
   public boolean resumed() {
     return resumed;
+  }
+
+  /**
+   * The ticket a resumed ClientHello named, as the store found it (for its early-data checks,
+   * {@link TicketStore#earlyDataFresh}); null if the client did not resume.
+   */
+  public TicketStore.Stored resumedTicket() {
+    return resumedTicket;
   }
 
   /** The 0-RTT secret of a resumed ClientHello, else null. */

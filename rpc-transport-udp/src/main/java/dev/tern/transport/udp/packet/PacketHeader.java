@@ -99,17 +99,20 @@ public final class PacketHeader {
       return false;
     }
     type = PacketType.ofLongTypeBits(first >>> 4);
-    if (type != PacketType.INITIAL) {
+    // RFC 9000 §17.2.3: a 0-RTT packet is an INITIAL's header without the token.
+    if (type != PacketType.INITIAL && type != PacketType.ZERO_RTT) {
       return false;
     }
     int saved = buf.position();
     try {
       buf.position(p);
-      long tokenLength = VarInt.read(buf);
-      if (tokenLength < 0 || tokenLength > buf.remaining()) {
-        return false;
+      if (type == PacketType.INITIAL) {
+        long tokenLength = VarInt.read(buf);
+        if (tokenLength < 0 || tokenLength > buf.remaining()) {
+          return false;
+        }
+        buf.position(buf.position() + (int) tokenLength);
       }
-      buf.position(buf.position() + (int) tokenLength);
       long length = VarInt.read(buf);
       if (length < 0 || length > buf.remaining()) {
         return false;

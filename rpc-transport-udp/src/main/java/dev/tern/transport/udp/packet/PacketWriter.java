@@ -29,6 +29,26 @@ public final class PacketWriter {
   }
 
   /**
+   * Writes a 0-RTT long header (RFC 9000 §17.2.3: type 0x1, no token) up to and including the
+   * packet number; the Length field is reserved as for {@link #writeInitialHeader}.
+   *
+   * @return the absolute offset of the Length field
+   */
+  public static int writeZeroRttHeader(ByteBuffer out, int version, ConnectionId dcid,
+      ConnectionId scid, long packetNumber, int pnLength) {
+    out.put((byte) (0xd0 | (pnLength - 1)));
+    out.putInt(version);
+    out.put((byte) dcid.length());
+    dcid.write(out);
+    out.put((byte) scid.length());
+    scid.write(out);
+    int lengthOffset = out.position();
+    out.putShort((short) 0x4000);
+    PacketNumber.write(out, packetNumber, pnLength);
+    return lengthOffset;
+  }
+
+  /**
    * Fills in the Length field reserved by {@link #writeInitialHeader}: everything from the
    * packet number to {@code packetEnd}, plus the protection trailer of {@code overheadBytes}.
    */

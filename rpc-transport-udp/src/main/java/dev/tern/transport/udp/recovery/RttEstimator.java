@@ -17,6 +17,21 @@ public final class RttEstimator implements CongestionController.RttView {
   private boolean hasSample;
 
   /**
+   * Seeds the estimate before any sample with an RTT remembered from an earlier connection to
+   * the same server (RFC 9002 §6.2.2 allows it for resumed connections; docs/protocol.md §4.1,
+   * "Resumed connections"): smoothed RTT = the value, rttvar = half of it, as one sample would
+   * set them; the first real sample still replaces both (§5.3). Ignored once a sample was taken
+   * or for a value that is not positive.
+   */
+  public void seed(long rememberedRttNs) {
+    if (hasSample || rememberedRttNs <= 0) {
+      return;
+    }
+    smoothedRttNs = rememberedRttNs;
+    rttVarNs = rememberedRttNs / 2;
+  }
+
+  /**
    * Adds a sample (RFC 9002 §5.3).
    *
    * @param rawRttNs time from sending the largest newly acknowledged packet to receiving the ACK

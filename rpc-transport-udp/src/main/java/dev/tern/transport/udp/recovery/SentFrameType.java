@@ -35,6 +35,8 @@ public final class SentFrameType {
   public static final byte PING = 14;
   /** PATH_CHALLENGE: a = its data; sent again while the path is not validated. */
   public static final byte PATH_CHALLENGE = 15;
+  /** NEW_TICKET (server): re-sent until acknowledged. */
+  public static final byte NEW_TICKET = 24;
 
   private SentFrameType() {}
 }

@@ -221,6 +221,10 @@ final class ServerConnection implements ConnectionListener {
     OptionalInt v = ProtocolVersions.highestCommon(transport.versions, theirs);
     // With no common version the client closes the connection (it names both sides' versions).
     version = v.isPresent() ? v.getAsInt() : 0;
+    if (c.resumed()) {
+      // docs/protocol.md §9.10: a resumed client's early data, accepted or rejected.
+      transport.events.earlyData(c.earlyDataAccepted());
+    }
     refreshInfo();
     if (attributes == null && !terminatedReported) {
       // Always encrypted: the Noise handshake (docs/udp-crypto.md).

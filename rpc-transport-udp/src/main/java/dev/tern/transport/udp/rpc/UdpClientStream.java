@@ -39,6 +39,11 @@ final class UdpClientStream extends RpcStream implements ClientStream {
     this.ready = connectionUp;
   }
 
+  /** Whether the call may go in early data (0-RTT): the call layer's decision. */
+  boolean earlyDataAllowed() {
+    return headers.earlyDataAllowed();
+  }
+
   /** Binds the opened protocol stream and sends the header, then what was written meanwhile. */
   void open(Stream s, int version) {
     openedAtNs = System.nanoTime();

@@ -12,6 +12,7 @@ import dev.tern.transport.udp.connection.Connection;
 import dev.tern.transport.udp.connection.ConnectionConfig;
 import dev.tern.transport.udp.connection.ConnectionListener;
 import dev.tern.transport.udp.connection.ConnectionState;
+import dev.tern.transport.udp.connection.SessionTicket;
 import dev.tern.transport.udp.frame.TransportError;
 import dev.tern.transport.udp.handshake.HandshakeError;
 import dev.tern.transport.udp.nio.Pump;
@@ -78,6 +79,12 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
   /** When {@link #info} was last built ({@link System#nanoTime()}); on the loop. */
   private long infoRefreshedNs;
   private volatile Status failure;
+  /** Where tickets are kept for this server and key; null until started. */
+  private ClientTickets tickets;
+  /** The RPC version of early requests (the ticket's connection's), 0 without a ticket. */
+  private int earlyVersion;
+  /** Whether the outcome of a resumption was reported (TransportEvents.earlyData). */
+  private boolean earlyDataReported;
 
   UdpClientTransport(InetSocketAddress address, String authority, TransportOptions options) {
     this.address = address;
@@ -108,6 +115,20 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
       failUnstarted(Status.UNAVAILABLE.withDescription("udp connection to " + address
           + " not attempted: " + e.getMessage()));
       return;
+    }
+    try {
+      // docs/protocol.md §9.10: one ticket per connection, taken from the channel's session
+      // store; the calls allowed early data then go in 0-RTT packets.
+      tickets = new ClientTickets(options, authority,
+          options.get(UdpTransportOptions.SERVER_KEY_ID),
+          options.get(UdpTransportOptions.PINNED_SERVER_KEY));
+      ClientTickets.Entry t = tickets.take(System.currentTimeMillis());
+      if (t != null) {
+        config = config.withResumption(t.ticket());
+        earlyVersion = t.rpcVersion();
+      }
+    } catch (RuntimeException ex) {
+      tickets = null; // a failing session store costs the resumption, not the connection
     }
     if (address.isUnresolved()) {
       failUnstarted(Status.UNAVAILABLE.withDescription("udp connection to " + address
@@ -214,7 +235,11 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
    * are refused unprocessed and sent again on a new connection.
    */
   private void openWaiting() {
-    if (!ready || connection == null || waiting.isEmpty()) {
+    if (connection == null || waiting.isEmpty()) {
+      return;
+    }
+    if (!ready) {
+      openEarly();
       return;
     }
     if (checking) {
@@ -241,6 +266,48 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
       waiting.poll();
       byId.put(st.id(), s);
       s.open(st, version);
+    }
+  }
+
+  /**
+   * Before the handshake completes, with a ticket that allows early data: opens the waiting
+   * calls allowed early data (idempotent methods, or calls that opt in; the call layer's
+   * {@code earlyDataAllowed}) so that their requests go in 0-RTT packets (docs/protocol.md §9.10).
+   * Other calls wait for the handshake. If the server rejects the early data, the connection
+   * sends it again in 1-RTT packets: the calls do not notice.
+   */
+  private void openEarly() {
+    if (earlyVersion <= 0 || !connection.canSendEarlyData()) {
+      return;
+    }
+    for (java.util.Iterator<UdpClientStream> it = waiting.iterator(); it.hasNext(); ) {
+      UdpClientStream s = it.next();
+      if (s.ended) {
+        it.remove();
+        continue;
+      }
+      if (!s.earlyDataAllowed()) {
+        continue;
+      }
+      Stream st = connection.openStream();
+      if (st == null) {
+        return;
+      }
+      it.remove();
+      byId.put(st.id(), s);
+      s.open(st, earlyVersion);
+    }
+  }
+
+  @Override
+  public void onTicket(Connection c, SessionTicket ticket) {
+    ClientTickets t = tickets;
+    if (t != null && version > 0) {
+      try {
+        t.add(ticket, version);
+      } catch (RuntimeException ex) {
+        // a failing session store costs the next connection its resumption, nothing more
+      }
     }
   }
 
@@ -329,6 +396,10 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
       return;
     }
     version = v.getAsInt();
+    if (c.resumed() && !earlyDataReported) {
+      earlyDataReported = true;
+      events.earlyData(c.earlyDataAccepted());
+    }
     ready = true;
     refreshInfo();
     if (!shutdownReported.get()) {
@@ -366,6 +437,16 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
     }
     if (error == TransportError.STATELESS_RESET) {
       failReset(status, c.statelessResetUptimeMs());
+      return;
+    }
+    if (byPeer && !ready && error == TransportError.CRYPTO_ERROR
+        && code == HandshakeError.UNKNOWN_TICKET.wireCode()) {
+      // The server refused the ticket (expired, unknown to it, or used): the handshake failed,
+      // so it opened no 0-RTT packet and processed no call; they go again on a new connection,
+      // which takes another ticket or none.
+      Status refused = Status.UNAVAILABLE.withDescription(status.getDescription()
+          + "; the call was not processed, safe to retry on a new connection");
+      end(status, refused, s -> true, refused);
       return;
     }
     if (byPeer && error == TransportError.APPLICATION_ERROR && code == RpcFraming.CLOSE_DRAINED) {

@@ -8,6 +8,7 @@ import dev.tern.transport.udp.handshake.PinnedServerKey;
 import dev.tern.transport.udp.handshake.SealedTicketStore;
 import dev.tern.transport.udp.handshake.ServerStaticKey;
 import dev.tern.transport.udp.handshake.TicketKeys;
+import dev.tern.transport.udp.handshake.TicketStore;
 import dev.tern.transport.udp.nio.EndpointLoop;
 import dev.tern.transport.udp.stream.StreamLimits;
 import io.grpc.Attributes;
@@ -139,6 +140,20 @@ public final class UdpTransportOptions {
       new TransportOptions.Key<>("udp.deadAfterProbeTimeouts", 3);
 
   /**
+   * A server's resumption tickets (docs/protocol.md §9.10): with one, the server issues a ticket
+   * on each finished connection and accepts a resuming client's early data (0-RTT) when the
+   * store finds its ticket fresh. Default null: a {@link SealedTicketStore} under
+   * {@link #TICKET_KEYS} (or keys derived from the server's static keys), so a server issues
+   * tickets unless told otherwise. Instances sharing one store's ticket keys let a client resume
+   * on any of them.
+   */
+  public static final TransportOptions.Key<TicketStore> TICKET_STORE =
+      new TransportOptions.Key<>("udp.ticketStore", null);
+
+  /** The session-store kind under which a {@code udp} client keeps its tickets. */
+  public static final String TICKET_KIND = "udp.ticket";
+
+  /**
    * A keep-alive interval this long or longer turns keep-alive off, as in grpc-java (its
    * builders' {@code AS_LARGE_AS_INFINITE}, 1000 days).
    */
@@ -234,7 +249,8 @@ public final class UdpTransportOptions {
       keys.add(new ServerStaticKey(e.getKey(), e.getValue()));
     }
     ConnectionConfig.Builder b = base(o).serverStaticKeys(keys.toArray(new ServerStaticKey[0]));
-    b.ticketStore(sealedTicketStore(o, keys));
+    TicketStore tickets = o.get(TICKET_STORE);
+    b.ticketStore(tickets != null ? tickets : sealedTicketStore(o, keys));
     List<byte[]> allowed = o.get(ALLOWED_CLIENT_KEYS);
     if (allowed != null) {
       b.allowedClientKeys(allowed);

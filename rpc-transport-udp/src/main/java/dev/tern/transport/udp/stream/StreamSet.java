@@ -61,6 +61,31 @@ public final class StreamSet {
     peerMaxStreams = Math.max(peerMaxStreams, initialMaxStreams);
   }
 
+  /**
+   * Raises the send limit of every open local stream to {@code initialMaxStreamData} where it is
+   * lower: a resuming client opened them under the limits it remembered, capped at the early-data
+   * limit (RFC 9000 §7.4.1), and the server's ServerHello now states its current ones.
+   */
+  public void raiseLocalStreamLimits(long initialMaxStreamData) {
+    for (int i = 0; i < streams.capacity(); i++) {
+      Stream s = streams.slot(i);
+      if (s != null && isLocal(s.id(), isClient)) {
+        s.send().onMaxStreamData(initialMaxStreamData);
+        markSendable(s);
+      }
+    }
+  }
+
+  /** Stream bytes sent for the first time so far, over all streams. */
+  public long freshBytesSent() {
+    return freshBytesSent;
+  }
+
+  /** New stream bytes received so far, over all streams (the connection's flow control). */
+  public long receivedTotal() {
+    return receivedTotal;
+  }
+
   /** Number of live streams. */
   public int size() {
     return streams.size();

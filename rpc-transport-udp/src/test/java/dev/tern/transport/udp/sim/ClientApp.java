@@ -2,6 +2,7 @@ package dev.tern.transport.udp.sim;
 
 import dev.tern.transport.udp.connection.Connection;
 import dev.tern.transport.udp.connection.ConnectionListener;
+import dev.tern.transport.udp.connection.SessionTicket;
 import dev.tern.transport.udp.frame.TransportError;
 import dev.tern.transport.udp.stream.Stream;
 import java.nio.ByteBuffer;
@@ -24,6 +25,8 @@ final class ClientApp implements ConnectionListener {
   boolean handshakeDone;
   long handshakeDoneNs = -1;
   String fatal;
+  /** The last resumption ticket the server issued on this connection, or null. */
+  SessionTicket ticket;
 
   ClientApp(long seed, List<Call> calls) {
     this.seed = seed;
@@ -40,7 +43,8 @@ final class ClientApp implements ConnectionListener {
 
   /** Starts due calls and writes what the buffers take. */
   void pump() {
-    if (!handshakeDone || fatal != null) {
+    // A resumed connection opens its calls before the handshake: they go in 0-RTT.
+    if ((!handshakeDone && !connection.canSendEarlyData()) || fatal != null) {
       return;
     }
     while (nextToStart < calls.size() && calls.get(nextToStart).startNs <= nowNs) {
@@ -123,6 +127,11 @@ final class ClientApp implements ConnectionListener {
       }
     }
     return true;
+  }
+
+  @Override
+  public void onTicket(Connection c, SessionTicket t) {
+    ticket = t;
   }
 
   @Override

@@ -18,6 +18,9 @@ final class ServerApp implements ConnectionListener {
   private final ByteBuffer scratch = ByteBuffer.allocate(64 * 1024);
   private final List<Exchange> open = new ArrayList<>();
   String fatal;
+  /** Requests read in full (each stream's once), and those whose data came in 0-RTT. */
+  int requestsCompleted;
+  int earlyRequests;
 
   private static final class Exchange {
     final Stream stream;
@@ -70,8 +73,12 @@ final class ServerApp implements ConnectionListener {
       }
       x.read += n;
     } while (n > 0);
-    if (s.receive().isFinished()) {
+    if (s.receive().isFinished() && !x.requestDone) {
       x.requestDone = true;
+      requestsCompleted++;
+      if (s.receivedInEarlyData()) {
+        earlyRequests++;
+      }
     }
     pump();
   }

@@ -1,0 +1,229 @@
+package dev.tern.transport.udp.rpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tern.rpc.TernChannelBuilder;
+import dev.tern.rpc.TernServerBuilder;
+import dev.tern.rpc.TernServerCalls;
+import dev.tern.rpc.metrics.TernMetrics;
+import dev.tern.rpc.metrics.TransportMetrics;
+import dev.tern.rpc.spi.SessionStore;
+import dev.tern.rpc.spi.SessionStores;
+import dev.tern.rpc.spi.TransportOptions;
+import dev.tern.transport.udp.handshake.MemoryTicketStore;
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.Server;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.Status;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * 0-RTT through the {@code udp} provider over loopback sockets (docs/protocol.md §9.10): the first
+ * channel's connection earns a ticket, which the client keeps in the channel's session store; a
+ * second channel takes it, resumes, and its first idempotent call goes in early data (the server
+ * call sees it arrived early, and both sides count the acceptance); a non-idempotent call on a
+ * resumed connection does not go early.
+ */
+@Timeout(60)
+class UdpZeroRttTest {
+  private static final MethodDescriptor.Marshaller<String> UTF8 =
+      new MethodDescriptor.Marshaller<>() {
+    @Override
+    public InputStream stream(String value) {
+      return new ByteArrayInputStream(value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public String parse(InputStream stream) {
+      try {
+        return new String(stream.readAllBytes(), StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  };
+  private static final MethodDescriptor<String, String> IDEMPOTENT = method("Idempotent", true);
+  private static final MethodDescriptor<String, String> PLAIN = method("Plain", false);
+
+  private final List<Server> servers = new ArrayList<>();
+  private final List<ManagedChannel> channels = new ArrayList<>();
+
+  /** Counts what the transports put in and take out. */
+  private static final class CountingStore implements SessionStore {
+    final SessionStore inner = SessionStores.inMemory(64);
+    final AtomicInteger added = new AtomicInteger();
+    final AtomicInteger taken = new AtomicInteger();
+
+    @Override
+    public void add(String server, String kind, byte[] value, long expiresAtMillis) {
+      inner.add(server, kind, value, expiresAtMillis);
+      added.incrementAndGet();
+    }
+
+    @Override
+    public byte[] take(String server, String kind, long nowMillis) {
+      byte[] b = inner.take(server, kind, nowMillis);
+      if (b != null) {
+        taken.incrementAndGet();
+      }
+      return b;
+    }
+
+    @Override
+    public void put(String server, String kind, byte[] value, long expiresAtMillis) {
+      inner.put(server, kind, value, expiresAtMillis);
+    }
+
+    @Override
+    public byte[] get(String server, String kind, long nowMillis) {
+      return inner.get(server, kind, nowMillis);
+    }
+
+    @Override
+    public void remove(String server, String kind) {
+      inner.remove(server, kind);
+    }
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    for (ManagedChannel c : channels) {
+      c.shutdownNow();
+      assertThat(c.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    }
+    for (Server s : servers) {
+      s.shutdownNow();
+      assertThat(s.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    }
+  }
+
+  @Test
+  void aResumedChannelsFirstIdempotentCallGoesInEarlyDataAndOthersDoNot() throws Exception {
+    TernMetrics metrics = TernMetrics.create();
+    MemoryTicketStore tickets = new MemoryTicketStore(System::currentTimeMillis,
+        new SecureRandom(), 3_600_000, 10_000);
+    Server server = TernServerBuilder.create().addTransportProvider(new UdpTransportProvider())
+        .listen(UdpTransportProvider.NAME, new InetSocketAddress("127.0.0.1", 0))
+        .addService(ServerServiceDefinition.builder("zerortt.Test")
+            .addMethod(IDEMPOTENT, earlyOrNot()).addMethod(PLAIN, earlyOrNot()).build())
+        .transportOption(UdpTransportOptions.SERVER_STATIC_KEY, Loopback.SERVER_KEY)
+        .transportOption(UdpTransportOptions.TICKET_STORE, tickets)
+        .metrics(metrics, "server").build().start();
+    servers.add(server);
+    int port = ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
+    CountingStore store = new CountingStore();
+
+    ManagedChannel first = channel(metrics, "first", port, store);
+    assertThat(call(first, IDEMPOTENT)).isEqualTo("early=false"); // no ticket yet
+    await(() -> store.added.get() == 1);
+    assertThat(tickets.issued()).isEqualTo(1);
+
+    ManagedChannel second = channel(metrics, "second", port, store);
+    assertThat(call(second, IDEMPOTENT)).isEqualTo("early=true");
+    assertThat(store.taken.get()).isEqualTo(1);
+    TransportMetrics s = metrics.transport(TernMetrics.Side.SERVER, "server",
+        UdpTransportProvider.NAME);
+    TransportMetrics c = metrics.transport(TernMetrics.Side.CLIENT, "second",
+        UdpTransportProvider.NAME);
+    await(() -> s.earlyDataAccepted() == 1);
+    assertThat(c.earlyDataAccepted()).isEqualTo(1);
+    assertThat(s.earlyDataRejected() + c.earlyDataRejected()).isZero();
+
+    // The second connection earned a ticket too; a third channel resumes with it, but its
+    // non-idempotent call waits for the handshake: not early.
+    await(() -> store.added.get() == 2);
+    ManagedChannel third = channel(metrics, "third", port, store);
+    assertThat(call(third, PLAIN)).isEqualTo("early=false");
+    assertThat(store.taken.get()).isEqualTo(2);
+    assertThat(s.refusals()).as("nothing refused as replayable").isEmpty();
+  }
+
+  private ManagedChannel channel(TernMetrics metrics, String name, int port, SessionStore store) {
+    ManagedChannel c = TernChannelBuilder.forAddress(new InetSocketAddress("127.0.0.1", port))
+        .addTransportProvider(new UdpTransportProvider()).transports(UdpTransportProvider.NAME)
+        .usePlaintext().transportOption(UdpTransportOptions.PINNED_SERVER_KEY, Loopback.PIN)
+        .transportOption(TransportOptions.SESSION_STORE, store).metrics(metrics, name).build();
+    channels.add(c);
+    return c;
+  }
+
+  private static MethodDescriptor<String, String> method(String name, boolean idempotent) {
+    return MethodDescriptor.<String, String>newBuilder()
+        .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("zerortt.Test/" + name)
+        .setRequestMarshaller(UTF8).setResponseMarshaller(UTF8).setIdempotent(idempotent)
+        .build();
+  }
+
+  /** Answers whether the call's request arrived in early data. */
+  private static ServerCallHandler<String, String> earlyOrNot() {
+    return (call, headers) -> {
+      call.request(1);
+      return new ServerCall.Listener<>() {
+        @Override
+        public void onHalfClose() {
+          Boolean early = call.getAttributes().get(TernServerCalls.EARLY_DATA_ATTR);
+          call.sendHeaders(new Metadata());
+          call.sendMessage("early=" + early);
+          call.close(Status.OK, new Metadata());
+        }
+      };
+    };
+  }
+
+  private static String call(ManagedChannel channel, MethodDescriptor<String, String> method)
+      throws Exception {
+    CompletableFuture<String> result = new CompletableFuture<>();
+    ClientCall<String, String> call = channel.newCall(method,
+        CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS));
+    call.start(new ClientCall.Listener<>() {
+      private String response;
+
+      @Override
+      public void onMessage(String message) {
+        response = message;
+      }
+
+      @Override
+      public void onClose(Status status, Metadata trailers) {
+        if (status.isOk()) {
+          result.complete(response);
+        } else {
+          result.completeExceptionally(status.asRuntimeException());
+        }
+      }
+    }, new Metadata());
+    call.request(1);
+    call.sendMessage("request");
+    call.halfClose();
+    return result.get(30, TimeUnit.SECONDS);
+  }
+
+  private static void await(BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime() - deadline).as("condition within 10 s").isNegative();
+      Thread.sleep(10);
+    }
+  }
+}
