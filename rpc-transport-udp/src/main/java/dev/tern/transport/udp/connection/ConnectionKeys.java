@@ -93,7 +93,8 @@ final class ConnectionKeys {
   /**
    * The server's decision on a resumed client's early data, before it writes its ServerHello
    * (docs/protocol.md §9.10): accepted only if the ticket authenticated and was consumed here for
-   * the first time (the handshake fails otherwise), the store finds the client's stated age
+   * the first time (a ticket used before still completes the handshake), the store finds the
+   * client's stated age
    * fresh (RFC 8446 §8.3, the window across instances) and the server takes early data at all;
    * otherwise rejected, and the handshake still completes. Sets {@link #zeroRtt}'s read keys
    * when accepted.
@@ -106,7 +107,7 @@ final class ConnectionKeys {
     TicketStore store = c.config.ticketStore;
     TicketStore.Stored ticket = crypto.resumedTicket();
     boolean accept = c.config.maxEarlyDataBytes > 0 && store != null && ticket != null
-        && peer.ticketAgeMillis >= 0 && store.earlyDataFresh(ticket, peer.ticketAgeMillis);
+        && !crypto.ticketReused() && peer.ticketAgeMillis >= 0 && store.earlyDataFresh(ticket, peer.ticketAgeMillis);
     if (accept) {
       zeroRtt = HandshakeSecrets.earlyDataKeys(c.config.cryptoProvider, crypto.cipher(), early,
           false);

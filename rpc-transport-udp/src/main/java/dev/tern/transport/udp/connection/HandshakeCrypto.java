@@ -187,6 +187,11 @@ final class HandshakeCrypto {
     return server != null ? server.cipher() : null;
   }
 
+  /** At the server, whether a resumed ClientHello's ticket had been consumed before. */
+  boolean ticketReused() {
+    return server != null && server.ticketReused();
+  }
+
   /** At the server, the ticket a resumed ClientHello named; else null. */
   TicketStore.Stored resumedTicket() {
     return server != null ? server.resumedTicket() : null;

@@ -20,7 +20,10 @@ public enum HandshakeError {
   CLIENT_NOT_ALLOWED(49),
   /** A message is too short, too long or has an unknown type. */
   MALFORMED_MESSAGE(50),
-  /** The resumption ticket is unknown, expired or already used. */
+  /**
+   * The resumption ticket is unknown, expired, or issued to another client key (one already used
+   * still resumes, its early data refused).
+   */
   UNKNOWN_TICKET(115);
 
   private final int alert;

@@ -18,6 +18,7 @@ public final class ServerHandshake {
   private boolean resumed;
   private byte[] earlySecret;
   private TicketStore.Stored resumedTicket;
+  private boolean ticketReused;
   private byte[] clientStaticKey;
   private HandshakeSecrets secrets;
   private boolean failed;
@@ -110,10 +111,11 @@ public final class ServerHandshake {
         throw new HandshakeException(HandshakeError.UNKNOWN_TICKET,
             "the resumption ticket was issued to another client key");
       }
-      if (!config.tickets().consume(ticketId)) {
-        throw new HandshakeException(HandshakeError.UNKNOWN_TICKET,
-            "the resumption ticket was already used (a replayed ClientHello)");
-      }
+      // RFC 8446 §8: early data is single use. A ticket already consumed here (a replayed
+      // ClientHello, or a strike register too full to remember another) still authenticates the
+      // handshake, which completes in 1-RTT; its early data is refused (ticketReused). A replayer
+      // gains nothing: it cannot read the ServerHello, sealed to the client's ephemeral key.
+      ticketReused = !config.tickets().consume(ticketId);
       resumed = true;
       resumedTicket = ticket;
       earlySecret = HandshakeSecrets.early(config.provider(), noise);
@@ -137,6 +139,14 @@ public final class ServerHandshake {
    */
   public TicketStore.Stored resumedTicket() {
     return resumedTicket;
+  }
+
+  /**
+   * Whether the resumed ClientHello's ticket had been consumed before (a replay, or a strike
+   * register that could not record it): the handshake completes, its early data must be refused.
+   */
+  public boolean ticketReused() {
+    return ticketReused;
   }
 
   /** The 0-RTT secret of a resumed ClientHello, else null. */

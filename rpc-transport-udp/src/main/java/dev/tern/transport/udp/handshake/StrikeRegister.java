@@ -4,7 +4,8 @@ package dev.tern.transport.udp.handshake;
  * The ticket ids already used, for RFC 8446 §8.2's "single-use tickets": each entry is kept until
  * its ticket expires (after which the ticket is refused anyway), and at most {@code max} entries
  * are kept. Full of entries that have not expired, it refuses new ones rather than grow: a
- * ticket that cannot be recorded cannot be used (the client falls back to a full handshake).
+ * ticket that cannot be recorded counts as used (the handshake completes in 1-RTT, its early
+ * data refused).
  *
  * <p>An entry is 128 bits (the authentication tag of a sealed ticket, unique to it) and an expiry,
  * in an open-addressed table of three long arrays that doubles up to twice {@code max} slots:

@@ -23,7 +23,8 @@ public interface TicketStore {
   /**
    * Marks the ticket used, once the ClientHello naming it has authenticated.
    *
-   * @return false if it had been used already (a replayed ClientHello)
+   * @return false if it had been used already (a replayed ClientHello) or cannot be recorded:
+   *     the handshake then completes without early data
    */
   boolean consume(byte[] ticketId);
 

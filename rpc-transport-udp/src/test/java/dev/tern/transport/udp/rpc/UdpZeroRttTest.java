@@ -34,6 +34,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -136,7 +137,8 @@ class UdpZeroRttTest {
 
     ManagedChannel first = channel(metrics, "first", port, store);
     assertThat(call(first, IDEMPOTENT)).isEqualTo("early=false"); // no ticket yet
-    await(() -> store.added.get() == 1);
+    await(() -> store.added.get() == 1,
+        () -> "tickets stored " + store.added.get() + ", issued " + tickets.issued());
     assertThat(tickets.issued()).isEqualTo(1);
 
     ManagedChannel second = channel(metrics, "second", port, store);
@@ -146,13 +148,15 @@ class UdpZeroRttTest {
         UdpTransportProvider.NAME);
     TransportMetrics c = metrics.transport(TernMetrics.Side.CLIENT, "second",
         UdpTransportProvider.NAME);
-    await(() -> s.earlyDataAccepted() == 1);
+    await(() -> s.earlyDataAccepted() == 1,
+        () -> "server accepted early data " + s.earlyDataAccepted() + " times");
     assertThat(c.earlyDataAccepted()).isEqualTo(1);
     assertThat(s.earlyDataRejected() + c.earlyDataRejected()).isZero();
 
     // The second connection earned a ticket too; a third channel resumes with it, but its
     // non-idempotent call waits for the handshake: not early.
-    await(() -> store.added.get() == 2);
+    await(() -> store.added.get() == 2,
+        () -> "tickets stored " + store.added.get() + ", issued " + tickets.issued());
     ManagedChannel third = channel(metrics, "third", port, store);
     assertThat(call(third, PLAIN)).isEqualTo("early=false");
     assertThat(store.taken.get()).isEqualTo(2);
@@ -219,10 +223,12 @@ class UdpZeroRttTest {
     return result.get(30, TimeUnit.SECONDS);
   }
 
-  private static void await(BooleanSupplier condition) throws InterruptedException {
+  private static void await(BooleanSupplier condition, Supplier<String> state)
+      throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime() - deadline).as("condition within 10 s").isNegative();
+      assertThat(System.nanoTime() - deadline).as("condition within 10 s; %s", state.get())
+          .isNegative();
       Thread.sleep(10);
     }
   }
