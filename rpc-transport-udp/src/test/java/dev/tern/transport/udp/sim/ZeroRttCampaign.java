@@ -5,9 +5,11 @@ import dev.tern.netlab.link.LinkProfile;
 import dev.tern.transport.udp.connection.ConnectionConfig;
 import dev.tern.transport.udp.connection.SessionTicket;
 import dev.tern.transport.udp.crypto.CryptoProviders;
-import dev.tern.transport.udp.handshake.MemoryTicketStore;
 import dev.tern.transport.udp.handshake.PinnedServerKey;
+import dev.tern.transport.udp.handshake.SealedTicketStore;
 import dev.tern.transport.udp.handshake.ServerStaticKey;
+import dev.tern.transport.udp.handshake.TicketKeys;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -16,7 +18,8 @@ import java.util.Random;
  * Resumption in the simulator (docs/protocol.md §9.10, docs/udp-simulator.md "0-RTT"): each run
  * makes a first connection with one call, waits for its ticket, then resumes with a second
  * connection whose call goes in 0-RTT, against the same server instance (even seeds) or a second
- * instance that shares the ticket store's tickets but not its record of used ones (odd seeds).
+ * instance (odd seeds) with its own {@link SealedTicketStore} under the same ticket keys (derived
+ * from the shared server key, as a udp server's default store is) and its own strike register.
  * Both connections run over fresh links of the profile, seeded from the run's seed; the tickets'
  * wall clock is the simulated time, continued across the two connections with a gap between
  * them. A run passes if both calls complete with every byte checked, each request is read once,
@@ -52,6 +55,19 @@ public final class ZeroRttCampaign {
     }
   }
 
+  /** A sealed ticket store on the run's clock, its nonces drawn from {@code nonceSeed}. */
+  private static SealedTicketStore ticketStore(TicketKeys keys, Clock clock, long nonceSeed) {
+    SecureRandom nonces;
+    try {
+      nonces = SecureRandom.getInstance("SHA1PRNG");
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+    nonces.setSeed(nonceSeed); // seeded before first use: the same nonces on every run
+    return SealedTicketStore.builder(CryptoProviders.auto(), keys).clock(clock::ms)
+        .lifetimeMillis(LIFETIME_MS).freshnessWindowMillis(WINDOW_MS).random(nonces).build();
+  }
+
   /** Runs one seed on {@code profile}. */
   static Result run(LinkProfile profile, long seed) {
     boolean second = (seed & 1) == 1;
@@ -60,8 +76,12 @@ public final class ZeroRttCampaign {
     PinnedServerKey pin = new PinnedServerKey(1,
         CryptoProviders.auto().x25519().publicKey(key));
     Clock clock = new Clock();
-    MemoryTicketStore store = new MemoryTicketStore(clock::ms, new Random(seed * 7 + 3),
-        LIFETIME_MS, WINDOW_MS);
+    // The server's own ticket store, as a udp server has by default: tickets sealed under keys
+    // derived from its static key. A second instance holding the same static key derives the
+    // same ticket keys and opens the tickets, with its own record of used ones.
+    TicketKeys ticketKeys = TicketKeys.derive(CryptoProviders.auto(),
+        List.of(new ServerStaticKey(1, key)));
+    SealedTicketStore store = ticketStore(ticketKeys, clock, seed * 7 + 3);
     ConnectionConfig client = ConnectionConfig.builder().wallClock(clock::ms).build()
         .withPinnedServerKeys(pin);
     ConnectionConfig server = ConnectionConfig.builder().wallClock(clock::ms).ticketStore(store)
@@ -82,7 +102,8 @@ public final class ZeroRttCampaign {
     clock.offsetMs = clock.ms() + 100 + new Random(seed).nextInt(4_900);
     clock.sim = null;
     ConnectionConfig resumedServer = second
-        ? ConnectionConfig.builder().wallClock(clock::ms).ticketStore(store.sharing(clock::ms))
+        ? ConnectionConfig.builder().wallClock(clock::ms)
+            .ticketStore(ticketStore(ticketKeys, clock, seed * 7 + 4))
             .build().withServerStaticKeys(new ServerStaticKey(1, key))
         : server;
     Call call = new Call(0, CALL_BYTES, CALL_BYTES);
