@@ -73,6 +73,10 @@ public final class ConnectionConfig {
   final Predicate<byte[]> clientAllowed;
   /** A server's resumption tickets (docs/udp-crypto.md §5.2); null refuses every resumption. */
   final TicketStore ticketStore;
+  /** A client's address-validation token for its first INITIAL (RFC 9000 §8.1.3); null if none. */
+  byte[] addressToken; // set once, by a constructor or withAddressToken
+  /** A server's Retry policy, handshake bound and tokens (docs/protocol.md §9.8, §9.9). */
+  final AddressValidation addressValidation;
 
   /** Shared by every configuration that names no source: SecureRandom is thread-safe. */
   private static final SecureRandom SECURE_RANDOM = new SecureRandom();
@@ -110,6 +114,8 @@ public final class ConnectionConfig {
     this.clientStaticKey = b.clientStaticKey;
     this.clientAllowed = b.clientAllowed;
     this.ticketStore = b.ticketStore;
+    this.addressToken = b.addressToken;
+    this.addressValidation = b.addressValidation;
     this.mutant = Mutant.NONE;
   }
 
@@ -142,6 +148,8 @@ public final class ConnectionConfig {
     this.clientStaticKey = o.clientStaticKey;
     this.clientAllowed = o.clientAllowed;
     this.ticketStore = o.ticketStore;
+    this.addressToken = o.addressToken;
+    this.addressValidation = o.addressValidation;
     this.mutant = mutant;
   }
 
@@ -260,6 +268,23 @@ public final class ConnectionConfig {
     return random == SECURE_RANDOM;
   }
 
+  /** The server's address validation (Retry policy, handshake bound, tokens). */
+  public AddressValidation addressValidation() {
+    return addressValidation;
+  }
+
+  /**
+   * This configuration with the client's address-validation token {@code token} (null: none),
+   * as {@link Builder#addressToken} sets it: the provider passes each connection the newest
+   * token its session store holds.
+   */
+  public ConnectionConfig withAddressToken(byte[] token) {
+    ConnectionConfig c = new ConnectionConfig(this, random, pinnedServerKeys, serverStaticKeys,
+        mutant);
+    c.addressToken = token == null ? null : token.clone();
+    return c;
+  }
+
   /** A builder with the defaults of docs/protocol.md. */
   public static Builder builder() {
     return new Builder();
@@ -357,8 +382,39 @@ public final class ConnectionConfig {
     private byte[] clientStaticKey;
     private Predicate<byte[]> clientAllowed;
     private TicketStore ticketStore;
+    private byte[] addressToken;
+    private AddressValidation addressValidation = AddressValidation.defaults();
 
     private Builder() {}
+
+    /**
+     * A client's address-validation token from the server's NEW_TOKEN frame of an earlier
+     * connection ({@link ConnectionListener#onNewToken}), sent in the Token field of its first
+     * INITIAL (RFC 9000 §8.1.3): a server that reads it skips the anti-amplification limit.
+     *
+     * @param token the token, or null for none (the default)
+     * @throws IllegalArgumentException if the token is empty or longer than any server issues
+     */
+    public Builder addressToken(byte[] token) {
+      if (token != null && (token.length == 0 || token.length > AddressTokens.MAX_TOKEN_BYTES)) {
+        throw new IllegalArgumentException("addressToken must be 1.." + AddressTokens.MAX_TOKEN_BYTES
+            + " bytes: " + token.length);
+      }
+      this.addressToken = token == null ? null : token.clone();
+      return this;
+    }
+
+    /**
+     * A server's Retry policy, bound on handshakes in progress and token lifetimes
+     * ({@link AddressValidation#defaults()} unless set).
+     */
+    public Builder addressValidation(AddressValidation validation) {
+      if (validation == null) {
+        throw new IllegalArgumentException("addressValidation must not be null");
+      }
+      this.addressValidation = validation;
+      return this;
+    }
 
     /**
      * A client's own X25519 private key (32 bytes), which the handshake proves to the server

@@ -36,5 +36,8 @@ public final class SentFrameType {
   /** PATH_CHALLENGE: a = its data; sent again while the path is not validated. */
   public static final byte PATH_CHALLENGE = 15;
 
+  /** NEW_TOKEN: the server's token, sent again while not acknowledged (RFC 9000 §13.3). */
+  public static final byte NEW_TOKEN = 20;
+
   private SentFrameType() {}
 }
