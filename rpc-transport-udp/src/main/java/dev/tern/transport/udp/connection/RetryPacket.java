@@ -32,15 +32,16 @@ public final class RetryPacket {
   /** The length of the Retry Integrity Tag. */
   public static final int TAG_BYTES = AeadAlgorithm.TAG_BYTES;
 
-  private final Aead aead;
+  private final CryptoProvider provider;
+  private final byte[] key;
   private final byte[] nonce;
 
   /** The Retry integrity keys of {@code provider}. */
   public RetryPacket(CryptoProvider provider) {
     Hkdf hkdf = new Hkdf(provider);
-    byte[] key = hkdf.expandLabel(RETRY_SECRET, "tern retry key", new byte[0], 16);
+    this.provider = provider;
+    this.key = hkdf.expandLabel(RETRY_SECRET, "tern retry key", new byte[0], 16);
     this.nonce = hkdf.expandLabel(RETRY_SECRET, "tern retry iv", new byte[0], 12);
-    this.aead = provider.newAead(AeadAlgorithm.AES_128_GCM, key);
   }
 
   /** The AES-128-GCM key (for the golden vector). */
@@ -101,6 +102,9 @@ public final class RetryPacket {
     odcid.write(b);
     packet.get(start, aad, 1 + odcid.length(), end - start);
     byte[] tag = new byte[TAG_BYTES];
+    // A fresh AEAD per tag: the key and nonce are fixed (RFC 9001 §5.8), and a JCA cipher
+    // refuses to seal twice under one key and IV.
+    Aead aead = provider.newAead(AeadAlgorithm.AES_128_GCM, key);
     aead.seal(nonce, aad, 0, aad.length, new byte[0], 0, 0, tag, 0);
     return tag;
   }
