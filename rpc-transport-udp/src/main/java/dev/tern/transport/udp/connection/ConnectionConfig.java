@@ -76,7 +76,7 @@ public final class ConnectionConfig {
   /** A client's address-validation token for its first INITIAL (RFC 9000 §8.1.3); null if none. */
   byte[] addressToken; // set once, by a constructor or withAddressToken
   /** A server's Retry policy, handshake bound and tokens (docs/protocol.md §9.8, §9.9). */
-  final AddressValidation addressValidation;
+  AddressValidation addressValidation; // set once, by a constructor or withAddressValidation
 
   /** Shared by every configuration that names no source: SecureRandom is thread-safe. */
   private static final SecureRandom SECURE_RANDOM = new SecureRandom();
@@ -282,6 +282,17 @@ public final class ConnectionConfig {
     ConnectionConfig c = new ConnectionConfig(this, random, pinnedServerKeys, serverStaticKeys,
         mutant);
     c.addressToken = token == null ? null : token.clone();
+    return c;
+  }
+
+  /** This configuration with the server's address validation {@code validation}. */
+  public ConnectionConfig withAddressValidation(AddressValidation validation) {
+    if (validation == null) {
+      throw new IllegalArgumentException("addressValidation must not be null");
+    }
+    ConnectionConfig c = new ConnectionConfig(this, random, pinnedServerKeys, serverStaticKeys,
+        mutant);
+    c.addressValidation = validation;
     return c;
   }
 
