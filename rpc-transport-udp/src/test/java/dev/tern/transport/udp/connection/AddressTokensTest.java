@@ -118,4 +118,29 @@ class AddressTokensTest {
       assertThat(retry.verify(ODCID, ByteBuffer.wrap(altered), 0, altered.length)).isFalse();
     }
   }
+
+  /** docs/protocol.md §9.8: the NEW_TOKEN frame's vector, both ways; an empty token is refused. */
+  @Test
+  void theNewTokenFrameVector() {
+    byte[] expected = ProtocolVectors.hex("frame-new-token");
+    ByteBuffer out = ByteBuffer.allocate(64);
+    dev.tern.transport.udp.frame.NewTokenFrame.encode(out, "token".getBytes(
+        java.nio.charset.StandardCharsets.US_ASCII));
+    assertThat(java.util.Arrays.copyOf(out.array(), out.position())).isEqualTo(expected);
+    byte[][] got = new byte[1][];
+    dev.tern.transport.udp.frame.FrameReader reader = new dev.tern.transport.udp.frame.FrameReader();
+    dev.tern.transport.udp.frame.FrameHandler handler = (dev.tern.transport.udp.frame.FrameHandler)
+        java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+            new Class<?>[] {dev.tern.transport.udp.frame.FrameHandler.class}, (proxy, m, args) -> {
+              if (m.getName().equals("onNewToken")) {
+                got[0] = ((dev.tern.transport.udp.frame.NewTokenFrame) args[0]).token();
+              }
+              return m.getReturnType() == boolean.class ? false : null;
+            });
+    int r = reader.read(ByteBuffer.wrap(expected), handler);
+    assertThat(r).isEqualTo(dev.tern.transport.udp.frame.FrameReader.OK);
+    assertThat(new String(got[0], java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo("token");
+    assertThat(reader.read(ByteBuffer.wrap(new byte[] {0x07, 0x00}), handler))
+        .as("an empty token").isEqualTo(0x07);
+  }
 }
