@@ -288,7 +288,7 @@ final class PacketReceiver {
    * sent to (RFC 9001 §5.8), that carries a token and a Source Connection ID other than that
    * one. It then sends its INITIAL again to the Retry's connection ID with the token, under the
    * Initial keys of that ID (RFC 9001 §5.2), packet numbers continuing; the INITIALs sent before
-   * are no longer in flight (RFC 9002 §6.2.1, they will never be acknowledged). Anything else is
+   * are no longer in flight (RFC 9002 §6.3: they will never be acknowledged). Anything else is
    * discarded and counted.
    */
   private static void onRetry(Connection c, ByteBuffer buf, int start, int end) {
