@@ -408,8 +408,8 @@ public final class ConnectionConfig {
      */
     public Builder addressToken(byte[] token) {
       if (token != null && (token.length == 0 || token.length > AddressTokens.MAX_TOKEN_BYTES)) {
-        throw new IllegalArgumentException("addressToken must be 1.." + AddressTokens.MAX_TOKEN_BYTES
-            + " bytes: " + token.length);
+        throw new IllegalArgumentException("addressToken must be 1.."
+            + AddressTokens.MAX_TOKEN_BYTES + " bytes: " + token.length);
       }
       this.addressToken = token == null ? null : token.clone();
       return this;

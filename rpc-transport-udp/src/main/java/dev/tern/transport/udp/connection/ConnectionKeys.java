@@ -75,7 +75,8 @@ final class ConnectionKeys {
     }
     c.initialSpace.protection = initialKeys != null ? initialKeys
         : HandshakeCrypto.initialKeys(c.config.cryptoProvider, c.originalDcid, false);
-    // The prologue binds the client's first INITIAL, from before any Retry (docs/udp-crypto.md §5.2).
+    // The prologue binds the client's first INITIAL, from before any Retry
+    // (docs/udp-crypto.md §5.2).
     crypto = HandshakeCrypto.server(c.config, c.version, c.handshakeDcid, c.peerCid);
   }
 

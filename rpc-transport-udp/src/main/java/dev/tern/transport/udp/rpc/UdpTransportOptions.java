@@ -254,8 +254,8 @@ public final class UdpTransportOptions {
     int retryAbove = o.get(RETRY_ABOVE_HANDSHAKES);
     int max = o.get(MAX_HANDSHAKES);
     if (policy == null) {
-      throw new IllegalArgumentException(RETRY_POLICY.name() + " (UdpTransportOptions.RETRY_POLICY)"
-          + " must be NEVER, ALWAYS or WHEN_BUSY, was null");
+      throw new IllegalArgumentException(RETRY_POLICY.name()
+          + " (UdpTransportOptions.RETRY_POLICY) must be NEVER, ALWAYS or WHEN_BUSY, was null");
     }
     if (retryAbove < 0) {
       throw new IllegalArgumentException(RETRY_ABOVE_HANDSHAKES.name()

@@ -128,7 +128,8 @@ class AddressTokensTest {
         java.nio.charset.StandardCharsets.US_ASCII));
     assertThat(java.util.Arrays.copyOf(out.array(), out.position())).isEqualTo(expected);
     byte[][] got = new byte[1][];
-    dev.tern.transport.udp.frame.FrameReader reader = new dev.tern.transport.udp.frame.FrameReader();
+    dev.tern.transport.udp.frame.FrameReader reader =
+        new dev.tern.transport.udp.frame.FrameReader();
     dev.tern.transport.udp.frame.FrameHandler handler = (dev.tern.transport.udp.frame.FrameHandler)
         java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
             new Class<?>[] {dev.tern.transport.udp.frame.FrameHandler.class}, (proxy, m, args) -> {
