@@ -130,6 +130,25 @@ public final class Connection {
   /** The number of the first 1-RTT packet sent, or -1 before it. */
   long firstOneRttPn = -1;
   boolean addressValidated;
+  /**
+   * The Destination Connection ID of the client's very first INITIAL: what the Noise prologue
+   * binds (docs/udp-crypto.md §5.2) and the server's original_destination_connection_id names
+   * (RFC 9000 §7.3). The same as {@link #originalDcid} unless a Retry came between.
+   */
+  ConnectionId handshakeDcid;
+  /**
+   * The Source Connection ID of the Retry (RFC 9000 §17.2.5): at the client, of the one it
+   * accepted; at the server, of the one its INITIAL answered. Null without a Retry.
+   */
+  ConnectionId retrySourceCid;
+  /** A client's Token for its INITIALs (the Retry's, or the configured one); null: none. */
+  byte[] initialToken;
+  /** Server: a NEW_TOKEN frame waits to be (re)sent with this token; null: none. */
+  byte[] newToken;
+  /** Server: whether {@link #newToken} is queued. */
+  boolean newTokenPending;
+  /** Server: whether a token was issued on this connection (one per connection). */
+  boolean newTokenIssued;
   long amplificationReceivedBytes;
   long amplificationSentBytes;
   long currentPathId;
@@ -192,6 +211,7 @@ public final class Connection {
     this.localCid = localCid;
     this.peerCid = peerCid;
     this.originalDcid = originalDcid;
+    this.handshakeDcid = originalDcid;
     this.version = version;
     this.attemptedVersion = version;
     this.cc = new PathCongestion(config.congestionControl, config.maxDatagramBytes, random);
@@ -282,6 +302,7 @@ public final class Connection {
     ConnectionId initialDcid = ConnectionId.random(random);
     Connection c = new Connection(true, config, listener, random, scheduler, local, initialDcid,
         initialDcid, config.versions[0]);
+    c.initialToken = config.addressToken; // RFC 9000 §8.1.3: a NEW_TOKEN token, if any
     c.keys.startClient();
     c.initialSpace.loss.setArmWithoutInFlight(true); // RFC 9002 §6.2.2.1
     c.addressValidated = true;
@@ -316,10 +337,25 @@ public final class Connection {
   static Connection server(ConnectionConfig config, ConnectionListener listener,
       ConnectionId clientDcid, ConnectionId clientScid, int version, SendScheduler scheduler,
       EpochPacketKeys initialKeys) {
+    return server(config, listener, clientDcid, clientScid, version, scheduler, initialKeys,
+        clientDcid, null);
+  }
+
+  /**
+   * A server connection for a client's INITIAL, which may answer this server's Retry: then
+   * {@code handshakeDcid} is the client's first Destination Connection ID, from the Retry token,
+   * and {@code retryScid} the Retry's Source Connection ID (the INITIAL's destination); without
+   * a Retry, {@code clientDcid} and null.
+   */
+  static Connection server(ConnectionConfig config, ConnectionListener listener,
+      ConnectionId clientDcid, ConnectionId clientScid, int version, SendScheduler scheduler,
+      EpochPacketKeys initialKeys, ConnectionId handshakeDcid, ConnectionId retryScid) {
     Random random = config.random;
     ConnectionId local = ConnectionId.forServer(random, config.configRotation, config.serverId);
     Connection c = new Connection(false, config, listener, random, scheduler, local, clientScid,
         clientDcid, version);
+    c.handshakeDcid = handshakeDcid;
+    c.retrySourceCid = retryScid;
     c.peerCidLearned = true;
     c.keys.startServer(initialKeys);
     return c;
@@ -340,6 +376,11 @@ public final class Connection {
     p.wantsReceiveTimestamps = config.wantReceiveTimestamps;
     p.chosenVersion = version;
     p.attemptedVersion = isClient ? attemptedVersion : version;
+    if (!isClient) {
+      // RFC 9000 §7.3: the client checks what its first INITIAL and the Retry said.
+      p.originalDestinationConnectionId = handshakeDcid;
+      p.retrySourceConnectionId = retrySourceCid;
+    }
     if (!isClient && Versions.isEncrypted(version)) {
       // Only where the parameters travel encrypted: the token is the connection's secret.
       p.statelessResetToken = localResetToken;
@@ -890,6 +931,20 @@ public final class Connection {
     return crypto == null ? null : crypto.peerStaticKey();
   }
 
+  /**
+   * Whether the peer's address is validated (RFC 9000 §8.1): a client's always; a server's once
+   * a token, or a packet to the connection ID it issued, proved it. Until then the server sends
+   * at most three times what it received.
+   */
+  public boolean addressValidated() {
+    return addressValidated;
+  }
+
+  /** Whether a Retry came between the client's first INITIAL and this connection. */
+  public boolean retried() {
+    return retrySourceCid != null;
+  }
+
   /** The connection ID this side issued (the peer's destination ID). */
   public ConnectionId localConnectionId() {
     return localCid;
@@ -1009,7 +1064,7 @@ public final class Connection {
    */
   public boolean isQuiescent() {
     return streams.isIdle() && ackElicitingInFlight() == 0 && !streamWriter.hasControlFrames()
-        && !handshake.pending() && !handshakeDonePending;
+        && !handshake.pending() && !handshakeDonePending && !newTokenPending;
   }
 
   private int ackElicitingInFlight() {

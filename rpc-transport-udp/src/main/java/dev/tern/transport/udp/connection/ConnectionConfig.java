@@ -86,6 +86,10 @@ public final class ConnectionConfig {
    * {@link #withResumption} on a fresh copy, before the copy is shared.
    */
   SessionTicket resumptionTicket;
+  /** A client's address-validation token for its first INITIAL (RFC 9000 §8.1.3); null if none. */
+  byte[] addressToken; // set once, by a constructor or withAddressToken
+  /** A server's Retry policy, handshake bound and tokens (docs/protocol.md §9.8, §9.9). */
+  AddressValidation addressValidation; // set once, by a constructor or withAddressValidation
 
   /** Shared by every configuration that names no source: SecureRandom is thread-safe. */
   private static final SecureRandom SECURE_RANDOM = new SecureRandom();
@@ -126,6 +130,8 @@ public final class ConnectionConfig {
     this.maxEarlyDataBytes = b.maxEarlyDataBytes;
     this.wallClock = b.wallClock;
     this.resumptionTicket = b.resumptionTicket;
+    this.addressToken = b.addressToken;
+    this.addressValidation = b.addressValidation;
     this.mutant = Mutant.NONE;
   }
 
@@ -161,6 +167,8 @@ public final class ConnectionConfig {
     this.maxEarlyDataBytes = o.maxEarlyDataBytes;
     this.wallClock = o.wallClock;
     this.resumptionTicket = o.resumptionTicket;
+    this.addressToken = o.addressToken;
+    this.addressValidation = o.addressValidation;
     this.mutant = mutant;
   }
 
@@ -307,6 +315,34 @@ public final class ConnectionConfig {
     return random == SECURE_RANDOM;
   }
 
+  /** The server's address validation (Retry policy, handshake bound, tokens). */
+  public AddressValidation addressValidation() {
+    return addressValidation;
+  }
+
+  /**
+   * This configuration with the client's address-validation token {@code token} (null: none),
+   * as {@link Builder#addressToken} sets it: the provider passes each connection the newest
+   * token its session store holds.
+   */
+  public ConnectionConfig withAddressToken(byte[] token) {
+    ConnectionConfig c = new ConnectionConfig(this, random, pinnedServerKeys, serverStaticKeys,
+        mutant);
+    c.addressToken = token == null ? null : token.clone();
+    return c;
+  }
+
+  /** This configuration with the server's address validation {@code validation}. */
+  public ConnectionConfig withAddressValidation(AddressValidation validation) {
+    if (validation == null) {
+      throw new IllegalArgumentException("addressValidation must not be null");
+    }
+    ConnectionConfig c = new ConnectionConfig(this, random, pinnedServerKeys, serverStaticKeys,
+        mutant);
+    c.addressValidation = validation;
+    return c;
+  }
+
   /** A builder with the defaults of docs/protocol.md. */
   public static Builder builder() {
     return new Builder();
@@ -407,6 +443,8 @@ public final class ConnectionConfig {
     private long maxEarlyDataBytes = 16_384;
     private LongSupplier wallClock = System::currentTimeMillis;
     private SessionTicket resumptionTicket;
+    private byte[] addressToken;
+    private AddressValidation addressValidation = AddressValidation.defaults();
 
     private Builder() {}
 
@@ -420,6 +458,23 @@ public final class ConnectionConfig {
         throw new IllegalArgumentException("maxEarlyDataBytes must be >= 0, got " + bytes);
       }
       this.maxEarlyDataBytes = bytes;
+      return this;
+    }
+
+    /**
+     * A client's address-validation token from the server's NEW_TOKEN frame of an earlier
+     * connection ({@link ConnectionListener#onNewToken}), sent in the Token field of its first
+     * INITIAL (RFC 9000 §8.1.3): a server that reads it skips the anti-amplification limit.
+     *
+     * @param token the token, or null for none (the default)
+     * @throws IllegalArgumentException if the token is empty or longer than any server issues
+     */
+    public Builder addressToken(byte[] token) {
+      if (token != null && (token.length == 0 || token.length > AddressTokens.MAX_TOKEN_BYTES)) {
+        throw new IllegalArgumentException("addressToken must be 1.."
+            + AddressTokens.MAX_TOKEN_BYTES + " bytes: " + token.length);
+      }
+      this.addressToken = token == null ? null : token.clone();
       return this;
     }
 
@@ -439,6 +494,18 @@ public final class ConnectionConfig {
     /** A client's ticket to resume with (see {@link ConnectionConfig#withResumption}). */
     public Builder resumeWith(SessionTicket ticket) {
       this.resumptionTicket = ticket;
+      return this;
+    }
+
+    /**
+     * A server's Retry policy, bound on handshakes in progress and token lifetimes
+     * ({@link AddressValidation#defaults()} unless set).
+     */
+    public Builder addressValidation(AddressValidation validation) {
+      if (validation == null) {
+        throw new IllegalArgumentException("addressValidation must not be null");
+      }
+      this.addressValidation = validation;
       return this;
     }
 

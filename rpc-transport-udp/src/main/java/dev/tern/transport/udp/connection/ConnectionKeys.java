@@ -7,6 +7,7 @@ import dev.tern.transport.udp.frame.TransportError;
 import dev.tern.transport.udp.handshake.HandshakeException;
 import dev.tern.transport.udp.handshake.HandshakeSecrets;
 import dev.tern.transport.udp.handshake.TicketStore;
+import dev.tern.transport.udp.packet.ConnectionId;
 import dev.tern.transport.udp.packet.PlaintextProtection;
 import dev.tern.transport.udp.packet.Versions;
 import dev.tern.transport.udp.util.Saturating;
@@ -160,7 +161,22 @@ final class ConnectionKeys {
     }
     c.initialSpace.protection = initialKeys != null ? initialKeys
         : HandshakeCrypto.initialKeys(c.config.cryptoProvider, c.originalDcid, false);
-    crypto = HandshakeCrypto.server(c.config, c.version, c.originalDcid, c.peerCid);
+    // The prologue binds the client's first INITIAL, from before any Retry
+    // (docs/udp-crypto.md §5.2).
+    crypto = HandshakeCrypto.server(c.config, c.version, c.handshakeDcid, c.peerCid);
+  }
+
+  /**
+   * The client accepted a Retry (RFC 9000 §17.2.5.2): its Initial keys now come from the Retry's
+   * Source Connection ID, its new Destination Connection ID (RFC 9001 §5.2). The Noise state and
+   * the ClientHello stay as they were: their prologue binds the first INITIAL's connection IDs,
+   * which the server reads back from its Retry token (docs/udp-crypto.md §5.2).
+   */
+  void onRetry(ConnectionId newDcid) {
+    if (Versions.isEncrypted(c.version)) {
+      c.initialSpace.protection = HandshakeCrypto.initialKeys(c.config.cryptoProvider, newDcid,
+          true);
+    }
   }
 
   /** Version 1: a checksum in every space, no keys (docs/protocol.md §5). */

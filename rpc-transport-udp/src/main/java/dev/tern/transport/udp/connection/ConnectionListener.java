@@ -27,4 +27,13 @@ public interface ConnectionListener extends StreamListener {
    */
   default void onClosed(Connection connection, TransportError error, long code, String reason,
       boolean byPeer) {}
+
+  /**
+   * A client received an address-validation token from its server's NEW_TOKEN frame (RFC 9000
+   * §8.1.3, §19.7): given to a later connection to the same server
+   * ({@link ConnectionConfig.Builder#addressToken}), it lets the server answer that connection's
+   * first flight in full, without the anti-amplification limit. Client only; the array is the
+   * listener's to keep.
+   */
+  default void onNewToken(Connection connection, byte[] token) {}
 }

@@ -106,6 +106,15 @@ public final class ConnectionStats {
   public long zeroRttDropped;
   /** Tickets issued (server) or received (client) on this connection. */
   public long tickets;
+  /** Retry packets a client accepted (RFC 9000 §17.2.5.2: at most one). */
+  public long retriesAccepted;
+  /**
+   * Retry packets a client discarded: a second one, one after another packet of the server's,
+   * a bad integrity tag, an empty token, or the Source Connection ID it had sent to.
+   */
+  public long retriesDiscarded;
+  /** NEW_TOKEN tokens a client received and handed to its listener. */
+  public long newTokensReceived;
 
   @Override
   public String toString() {

@@ -11,6 +11,7 @@ import dev.tern.transport.udp.frame.MaxStreamDataFrame;
 import dev.tern.transport.udp.frame.MaxStreamsFrame;
 import dev.tern.transport.udp.frame.NewConnectionIdFrame;
 import dev.tern.transport.udp.frame.NewTicketFrame;
+import dev.tern.transport.udp.frame.NewTokenFrame;
 import dev.tern.transport.udp.frame.PathChallengeFrame;
 import dev.tern.transport.udp.frame.PathResponseFrame;
 import dev.tern.transport.udp.frame.ResetStreamFrame;
@@ -149,6 +150,13 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
               + " does not match the packet's source connection ID " + c.peerCid);
       return;
     }
+    if (c.isClient) {
+      String e = checkServerConnectionIds(p);
+      if (e != null) {
+        fail(TransportError.TRANSPORT_PARAMETER_ERROR, FrameType.CRYPTO, e);
+        return;
+      }
+    }
     if (!c.isClient) {
       if (p.chosenVersion != c.version) {
         fail(TransportError.VERSION_NEGOTIATION_ERROR, FrameType.CRYPTO, "version mismatch");
@@ -192,6 +200,46 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
     c.pathMtu.checkSize();
     c.state = ConnectionState.ESTABLISHED;
     c.listener.onHandshakeComplete(c);
+  }
+
+  /**
+   * RFC 9000 §7.3: the server's original_destination_connection_id must be the Destination
+   * Connection ID of the client's first INITIAL, and its retry_source_connection_id the Source
+   * Connection ID of the Retry the client accepted, absent if it accepted none. Either mismatch
+   * shows that someone else's Retry, or a rewritten connection ID, came between.
+   *
+   * @return null if they match, else what is wrong
+   */
+  private String checkServerConnectionIds(TransportParameters p) {
+    if (p.originalDestinationConnectionId == null
+        || !p.originalDestinationConnectionId.equals(c.handshakeDcid)) {
+      return "original_destination_connection_id " + p.originalDestinationConnectionId
+          + " is not the connection ID of the client's first INITIAL " + c.handshakeDcid;
+    }
+    if (c.retrySourceCid == null && p.retrySourceConnectionId != null) {
+      return "retry_source_connection_id " + p.retrySourceConnectionId + " without a Retry";
+    }
+    if (c.retrySourceCid != null && !c.retrySourceCid.equals(p.retrySourceConnectionId)) {
+      return "retry_source_connection_id " + p.retrySourceConnectionId
+          + " is not the Retry's source connection ID " + c.retrySourceCid;
+    }
+    return null;
+  }
+
+  /**
+   * NEW_TOKEN (RFC 9000 §19.7): a client hands the token to its listener, for a later
+   * connection's first INITIAL; a server receiving one is a PROTOCOL_VIOLATION.
+   */
+  @Override
+  public void onNewToken(NewTokenFrame f) {
+    if (!c.isClient) {
+      fail(TransportError.PROTOCOL_VIOLATION, FrameType.NEW_TOKEN, "NEW_TOKEN from a client");
+      return;
+    }
+    if (established(FrameType.NEW_TOKEN)) {
+      c.stats.newTokensReceived++;
+      c.listener.onNewToken(c, f.token());
+    }
   }
 
   @Override
@@ -337,6 +385,8 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
     } else if (type == SentFrameType.NEW_TICKET && c.issuedTicket != null) {
       c.issuedTicket.acked = true;
       c.issuedTicket.pending = false;
+    } else if (type == SentFrameType.NEW_TOKEN) {
+      c.newToken = null; // delivered: nothing to send again
     } else if (type == SentFrameType.PATH_CHALLENGE && c.pathChallengeOutstanding
         && a == c.pathChallengeData) {
       // The challenge arrived; its PATH_RESPONSE comes in the same packet as this ACK (after
@@ -360,6 +410,8 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
       c.handshakeDonePending = true;
     } else if (type == SentFrameType.NEW_TICKET && c.issuedTicket != null) {
       c.issuedTicket.onLost();
+    } else if (type == SentFrameType.NEW_TOKEN && c.newToken != null) {
+      c.newTokenPending = true; // RFC 9000 §13.3: sent again until acknowledged
     } else if (type == SentFrameType.PATH_CHALLENGE && c.pathChallengeOutstanding
         && a == c.pathChallengeData) {
       // RFC 9000 §8.2.1: a lost challenge is sent again (PATH_RESPONSE never is), so that one

@@ -10,6 +10,7 @@ import dev.tern.transport.udp.frame.MaxStreamDataFrame;
 import dev.tern.transport.udp.frame.MaxStreamsFrame;
 import dev.tern.transport.udp.frame.NewConnectionIdFrame;
 import dev.tern.transport.udp.frame.NewTicketFrame;
+import dev.tern.transport.udp.frame.NewTokenFrame;
 import dev.tern.transport.udp.frame.PathChallengeFrame;
 import dev.tern.transport.udp.frame.PathResponseFrame;
 import dev.tern.transport.udp.frame.ResetStreamFrame;
@@ -113,6 +114,11 @@ final class InitialFrameCheck implements FrameHandler {
 
   @Override
   public void onPathResponse(PathResponseFrame frame) {
+    no();
+  }
+
+  @Override
+  public void onNewToken(NewTokenFrame frame) {
     no();
   }
 

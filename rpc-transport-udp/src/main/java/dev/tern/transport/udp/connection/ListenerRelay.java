@@ -18,6 +18,7 @@ final class ListenerRelay implements ConnectionListener {
       boolean byPeer) {
     target.onClosed(c, e, code, reason, byPeer);
   }
+  @Override public void onNewToken(Connection c, byte[] token) { target.onNewToken(c, token); }
   @Override public void onStreamOpened(Stream s) { target.onStreamOpened(s); }
   @Override public void onReadable(Stream s) { target.onReadable(s); }
   @Override public void onWritable(Stream s) { target.onWritable(s); }

@@ -1,6 +1,7 @@
 package dev.tern.transport.udp.connection;
 
 import dev.tern.transport.udp.frame.ConnectionCloseFrame;
+import dev.tern.transport.udp.frame.NewTokenFrame;
 import dev.tern.transport.udp.frame.PathChallengeFrame;
 import dev.tern.transport.udp.frame.PathResponseFrame;
 import dev.tern.transport.udp.frame.SimpleFrames;
@@ -49,6 +50,7 @@ final class PacketBuilder {
 
   private boolean hasAckElicitingContent() {
     return c.handshake.pending() || c.handshakeDonePending || c.pathChallengePending
+        || (c.newTokenPending && c.state == ConnectionState.ESTABLISHED)
         || (c.pingPending && c.state == ConnectionState.ESTABLISHED)
         || (c.state == ConnectionState.ESTABLISHED
             && (c.streamWriter.hasControlFrames() || c.streamWriter.hasStreamData()))
@@ -74,6 +76,7 @@ final class PacketBuilder {
   private boolean onlyBackgroundData() {
     return c.state == ConnectionState.ESTABLISHED && !c.handshake.pending()
         && !c.handshakeDonePending && !c.pathChallengePending && !c.pingPending
+        && !c.newTokenPending
         && !c.streamWriter.hasControlFrames()
         && c.streamWriter.nextUrgency() > BACKGROUND_ABOVE_URGENCY;
   }
@@ -430,8 +433,8 @@ final class PacketBuilder {
     int pnLength = PacketNumber.encodedLength(pn, space.loss.largestAckedPn());
     int lengthOffset = -1;
     if (initial) {
-      lengthOffset = PacketWriter.writeInitialHeader(out, c.version, c.peerCid, c.localCid, pn,
-          pnLength);
+      lengthOffset = PacketWriter.writeInitialHeader(out, c.version, c.peerCid, c.localCid,
+          c.isClient ? c.initialToken : null, pn, pnLength);
     } else if (zeroRtt) {
       // RFC 9000 §17.2.3, to the server's connection by the client's first DCID.
       lengthOffset = PacketWriter.writeZeroRttHeader(out, c.version, c.peerCid, c.localCid, pn,
@@ -564,6 +567,15 @@ final class PacketBuilder {
       c.issuedTicket.write(out, c.log); // docs/protocol.md §9.10, 1-RTT only
       eliciting = true;
     }
+    if (c.state == ConnectionState.ESTABLISHED && !zeroRttPacket && c.newTokenPending
+        && c.newToken != null
+        && limit - out.position() >= NewTokenFrame.encodedLength(c.newToken)) {
+      // RFC 9000 §8.1.3, §19.7: the server's token for the client's next connection.
+      NewTokenFrame.encode(out, c.newToken);
+      c.log.addFrame(SentFrameType.NEW_TOKEN, 0, 0, 0);
+      c.newTokenPending = false;
+      eliciting = true;
+    }
     if (c.state == ConnectionState.ESTABLISHED || zeroRttPacket) {
       if (c.pingPending && limit - out.position() >= 1) {
         // Keep-alive (IdlePolicy): any ack-eliciting frame would do; a PING is the smallest.
@@ -616,8 +628,8 @@ final class PacketBuilder {
     int pnLength = PacketNumber.encodedLength(pn, space.loss.largestAckedPn());
     int lengthOffset = -1;
     if (initial) {
-      lengthOffset = PacketWriter.writeInitialHeader(out, c.version, c.peerCid, c.localCid, pn,
-          pnLength);
+      lengthOffset = PacketWriter.writeInitialHeader(out, c.version, c.peerCid, c.localCid,
+          c.isClient ? c.initialToken : null, pn, pnLength);
     } else {
       PacketWriter.writeShortHeader(out, c.peerCid, pn, pnLength);
     }

@@ -25,11 +25,14 @@ final class PacketReceiver {
   static void receive(Connection c, ByteBuffer buf, long pathId) {
     int offset = buf.position();
     int limit = buf.limit();
-    if (!c.addressValidated) {
-      c.amplificationReceivedBytes += limit - offset;
-    }
+    int datagramBytes = limit - offset;
+    boolean authenticated = false;
     PacketHeader h = c.header;
     while (offset < limit && c.state != ConnectionState.CLOSED) {
+      if (isRetry(c, buf, offset, limit)) {
+        onRetry(c, buf, offset, limit); // a Retry runs to the end of the datagram (§17.2.5)
+        break;
+      }
       if (!h.parse(buf, offset, ConnectionId.V1_LENGTH)) {
         c.stats.malformedDropped++;
         break;
@@ -90,6 +93,13 @@ final class PacketReceiver {
           break;
         }
         continue;
+      }
+      if (!authenticated && !c.addressValidated) {
+        // RFC 9000 §8.1: what counts towards the limit is bytes of datagrams that carried an
+        // authentic packet of this connection, each datagram once; forged or corrupt ones, and
+        // those of other connections, raise nothing.
+        authenticated = true;
+        c.amplificationReceivedBytes += datagramBytes;
       }
       if (space == c.appSpace && !zeroRtt) {
         c.keys.onOneRttOpened(); // a new key phase starts the old keys' discard timer
@@ -282,9 +292,65 @@ final class PacketReceiver {
     return c.state != ConnectionState.CLOSED;
   }
 
+  /**
+   * Whether the packet at {@code offset} is a Retry of the connection's version: a long header
+   * with the fixed bit and type 3 (RFC 9000 §17.2.5), which has no Length or packet number.
+   */
+  private static boolean isRetry(Connection c, ByteBuffer buf, int offset, int limit) {
+    return limit - offset >= 7 && (buf.get(offset) & 0xf0) == 0xf0
+        && buf.getInt(offset + 1) == c.version;
+  }
+
+  /**
+   * A Retry (RFC 9000 §17.2.5.2): a client that has received nothing else from the server and no
+   * Retry before accepts one whose integrity tag verifies with the Destination Connection ID it
+   * sent to (RFC 9001 §5.8), that carries a token and a Source Connection ID other than that
+   * one. It then sends its INITIAL again to the Retry's connection ID with the token, under the
+   * Initial keys of that ID (RFC 9001 §5.2), packet numbers continuing; the INITIALs sent before
+   * are no longer in flight (RFC 9002 §6.3: they will never be acknowledged). Anything else is
+   * discarded and counted.
+   */
+  private static void onRetry(Connection c, ByteBuffer buf, int start, int end) {
+    if (!c.isClient || c.retrySourceCid != null || c.peerCidLearned
+        || c.state != ConnectionState.HANDSHAKING) {
+      c.stats.retriesDiscarded++;
+      return;
+    }
+    int p = start + 5;
+    int dcidLength = buf.get(p) & 0xff;
+    int dcidOffset = p + 1;
+    p = dcidOffset + dcidLength;
+    if (dcidLength > ConnectionId.MAX_LENGTH || p >= end) {
+      c.stats.retriesDiscarded++;
+      return;
+    }
+    int scidLength = buf.get(p) & 0xff;
+    int scidOffset = p + 1;
+    int tokenOffset = scidOffset + scidLength;
+    int tokenLength = end - RetryPacket.TAG_BYTES - tokenOffset;
+    if (scidLength > ConnectionId.MAX_LENGTH || scidLength == 0 || tokenLength <= 0
+        || !c.localCid.matches(buf, dcidOffset, dcidLength)
+        || c.peerCid.matches(buf, scidOffset, scidLength)
+        || !new RetryPacket(c.config.cryptoProvider).verify(c.peerCid, buf, start, end)) {
+      c.stats.retriesDiscarded++;
+      return;
+    }
+    c.stats.retriesAccepted++;
+    ConnectionId scid = ConnectionId.read(buf, scidOffset, scidLength);
+    byte[] token = new byte[tokenLength];
+    buf.get(tokenOffset, token);
+    c.retrySourceCid = scid;
+    c.peerCid = scid;
+    c.initialToken = token;
+    c.handshakeCopy.cancel(); // its bytes went to the old connection ID
+    c.initialSpace.loss.discardAll();
+    c.keys.onRetry(scid);
+    c.handshake.onLost(); // the same ClientHello again
+  }
+
   private static void onVersionNegotiation(Connection c, ByteBuffer buf, PacketHeader h) {
     // docs/protocol.md §3: only a client still waiting for its first answer acts on it.
-    if (!c.isClient || c.peerCidLearned || c.versionNegotiated
+    if (!c.isClient || c.peerCidLearned || c.versionNegotiated || c.retrySourceCid != null
         || c.state != ConnectionState.HANDSHAKING
         || !c.localCid.matches(buf, h.dcidOffset, h.dcidLength)
         || !c.originalDcid.matches(buf, h.scidOffset, h.scidLength)) {

@@ -1,6 +1,9 @@
 package dev.tern.transport.udp.connection;
 
 import dev.tern.transport.udp.crypto.EpochPacketKeys;
+import dev.tern.transport.udp.frame.ConnectionCloseFrame;
+import dev.tern.transport.udp.frame.SimpleFrames;
+import dev.tern.transport.udp.frame.TransportError;
 import dev.tern.transport.udp.util.LongObjectMap;
 import dev.tern.transport.udp.util.SipHash;
 import dev.tern.transport.udp.packet.ConnectionId;
@@ -47,7 +50,34 @@ public final class ServerDemux {
     /** An INITIAL that would have opened a connection beyond the server's {@code maxConnections}. */
     CONNECTION_LIMIT,
     /** An INITIAL of a version this server does not speak, answered with Version Negotiation (§3). */
-    UNSUPPORTED_VERSION
+    UNSUPPORTED_VERSION,
+    /**
+     * An INITIAL refused because the handshakes in progress reached the bound
+     * ({@link AddressValidation#maxHandshakes()}): answered with CONNECTION_REFUSED, statelessly.
+     */
+    HANDSHAKE_LIMIT,
+    /**
+     * An INITIAL with a Retry token that is expired or names another address (RFC 9000 §8.1.3):
+     * answered with INVALID_TOKEN, statelessly.
+     */
+    INVALID_TOKEN
+  }
+
+  /**
+   * What the demultiplexer knows of the address behind a path id: the driver's answer, used to
+   * bind address-validation tokens to the client's address (RFC 9000 §8.1.3). Called only while
+   * {@link #onDatagram} handles a datagram from that path.
+   */
+  @FunctionalInterface
+  public interface PeerAddresses {
+    /** Path ids stand for addresses (the simulator's, and the default). */
+    PeerAddresses PATH_IDS = (pathId, withPort) -> ByteBuffer.allocate(8).putLong(pathId).array();
+
+    /**
+     * The address of {@code pathId} as bytes: the IP address and the port, or the IP address
+     * alone ({@code withPort} false).
+     */
+    byte[] address(long pathId, boolean withPort);
   }
 
   /**
@@ -92,6 +122,23 @@ public final class ServerDemux {
   private long resetWindowStartNs;
   private int resetsInWindow;
   private long statelessResetsSent;
+  /** The server's Retry policy, handshake bound and token lifetimes. */
+  private final AddressValidation validation;
+  /** Seals and opens address tokens; null without a static key (version 1 only). */
+  private final AddressTokens tokens;
+  /** Retry packets and their integrity tags; null with {@link #tokens}. */
+  private final RetryPacket retries;
+  private PeerAddresses addresses = PeerAddresses.PATH_IDS;
+  /** Connections created and not yet confirmed, or closed since (pruned as INITIALs come). */
+  private final List<Connection> handshaking = new ArrayList<>();
+  private long closeWindowStartNs;
+  private int closesInWindow;
+  private long retriesSent;
+  private long tokensValid;
+  private long tokensInvalid;
+  private long handshakesRefused;
+  private long invalidTokenCloses;
+  private long newTokensIssued;
   private static final long NOT_BOUND = Long.MIN_VALUE;
   /** When the driver bound the server's socket ({@link #socketBound}); NOT_BOUND until told. */
   private long boundAtNs = NOT_BOUND;
@@ -125,6 +172,10 @@ public final class ServerDemux {
     }
     this.resets = encrypted && config.serverStaticKeys != null && !config.serverStaticKeys.isEmpty()
         ? StatelessReset.forServer(config.cryptoProvider, config.serverStaticKeys.get(0).privateKey()) : null;
+    this.validation = config.addressValidation;
+    this.tokens = resets != null
+        ? new AddressTokens(config.cryptoProvider, config.serverStaticKeys, random) : null;
+    this.retries = tokens != null ? new RetryPacket(config.cryptoProvider) : null;
   }
 
   /**
@@ -167,8 +218,51 @@ public final class ServerDemux {
         return null;
       }
       ConnectionId scid = ConnectionId.read(datagram, header.scidOffset, header.scidLength);
+      // docs/protocol.md §9.9: accept, retry or refuse; a token may validate the address.
+      ConnectionId handshakeDcid = dcid;
+      ConnectionId retryScid = null;
+      boolean validated = false;
+      if (header.tokenLength > 0 && tokens != null) {
+        AddressTokens.Contents t = tokens.open(datagram, header.tokenOffset, header.tokenLength);
+        long nowMs = validation.nowMs();
+        if (t == null) {
+          tokensInvalid++; // not ours, or altered: as if there were none (RFC 9000 §8.1.3)
+        } else if (t.kind == AddressTokens.KIND_RETRY) {
+          if (!AddressTokens.valid(t, addresses.address(pathId, true), nowMs,
+              validation.retryTokenLifetimeMs())) {
+            // RFC 9000 §8.1.3: a Retry token that does not validate ends the attempt.
+            tokensInvalid++;
+            invalidTokenCloses++;
+            refuse(datagram, keys, scid, dcid, TransportError.INVALID_TOKEN, nowNs, reply,
+                Refusal.INVALID_TOKEN);
+            return null;
+          }
+          tokensValid++;
+          validated = true;
+          handshakeDcid = t.originalDcid;
+          retryScid = dcid;
+        } else if (AddressTokens.valid(t, addresses.address(pathId, false), nowMs,
+            validation.newTokenLifetimeMs())) {
+          tokensValid++;
+          validated = true;
+        } else {
+          tokensInvalid++; // an old or moved NEW_TOKEN token: ignored (RFC 9000 §8.1.3)
+        }
+      }
+      int inProgress = handshakesInProgress();
+      if (inProgress >= validation.maxHandshakes()) {
+        handshakesRefused++;
+        refuse(datagram, keys, scid, dcid, TransportError.CONNECTION_REFUSED, nowNs, reply,
+            Refusal.HANDSHAKE_LIMIT);
+        return null;
+      }
+      if (!validated && retries != null && encrypted && shouldRetry(inProgress)) {
+        sendRetry(scid, dcid, pathId, reply);
+        return null; // RFC 9000 §8.1.2: no state for this datagram
+      }
       c = Connection.server(config, null, dcid, scid, header.version, Connection.scheduler(config),
-          encrypted ? (EpochPacketKeys) keys : null);
+          encrypted ? (EpochPacketKeys) keys : null, handshakeDcid, retryScid);
+      c.addressValidated = validated; // RFC 9000 §8.1.3: a valid token lifts the 3x limit
       // The connection starts on the path its first datagram came from: anything it sends, a
       // CONNECTION_CLOSE refusing the handshake included, goes back there (RFC 9000 §8.1), and
       // that first packet is no change of path to validate (§9.3).
@@ -181,6 +275,7 @@ public final class ServerDemux {
       byCid.put(keyOf(dcid), c);
       byCid.put(keyOf(c.localConnectionId()), c);
       connections.add(c);
+      handshaking.add(c);
     }
     if (c == null) {
       // RFC 9000 §14.1: an INITIAL in a datagram under 1200 bytes is discarded, whoever sent it.
@@ -192,7 +287,147 @@ public final class ServerDemux {
       return null;
     }
     c.onDatagram(datagram, nowNs, pathId);
+    if (c.handshakeConfirmed && !c.newTokenIssued && tokens != null
+        && validation.sendNewTokens() && c.state == ConnectionState.ESTABLISHED) {
+      // RFC 9000 §8.1.3: once the handshake is confirmed, a token for the next connection,
+      // bound to the client's IP address (not the port, which a NAT may change meanwhile).
+      c.newTokenIssued = true;
+      c.newToken = tokens.seal(AddressTokens.KIND_NEW_TOKEN, validation.nowMs(),
+          addresses.address(pathId, false), null);
+      c.newTokenPending = true;
+      newTokensIssued++;
+    }
     return c;
+  }
+
+  /**
+   * Handshakes in progress: connections created and neither confirmed nor closed. The list is
+   * pruned here, on creating INITIALs only, and holds at most the bound's worth.
+   */
+  private int handshakesInProgress() {
+    int n = 0;
+    for (int i = 0; i < handshaking.size(); i++) {
+      Connection c = handshaking.get(i);
+      if (!c.handshakeConfirmed && c.state != ConnectionState.CLOSED
+          && c.state != ConnectionState.DRAINING && c.state != ConnectionState.CLOSING) {
+        handshaking.set(n++, c);
+      }
+    }
+    for (int i = handshaking.size() - 1; i >= n; i--) {
+      handshaking.remove(i);
+    }
+    return n;
+  }
+
+  /** docs/protocol.md §9.9: whether an INITIAL without a valid token is answered with Retry. */
+  private boolean shouldRetry(int inProgress) {
+    switch (validation.retryPolicy()) {
+      case ALWAYS:
+        return true;
+      case WHEN_BUSY:
+        return inProgress >= validation.retryAboveHandshakes();
+      default:
+        return false;
+    }
+  }
+
+  /**
+   * Answers the INITIAL with a Retry (RFC 9000 §17.2.5, §8.1.2) carrying a token that names the
+   * client's address and port, the time and the INITIAL's Destination Connection ID, under a
+   * new Source Connection ID. Stateless: everything the server needs later is in the token. The
+   * Retry is far smaller than the 1200-byte INITIAL it answers, so it cannot amplify.
+   */
+  private void sendRetry(ConnectionId clientScid, ConnectionId odcid, long pathId,
+      ByteBuffer reply) {
+    ConnectionId retryScid = ConnectionId.forServer(random, config.configRotation,
+        config.serverId);
+    byte[] token = tokens.seal(AddressTokens.KIND_RETRY, validation.nowMs(),
+        addresses.address(pathId, true), odcid);
+    if (retries.write(reply, header.version, random.nextInt(), clientScid, retryScid, token,
+        odcid) > 0) {
+      retriesSent++;
+    }
+  }
+
+  /**
+   * Refuses a client statelessly (RFC 9000 §10.2.3): an INITIAL with CONNECTION_CLOSE under the
+   * Initial keys of the client's INITIAL, far smaller than that INITIAL (no amplification), at
+   * most {@link #MAX_RESETS_PER_SECOND} a second; beyond that the datagram is only dropped.
+   */
+  private void refuse(ByteBuffer datagram, PacketProtection keys, ConnectionId clientScid,
+      ConnectionId dcid, TransportError error, long nowNs, ByteBuffer reply, Refusal why) {
+    dropped++;
+    refusals.refused(why);
+    if (nowNs - closeWindowStartNs >= 1_000_000_000L) {
+      closeWindowStartNs = nowNs;
+      closesInWindow = 0;
+    }
+    if (closesInWindow >= MAX_RESETS_PER_SECOND || reply.remaining() < 128) {
+      return;
+    }
+    closesInWindow++;
+    int start = reply.position();
+    int lengthOffset = PacketWriter.writeInitialHeader(reply, header.version, clientScid, dcid,
+        0, 1);
+    int payloadStart = reply.position();
+    ConnectionCloseFrame.encodeTransport(reply, error, 0, NO_REASON);
+    int pad = payloadStart + keys.minPayloadBytes(1) - reply.position();
+    if (pad > 0) {
+      SimpleFrames.encodePadding(reply, pad);
+    }
+    PacketWriter.patchLength(reply, lengthOffset, reply.position(), keys.overheadBytes());
+    if (!keys.seal(reply, start, payloadStart, 0)) {
+      reply.position(start);
+      return;
+    }
+    keys.applyHeaderProtection(reply, start, payloadStart - 1);
+  }
+
+  private static final byte[] NO_REASON = new byte[0];
+
+  /**
+   * Sets what the driver knows of its paths' addresses, which tokens are bound to; without it,
+   * {@link PeerAddresses#PATH_IDS}.
+   */
+  public void setPeerAddresses(PeerAddresses addresses) {
+    this.addresses = addresses == null ? PeerAddresses.PATH_IDS : addresses;
+  }
+
+  /** Retry packets sent (RFC 9000 §8.1.2), each instead of a connection. */
+  public long retriesSent() {
+    return retriesSent;
+  }
+
+  /** Tokens in creating INITIALs that validated the client's address. */
+  public long tokensValid() {
+    return tokensValid;
+  }
+
+  /**
+   * Tokens in creating INITIALs that did not: not ours, altered, expired, or for another address.
+   */
+  public long tokensInvalid() {
+    return tokensInvalid;
+  }
+
+  /** INITIALs refused with CONNECTION_REFUSED: the handshakes in progress were at the bound. */
+  public long handshakesRefused() {
+    return handshakesRefused;
+  }
+
+  /** INITIALs refused with INVALID_TOKEN: a Retry token that did not validate. */
+  public long invalidTokenCloses() {
+    return invalidTokenCloses;
+  }
+
+  /** NEW_TOKEN tokens issued, one per confirmed connection. */
+  public long newTokensIssued() {
+    return newTokensIssued;
+  }
+
+  /** Handshakes in progress now (connections created and not yet confirmed). */
+  public int handshakesInProgressNow() {
+    return handshakesInProgress();
   }
 
   /** Counts a dropped datagram and tells the listener why. */

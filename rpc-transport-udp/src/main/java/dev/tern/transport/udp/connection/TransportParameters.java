@@ -22,6 +22,7 @@ public final class TransportParameters {
   /** Longest handshake message. */
   public static final int MAX_MESSAGE_BYTES = 1100;
 
+  static final int ORIGINAL_DESTINATION_CONNECTION_ID = 0x00;
   static final int MAX_IDLE_TIMEOUT = 0x01;
   static final int STATELESS_RESET_TOKEN = 0x02;
   static final int MAX_UDP_PAYLOAD_SIZE = 0x03;
@@ -31,6 +32,7 @@ public final class TransportParameters {
   static final int ACK_DELAY_EXPONENT = 0x0a;
   static final int MAX_ACK_DELAY = 0x0b;
   static final int INITIAL_SOURCE_CONNECTION_ID = 0x0f;
+  static final int RETRY_SOURCE_CONNECTION_ID = 0x10;
   static final int VERSION_INFORMATION = 0x11;
   static final int TERN_RPC_VERSIONS = 0x20;
   static final int RECEIVE_TIMESTAMPS = 0x21;
@@ -63,6 +65,16 @@ public final class TransportParameters {
   public long maxAckDelayMs = 25;
   /** initial_source_connection_id; required. */
   public ConnectionId initialSourceConnectionId;
+  /**
+   * original_destination_connection_id (RFC 9000 §7.3, §18.2): a server's, the Destination
+   * Connection ID of the client's first INITIAL; null if absent.
+   */
+  public ConnectionId originalDestinationConnectionId;
+  /**
+   * retry_source_connection_id (RFC 9000 §7.3): a server's, the Source Connection ID of the Retry
+   * it sent; null if it sent none.
+   */
+  public ConnectionId retrySourceConnectionId;
   /** version_information: the chosen version (0 if absent). */
   public int chosenVersion;
   /** version_information: the version the client attempted first. */
@@ -94,6 +106,12 @@ public final class TransportParameters {
   public void encode(ByteBuffer out) {
     out.put((byte) messageType);
     putBytesParam(out, INITIAL_SOURCE_CONNECTION_ID, initialSourceConnectionId);
+    if (originalDestinationConnectionId != null) {
+      putBytesParam(out, ORIGINAL_DESTINATION_CONNECTION_ID, originalDestinationConnectionId);
+    }
+    if (retrySourceConnectionId != null) {
+      putBytesParam(out, RETRY_SOURCE_CONNECTION_ID, retrySourceConnectionId);
+    }
     if (rpcVersions.length > 0) {
       int len = VarInt.size(rpcVersions.length);
       for (long v : rpcVersions) {
@@ -211,6 +229,23 @@ public final class TransportParameters {
         }
         initialSourceConnectionId = ConnectionId.read(in, in.position(), end - in.position());
         return null;
+      case ORIGINAL_DESTINATION_CONNECTION_ID:
+      case RETRY_SOURCE_CONNECTION_ID: {
+        // RFC 9000 §18.2: only a server sends them.
+        if (messageType != SERVER_HELLO) {
+          return "transport parameter 0x" + Integer.toHexString(id) + " from a client";
+        }
+        if (end - in.position() > ConnectionId.MAX_LENGTH) {
+          return "connection ID too long";
+        }
+        ConnectionId cid = ConnectionId.read(in, in.position(), end - in.position());
+        if (id == ORIGINAL_DESTINATION_CONNECTION_ID) {
+          originalDestinationConnectionId = cid;
+        } else {
+          retrySourceConnectionId = cid;
+        }
+        return null;
+      }
       case TERN_RPC_VERSIONS: {
         long n = VarInt.read(in);
         if (n < 0 || n > end - in.position()) {

@@ -17,6 +17,12 @@ public interface FrameHandler {
   /** A CRYPTO frame. */
   void onCrypto(CryptoFrame frame);
 
+  /**
+   * A NEW_TOKEN (RFC 9000 §19.7). The default ignores it, for handlers that never see one (an
+   * INITIAL's frame check, a fuzzing harness's).
+   */
+  default void onNewToken(NewTokenFrame frame) {}
+
   /** A RESET_STREAM. */
   void onResetStream(ResetStreamFrame frame);
 

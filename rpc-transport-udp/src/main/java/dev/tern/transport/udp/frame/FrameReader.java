@@ -15,6 +15,7 @@ public final class FrameReader {
   private final AckFrame ack = new AckFrame();
   private final StreamFrame stream = new StreamFrame();
   private final CryptoFrame crypto = new CryptoFrame();
+  private final NewTokenFrame newToken = new NewTokenFrame();
   private final ResetStreamFrame resetStream = new ResetStreamFrame();
   private final StopSendingFrame stopSending = new StopSendingFrame();
   private final MaxDataFrame maxData = new MaxDataFrame();
@@ -92,6 +93,12 @@ public final class FrameReader {
           return false;
         }
         h.onCrypto(crypto);
+        return true;
+      case FrameType.NEW_TOKEN:
+        if (!newToken.decode(in)) {
+          return false;
+        }
+        h.onNewToken(newToken);
         return true;
       case FrameType.MAX_DATA:
         if (!maxData.decode(in)) {

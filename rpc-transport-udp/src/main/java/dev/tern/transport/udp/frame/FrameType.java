@@ -16,6 +16,8 @@ public final class FrameType {
   public static final int STOP_SENDING = 0x05;
   /** CRYPTO. */
   public static final int CRYPTO = 0x06;
+  /** NEW_TOKEN (RFC 9000 §19.7): server to client only. */
+  public static final int NEW_TOKEN = 0x07;
   /** STREAM, lowest of 0x08..0x0f. */
   public static final int STREAM = 0x08;
   /** STREAM type bit: an Offset field is present. */

@@ -20,6 +20,8 @@ public enum TransportError {
   FRAME_ENCODING_ERROR(0x7),
   /** Transport parameters that do not parse or are invalid. */
   TRANSPORT_PARAMETER_ERROR(0x8),
+  /** RFC 9000 §8.1.3: a Retry token that is expired or for another address. */
+  INVALID_TOKEN(0xb),
   /** Any other violation of the protocol. */
   PROTOCOL_VIOLATION(0xa),
   /** Handshake data beyond the buffer. */

@@ -47,6 +47,10 @@ public final class UdpServerEndpoint extends EndpointLoop {
    * with Version Negotiation (docs/protocol.md §3).
    */
   public static final String UNSUPPORTED_VERSION = "unsupported-version";
+  /** The refusal reason of an INITIAL beyond the bound on handshakes in progress. */
+  public static final String HANDSHAKE_LIMIT = "handshake-limit";
+  /** The refusal reason of an INITIAL whose Retry token is expired or for another address. */
+  public static final String INVALID_TOKEN = "invalid-token";
 
   private final ServerDemux demux;
   /** Where the endpoint reports bytes, losses and refusals. */
@@ -85,6 +89,8 @@ public final class UdpServerEndpoint extends EndpointLoop {
       return listeners.apply(c);
     }, maxConnections);
     demux.setRefusalListener(why -> events.refused(refusalReason(why)));
+    // Address-validation tokens name the client's address: the datagram being handled's.
+    demux.setPeerAddresses((pathId, withPort) -> addressBytes(handlingFrom, withPort));
     // The socket is bound (bind() below binds before it constructs): resets prove uptime from now.
     demux.socketBound(System.nanoTime());
   }
@@ -210,9 +216,31 @@ public final class UdpServerEndpoint extends EndpointLoop {
         return TransportEvents.CONNECTION_LIMIT;
       case UNSUPPORTED_VERSION:
         return UNSUPPORTED_VERSION;
+      case HANDSHAKE_LIMIT:
+        return HANDSHAKE_LIMIT;
+      case INVALID_TOKEN:
+        return INVALID_TOKEN;
       default:
         throw new AssertionError(why);
     }
+  }
+
+  /**
+   * {@code from}'s IP address, then its port if {@code withPort}, for address-validation tokens
+   * (RFC 9000 §8.1.3); empty if unknown.
+   */
+  static byte[] addressBytes(SocketAddress from, boolean withPort) {
+    if (!(from instanceof java.net.InetSocketAddress a) || a.getAddress() == null) {
+      return new byte[0];
+    }
+    byte[] ip = a.getAddress().getAddress();
+    if (!withPort) {
+      return ip;
+    }
+    byte[] b = java.util.Arrays.copyOf(ip, ip.length + 2);
+    b[ip.length] = (byte) (a.getPort() >>> 8);
+    b[ip.length + 1] = (byte) a.getPort();
+    return b;
   }
 
   /** Ends the endpoint at once, without telling the clients. */

@@ -21,6 +21,10 @@ public final class PacketHeader {
   public int scidOffset;
   /** Length of the source connection ID (long header only). */
   public int scidLength;
+  /** Absolute offset of an INITIAL's Token (RFC 9000 §17.2.2); 0 otherwise. */
+  public int tokenOffset;
+  /** Length of an INITIAL's Token; 0 if none. */
+  public int tokenLength;
   /** Absolute offset of the packet number. */
   public int pnOffset;
   /** Encoded packet-number length, 1..4. */
@@ -36,6 +40,7 @@ public final class PacketHeader {
     version = 0;
     packetStart = dcidOffset = dcidLength = scidOffset = scidLength = 0;
     pnOffset = pnLength = packetEnd = 0;
+    tokenOffset = tokenLength = 0;
     truncatedPn = 0;
   }
 
@@ -111,7 +116,12 @@ public final class PacketHeader {
         if (tokenLength < 0 || tokenLength > buf.remaining()) {
           return false;
         }
+        this.tokenOffset = buf.position();
+        this.tokenLength = (int) tokenLength;
         buf.position(buf.position() + (int) tokenLength);
+      } else {
+        this.tokenOffset = buf.position();
+        this.tokenLength = 0; // RFC 9000 §17.2.3: a 0-RTT packet has no Token field
       }
       long length = VarInt.read(buf);
       if (length < 0 || length > buf.remaining()) {

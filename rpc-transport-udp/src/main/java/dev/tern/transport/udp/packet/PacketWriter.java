@@ -15,13 +15,28 @@ public final class PacketWriter {
    */
   public static int writeInitialHeader(ByteBuffer out, int version, ConnectionId dcid,
       ConnectionId scid, long packetNumber, int pnLength) {
+    return writeInitialHeader(out, version, dcid, scid, null, packetNumber, pnLength);
+  }
+
+  /**
+   * As {@link #writeInitialHeader(ByteBuffer, int, ConnectionId, ConnectionId, long, int)}, with
+   * {@code token} in the Token field (RFC 9000 §17.2.2; a client's, from a Retry or NEW_TOKEN;
+   * null or empty: none).
+   */
+  public static int writeInitialHeader(ByteBuffer out, int version, ConnectionId dcid,
+      ConnectionId scid, byte[] token, long packetNumber, int pnLength) {
     out.put((byte) (0xc0 | (pnLength - 1)));
     out.putInt(version);
     out.put((byte) dcid.length());
     dcid.write(out);
     out.put((byte) scid.length());
     scid.write(out);
-    VarInt.write(out, 0); // token length: no tokens in version 1
+    if (token == null) {
+      VarInt.write(out, 0);
+    } else {
+      VarInt.write(out, token.length);
+      out.put(token);
+    }
     int lengthOffset = out.position();
     out.putShort((short) 0x4000);
     PacketNumber.write(out, packetNumber, pnLength);

@@ -38,5 +38,8 @@ public final class SentFrameType {
   /** NEW_TICKET (server): re-sent until acknowledged. */
   public static final byte NEW_TICKET = 24;
 
+  /** NEW_TOKEN: the server's token, sent again while not acknowledged (RFC 9000 §13.3). */
+  public static final byte NEW_TOKEN = 20;
+
   private SentFrameType() {}
 }

@@ -110,7 +110,8 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
     this.listener = Objects.requireNonNull(listener, "listener");
     ConnectionConfig config;
     try {
-      config = UdpTransportOptions.client(options);
+      config = UdpTokens.withStoredToken(UdpTransportOptions.client(options), options,
+          authority);
     } catch (IllegalArgumentException e) {
       failUnstarted(Status.UNAVAILABLE.withDescription("udp connection to " + address
           + " not attempted: " + e.getMessage()));
@@ -380,6 +381,12 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
   }
 
   // ---- connection events -------------------------------------------------------------------
+
+  /** The server's NEW_TOKEN token, for the next connection (docs/protocol.md §9.8). */
+  @Override
+  public void onNewToken(Connection c, byte[] token) {
+    UdpTokens.remember(options, authority, token);
+  }
 
   @Override
   public void onHandshakeComplete(Connection c) {

@@ -1,6 +1,7 @@
 package dev.tern.transport.udp.rpc;
 
 import dev.tern.rpc.spi.TransportOptions;
+import dev.tern.transport.udp.connection.AddressValidation;
 import dev.tern.transport.udp.connection.ConnectionConfig;
 import dev.tern.transport.udp.crypto.CryptoProvider;
 import dev.tern.transport.udp.crypto.CryptoProviders;
@@ -95,6 +96,25 @@ public final class UdpTransportOptions {
    */
   public static final TransportOptions.Key<Integer> MAX_CONNECTIONS =
       new TransportOptions.Key<>("udp.maxConnections", 10_000);
+
+  /**
+   * Server: when it answers a new client's first INITIAL with a Retry, which proves the client's
+   * address before the server keeps any state for it (docs/protocol.md §9.7, §9.9; RFC 9000
+   * §8.1.2): {@code NEVER}, {@code ALWAYS}, or {@code WHEN_BUSY} (the default) once
+   * {@link #RETRY_ABOVE_HANDSHAKES} handshakes are in progress. A Retry costs the client one
+   * round trip.
+   */
+  public static final TransportOptions.Key<AddressValidation.RetryPolicy> RETRY_POLICY =
+      new TransportOptions.Key<>("udp.retryPolicy", AddressValidation.RetryPolicy.WHEN_BUSY);
+  /** Server: handshakes in progress from which {@code WHEN_BUSY} sends Retries (64). */
+  public static final TransportOptions.Key<Integer> RETRY_ABOVE_HANDSHAKES =
+      new TransportOptions.Key<>("udp.retryAboveHandshakes", 64);
+  /**
+   * Server: the most handshakes in progress (connections created and not yet confirmed, 1,024);
+   * a new client beyond it is refused with CONNECTION_REFUSED, statelessly.
+   */
+  public static final TransportOptions.Key<Integer> MAX_HANDSHAKES =
+      new TransportOptions.Key<>("udp.maxHandshakes", 1024);
 
   /**
    * The server's connection limit: {@link #MAX_CONNECTIONS} if set, else the common {@link
@@ -251,11 +271,33 @@ public final class UdpTransportOptions {
     ConnectionConfig.Builder b = base(o).serverStaticKeys(keys.toArray(new ServerStaticKey[0]));
     TicketStore tickets = o.get(TICKET_STORE);
     b.ticketStore(tickets != null ? tickets : sealedTicketStore(o, keys));
+    b.addressValidation(addressValidation(o));
     List<byte[]> allowed = o.get(ALLOWED_CLIENT_KEYS);
     if (allowed != null) {
       b.allowedClientKeys(allowed);
     }
     return b.build();
+  }
+
+  /** The server's Retry policy and handshake bound, or an IllegalArgumentException naming one. */
+  static AddressValidation addressValidation(TransportOptions o) {
+    AddressValidation.RetryPolicy policy = o.get(RETRY_POLICY);
+    int retryAbove = o.get(RETRY_ABOVE_HANDSHAKES);
+    int max = o.get(MAX_HANDSHAKES);
+    if (policy == null) {
+      throw new IllegalArgumentException(RETRY_POLICY.name()
+          + " (UdpTransportOptions.RETRY_POLICY) must be NEVER, ALWAYS or WHEN_BUSY, was null");
+    }
+    if (retryAbove < 0) {
+      throw new IllegalArgumentException(RETRY_ABOVE_HANDSHAKES.name()
+          + " (UdpTransportOptions.RETRY_ABOVE_HANDSHAKES) must be >= 0, was " + retryAbove);
+    }
+    if (max < 1) {
+      throw new IllegalArgumentException(MAX_HANDSHAKES.name()
+          + " (UdpTransportOptions.MAX_HANDSHAKES) must be >= 1, was " + max);
+    }
+    return AddressValidation.defaults().withRetryPolicy(policy)
+        .withRetryAboveHandshakes(retryAbove).withMaxHandshakes(max);
   }
 
   /** The client's configuration, or an IllegalArgumentException naming the missing key. */

@@ -134,6 +134,11 @@ public final class SimRun {
         sim.closeAndDrain(sim.nowNs() + QUIESCE_LIMIT_NS);
       }
     }
+    if (res.failure == null && sim.amplificationViolations > 0) {
+      // RFC 9000 §8.1: checked on every run, over every handshake.
+      res.failure = "anti-amplification limit broken " + sim.amplificationViolations
+          + " times; first: " + sim.amplificationViolation;
+    }
     ConnectionStats cs = sim.client().stats();
     res.retransmittedPackets = cs.packetsRetransmitted;
     res.lostPackets = cs.packetsLost;

@@ -100,6 +100,20 @@ public final class Simulation {
   private final long serverAckDelayNs;
   long datagramsUp;
   long datagramsDown;
+  /**
+   * Per server connection, the bytes of the datagrams the demux handed it and the bytes it sent
+   * while the client's address was not validated (RFC 9000 §8.1).
+   */
+  private final java.util.Map<Connection, long[]> amplification = new java.util.IdentityHashMap<>();
+  /**
+   * Times the server, before validating an address, had sent more than three times what it had
+   * received from it, or answered a datagram statelessly with more than three times its size.
+   */
+  long amplificationViolations;
+  /** The first violation, described. */
+  String amplificationViolation;
+  /** The virtual clock's epoch for the server's tokens, ms (any fixed value). */
+  static final long TOKEN_EPOCH_MS = 1_700_000_000_000L;
 
   private static final class Event implements Comparable<Event> {
     final long atNs;
@@ -146,7 +160,9 @@ public final class Simulation {
     this.client = Connection.client(clientConfig.withDeterministicRandom(new Random(seed)),
         clientApp);
     clientApp.attach(client);
-    this.serverConfig = serverConfig;
+    // Tokens are stamped by the virtual clock (docs/protocol.md §9.8), so runs replay exactly.
+    this.serverConfig = serverConfig.withAddressValidation(serverConfig.addressValidation()
+        .withClockMs(() -> TOKEN_EPOCH_MS + nowNs / 1_000_000L));
     this.demux = newDemux(new Random(~seed));
   }
 
@@ -400,7 +416,14 @@ public final class Simulation {
     ByteBuffer b = ByteBuffer.wrap(e.data);
     if (e.toServer) {
       reply.clear();
-      demux.onDatagram(b, nowNs, e.pathId, reply);
+      Connection c = demux.onDatagram(b, nowNs, e.pathId, reply);
+      if (c != null) {
+        amplification.computeIfAbsent(c, k -> new long[2])[0] += e.data.length;
+      }
+      if (reply.position() > 3L * e.data.length) {
+        amplification("a stateless answer of " + reply.position() + " bytes to a datagram of "
+            + e.data.length);
+      }
       if (reply.position() > 0) {
         reply.flip();
         if (e.pathId >= FORGED_PATHS) {
@@ -430,8 +453,17 @@ public final class Simulation {
       }
       for (Connection c : demux.connections()) {
         out.clear();
+        boolean unvalidated = !c.addressValidated();
         if (c.pollDatagram(out, nowNs) > 0) {
           out.flip();
+          long[] a = amplification.computeIfAbsent(c, k -> new long[2]);
+          if (unvalidated) {
+            a[1] += out.remaining();
+            if (a[1] > 3 * a[0]) {
+              amplification("server " + c + " sent " + a[1] + " bytes before validation, having"
+                  + " received " + a[0]);
+            }
+          }
           if (c.currentPathId() == clientPath) {
             send(out, false, clientPath);
           } else {
@@ -481,6 +513,12 @@ public final class Simulation {
         events.add(new Event(later, eventSeq++, toServer, from, data.clone()));
         replayed++;
       }
+    }
+  }
+
+  private void amplification(String what) {
+    if (amplificationViolations++ == 0) {
+      amplificationViolation = what + " at " + nowNs / 1e6 + " ms";
     }
   }
 
