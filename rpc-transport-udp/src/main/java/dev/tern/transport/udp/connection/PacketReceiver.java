@@ -306,9 +306,9 @@ final class PacketReceiver {
    * Retry before accepts one whose integrity tag verifies with the Destination Connection ID it
    * sent to (RFC 9001 §5.8), that carries a token and a Source Connection ID other than that
    * one. It then sends its INITIAL again to the Retry's connection ID with the token, under the
-   * Initial keys of that ID (RFC 9001 §5.2), packet numbers continuing; the INITIALs sent before
-   * are no longer in flight (RFC 9002 §6.3: they will never be acknowledged). Anything else is
-   * discarded and counted.
+   * Initial keys of that ID (RFC 9001 §5.2), packet numbers continuing; the INITIALs and 0-RTT
+   * packets sent before are no longer in flight (RFC 9002 §6.3: they will never be
+   * acknowledged), and the 0-RTT data goes again. Anything else is discarded and counted.
    */
   private static void onRetry(Connection c, ByteBuffer buf, int start, int end) {
     if (!c.isClient || c.retrySourceCid != null || c.peerCidLearned
@@ -344,6 +344,12 @@ final class PacketReceiver {
     c.initialToken = token;
     c.handshakeCopy.cancel(); // its bytes went to the old connection ID
     c.initialSpace.loss.discardAll();
+    if (c.keys.canSendZeroRtt()) {
+      // RFC 9000 §17.2.5.3: the server kept nothing of the 0-RTT packets that came with the
+      // INITIAL it answered; their data goes again in 0-RTT packets to the new connection ID,
+      // without a congestion signal (RFC 9002 §6.3: a Retry is neither a loss nor an ack).
+      c.appSpace.loss.discardAll();
+    }
     c.keys.onRetry(scid);
     c.handshake.onLost(); // the same ClientHello again
   }

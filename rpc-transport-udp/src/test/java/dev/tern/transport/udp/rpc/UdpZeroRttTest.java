@@ -10,6 +10,7 @@ import dev.tern.rpc.metrics.TransportMetrics;
 import dev.tern.rpc.spi.SessionStore;
 import dev.tern.rpc.spi.SessionStores;
 import dev.tern.rpc.spi.TransportOptions;
+import dev.tern.transport.udp.connection.AddressValidation.RetryPolicy;
 import dev.tern.transport.udp.handshake.MemoryTicketStore;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
@@ -70,22 +71,32 @@ class UdpZeroRttTest {
   private final List<Server> servers = new ArrayList<>();
   private final List<ManagedChannel> channels = new ArrayList<>();
 
-  /** Counts what the transports put in and take out. */
+  /**
+   * Counts the tickets the transports put in and take out (address-validation tokens, kind
+   * {@code udp.token}, are kept in the same store and not counted).
+   */
   private static final class CountingStore implements SessionStore {
     final SessionStore inner = SessionStores.inMemory(64);
     final AtomicInteger added = new AtomicInteger();
     final AtomicInteger taken = new AtomicInteger();
+    /** False: address-validation tokens are not kept (the next connection draws a Retry). */
+    volatile boolean keepTokens = true;
 
     @Override
     public void add(String server, String kind, byte[] value, long expiresAtMillis) {
+      if (!keepTokens && kind.equals(UdpTokens.KIND)) {
+        return;
+      }
       inner.add(server, kind, value, expiresAtMillis);
-      added.incrementAndGet();
+      if (kind.equals(UdpTransportOptions.TICKET_KIND)) {
+        added.incrementAndGet();
+      }
     }
 
     @Override
     public byte[] take(String server, String kind, long nowMillis) {
       byte[] b = inner.take(server, kind, nowMillis);
-      if (b != null) {
+      if (b != null && kind.equals(UdpTransportOptions.TICKET_KIND)) {
         taken.incrementAndGet();
       }
       return b;
@@ -161,6 +172,49 @@ class UdpZeroRttTest {
     assertThat(call(third, PLAIN)).isEqualTo("early=false");
     assertThat(store.taken.get()).isEqualTo(2);
     assertThat(s.refusals()).as("nothing refused as replayable").isEmpty();
+  }
+
+  /**
+   * A server that always sends a Retry: the resuming client's first datagram (INITIAL and 0-RTT)
+   * draws a Retry that keeps nothing of it; the client sends its INITIAL again with the token and
+   * its 0-RTT packets again, so the idempotent call still arrives in early data, once.
+   */
+  @Test
+  void aResumptionThroughARetryCompletesItsEarlyCall() throws Exception {
+    TernMetrics metrics = TernMetrics.create();
+    Server server = TernServerBuilder.create().addTransportProvider(new UdpTransportProvider())
+        .listen(UdpTransportProvider.NAME, new InetSocketAddress("127.0.0.1", 0))
+        .addService(ServerServiceDefinition.builder("zerortt.Test")
+            .addMethod(IDEMPOTENT, earlyOrNot()).addMethod(PLAIN, earlyOrNot()).build())
+        .transportOption(UdpTransportOptions.SERVER_STATIC_KEY, Loopback.SERVER_KEY)
+        .transportOption(UdpTransportOptions.RETRY_POLICY, RetryPolicy.ALWAYS)
+        .metrics(metrics, "server").build().start();
+    servers.add(server);
+    int port = ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
+    CountingStore store = new CountingStore();
+    store.keepTokens = false; // without the first connection's token, the next draws a Retry
+    ManagedChannel first = channel(metrics, "first", port, store);
+    assertThat(call(first, IDEMPOTENT)).isEqualTo("early=false");
+    await(() -> store.added.get() == 1, () -> "tickets stored " + store.added.get());
+
+    ManagedChannel second = channel(metrics, "second", port, store);
+    String answer = call(second, IDEMPOTENT);
+    assertThat(store.taken.get()).as("the second connection resumed").isEqualTo(1);
+    TransportMetrics s = metrics.transport(TernMetrics.Side.SERVER, "server",
+        UdpTransportProvider.NAME);
+    TransportMetrics c = metrics.transport(TernMetrics.Side.CLIENT, "second",
+        UdpTransportProvider.NAME);
+    await(() -> s.earlyDataAccepted() + s.earlyDataRejected() == 1,
+        () -> "server early data accepted " + s.earlyDataAccepted() + ", rejected "
+            + s.earlyDataRejected());
+    System.out.println("UdpZeroRttTest: through a Retry the call answered " + answer
+        + "; early data accepted by the server " + s.earlyDataAccepted() + ", by the client "
+        + c.earlyDataAccepted());
+    assertThat(c.earlyDataAccepted()).isEqualTo(1);
+    assertThat(s.earlyDataAccepted()).isEqualTo(1);
+    // The 0-RTT packets the Retry dropped were sent again in 0-RTT (RFC 9000 §17.2.5.3), not
+    // held for the handshake.
+    assertThat(answer).isEqualTo("early=true");
   }
 
   private ManagedChannel channel(TernMetrics metrics, String name, int port, SessionStore store) {
