@@ -29,6 +29,7 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -39,6 +40,7 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * 0-RTT through the {@code udp} provider over loopback sockets (docs/protocol.md §9.10): the first
@@ -76,11 +78,19 @@ class UdpZeroRttTest {
    * {@code udp.token}, are kept in the same store and not counted).
    */
   private static final class CountingStore implements SessionStore {
-    final SessionStore inner = SessionStores.inMemory(64);
+    final SessionStore inner;
     final AtomicInteger added = new AtomicInteger();
     final AtomicInteger taken = new AtomicInteger();
     /** False: address-validation tokens are not kept (the next connection draws a Retry). */
     volatile boolean keepTokens = true;
+
+    CountingStore() {
+      this(SessionStores.inMemory(64));
+    }
+
+    CountingStore(SessionStore inner) {
+      this.inner = inner;
+    }
 
     @Override
     public void add(String server, String kind, byte[] value, long expiresAtMillis) {
@@ -215,6 +225,42 @@ class UdpZeroRttTest {
     // The 0-RTT packets the Retry dropped were sent again in 0-RTT (RFC 9000 §17.2.5.3), not
     // held for the handshake.
     assertThat(answer).isEqualTo("early=true");
+  }
+
+  /**
+   * The client application restarts between two connections: its tickets are in a file-backed
+   * session store, and the restarted application (a new store on the same file) resumes and sends
+   * its first idempotent call in early data. The used ticket is gone from the file.
+   */
+  @Test
+  void aClientRestartedWithAFileStoreResumesInEarlyData(@TempDir Path dir) throws Exception {
+    TernMetrics metrics = TernMetrics.create();
+    Server server = TernServerBuilder.create().addTransportProvider(new UdpTransportProvider())
+        .listen(UdpTransportProvider.NAME, new InetSocketAddress("127.0.0.1", 0))
+        .addService(ServerServiceDefinition.builder("zerortt.Test")
+            .addMethod(IDEMPOTENT, earlyOrNot()).addMethod(PLAIN, earlyOrNot()).build())
+        .transportOption(UdpTransportOptions.SERVER_STATIC_KEY, Loopback.SERVER_KEY)
+        .metrics(metrics, "server").build().start();
+    servers.add(server);
+    int port = ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
+    Path file = dir.resolve("sessions");
+
+    CountingStore before = new CountingStore(SessionStores.file(file, 64));
+    ManagedChannel first = channel(metrics, "before", port, before);
+    assertThat(call(first, IDEMPOTENT)).isEqualTo("early=false");
+    await(() -> before.added.get() == 1, () -> "tickets stored " + before.added.get());
+    first.shutdownNow();
+    assertThat(first.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+
+    // The restart: nothing of the first store is left but its file.
+    CountingStore after = new CountingStore(SessionStores.file(file, 64));
+    ManagedChannel second = channel(metrics, "after", port, after);
+    assertThat(call(second, IDEMPOTENT)).isEqualTo("early=true");
+    assertThat(after.taken.get()).as("the ticket read back from the file").isEqualTo(1);
+    TransportMetrics s = metrics.transport(TernMetrics.Side.SERVER, "server",
+        UdpTransportProvider.NAME);
+    await(() -> s.earlyDataAccepted() == 1,
+        () -> "server accepted early data " + s.earlyDataAccepted() + " times");
   }
 
   private ManagedChannel channel(TernMetrics metrics, String name, int port, SessionStore store) {
