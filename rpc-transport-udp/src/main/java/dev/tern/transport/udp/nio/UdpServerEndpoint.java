@@ -276,11 +276,15 @@ public final class UdpServerEndpoint extends EndpointLoop {
       }
       reply.clear();
       handlingFrom = from;
+      long retries = demux.retriesSent();
       Connection c;
       try {
         c = demux.onDatagram(rx, nowNs, pathId, reply);
       } finally {
         handlingFrom = null;
+      }
+      if (demux.retriesSent() != retries) {
+        events.retrySent(); // docs/protocol.md §9.7, as the quic server counts its Retries
       }
       if (c != null && !known) {
         paths.add(from, nowNs);
@@ -291,7 +295,8 @@ public final class UdpServerEndpoint extends EndpointLoop {
       }
       if (reply.position() > 0) {
         reply.flip();
-        // Stateless: Version Negotiation (docs/protocol.md §3) or a stateless reset (§8).
+        // Stateless: Version Negotiation (docs/protocol.md §3), a stateless reset (§8), a Retry
+        // or a refusal (§9.7, §9.9).
         sendTo(reply, from);
       }
     }
