@@ -65,6 +65,9 @@ public final class UdpClientEndpoint extends EndpointLoop {
     connection.setLossListener(events::retransmitted);
   }
 
+  /** Until then ({@link System#nanoTime()}) the first flight waits; 0 when not held. */
+  private long holdFirstFlightUntilNs;
+
   /**
    * Opens a socket connected to {@code server} and starts the handshake.
    *
@@ -220,8 +223,34 @@ public final class UdpClientEndpoint extends EndpointLoop {
     }
   }
 
+  /**
+   * Holds the connection's first flight until {@link #releaseFirstFlight()}, or {@code maxNs} from
+   * now at the latest. A resuming client's owner opens the calls that may go in early data right
+   * after it connects; on a fast path (loopback) the handshake could otherwise complete before
+   * their requests are written, and they would go in 1-RTT packets instead of the first flight
+   * (docs/protocol.md §9.10). Call before the loop starts, in {@code connect}'s
+   * {@code beforeStart}.
+   *
+   * @param maxNs the longest hold, in nanoseconds
+   */
+  public void holdFirstFlight(long maxNs) {
+    long until = System.nanoTime() + maxNs;
+    holdFirstFlightUntilNs = until == 0 ? 1 : until;
+  }
+
+  /** Lets a held first flight go at the loop's next sends; on the loop thread. */
+  public void releaseFirstFlight() {
+    holdFirstFlightUntilNs = 0;
+  }
+
   @Override
   void send(long nowNs) throws IOException {
+    if (holdFirstFlightUntilNs != 0) {
+      if (nowNs - holdFirstFlightUntilNs < 0) {
+        return; // nothing has been sent yet: no timer of the connection's runs meanwhile
+      }
+      holdFirstFlightUntilNs = 0;
+    }
     try {
       if (txPending) {
         if (!transmit(nowNs)) {
@@ -323,7 +352,8 @@ public final class UdpClientEndpoint extends EndpointLoop {
 
   @Override
   long nextTimeoutNs() {
-    return connection.nextTimeoutNs();
+    long t = connection.nextTimeoutNs();
+    return holdFirstFlightUntilNs != 0 ? Math.min(t, holdFirstFlightUntilNs) : t;
   }
 
   @Override

@@ -111,6 +111,7 @@ final class UdpClientStream extends RpcStream implements ClientStream {
       }
       halfClosed = true;
       finishAfterQueue();
+      transport.requestComplete();
     });
   }
 

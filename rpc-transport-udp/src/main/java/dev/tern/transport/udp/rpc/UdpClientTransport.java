@@ -83,6 +83,14 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
   private ClientTickets tickets;
   /** The RPC version of early requests (the ticket's connection's), 0 without a ticket. */
   private int earlyVersion;
+  /**
+   * The longest a resuming connection holds its first flight for the early calls' requests:
+   * 5 ms, under 3% of a mobile round trip, paid only by a resumption without a complete early
+   * request (its calls are streaming or not allowed early data).
+   */
+  static final long FIRST_FLIGHT_HOLD_NS = TimeUnit.MILLISECONDS.toNanos(5);
+  /** Whether the endpoint holds the first flight for an early request; on the loop. */
+  private boolean holdingFirstFlight;
   /** Whether the outcome of a resumption was reported (TransportEvents.earlyData). */
   private boolean earlyDataReported;
 
@@ -149,6 +157,12 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
         // Keep-alive runs while calls are open; without calls too if asked (docs/protocol.md
         // §10.7).
         connection.setKeepConnected(options.get(TransportOptions.KEEP_ALIVE_WITHOUT_CALLS));
+        if (earlyVersion > 0) {
+          // The call layer opens its early calls right after start returns: their requests
+          // go in the first flight, not after a handshake that loopback could finish first.
+          holdingFirstFlight = true;
+          x.holdFirstFlight(FIRST_FLIGHT_HOLD_NS);
+        }
         x.setPump(this);
       });
     } catch (java.io.IOException | RuntimeException ex) {
@@ -277,6 +291,17 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
    * Other calls wait for the handshake. If the server rejects the early data, the connection
    * sends it again in 1-RTT packets: the calls do not notice.
    */
+  /**
+   * A call's request is complete (half-closed), on the loop: a first flight held for early
+   * requests goes now, with it.
+   */
+  void requestComplete() {
+    if (holdingFirstFlight) {
+      holdingFirstFlight = false;
+      endpoint.releaseFirstFlight();
+    }
+  }
+
   private void openEarly() {
     if (earlyVersion <= 0 || !connection.canSendEarlyData()) {
       return;
