@@ -145,6 +145,13 @@ public final class Connection {
   byte[] initialToken;
   /** Server: a NEW_TOKEN frame waits to be (re)sent with this token; null: none. */
   byte[] newToken;
+  /**
+   * A client's last NEW_TOKEN token and NEW_TICKET ticket id received: a frame sent again after a
+   * spurious loss carries the same value, which is dropped (RFC 9000 §19.7: "clients are
+   * responsible for discarding duplicate values").
+   */
+  byte[] lastTokenReceived;
+  byte[] lastTicketIdReceived;
   /** Server: whether {@link #newToken} is queued. */
   boolean newTokenPending;
   /** Server: whether a token was issued on this connection (one per connection). */

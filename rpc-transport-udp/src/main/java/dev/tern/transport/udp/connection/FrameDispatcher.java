@@ -237,8 +237,13 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
       return;
     }
     if (established(FrameType.NEW_TOKEN)) {
+      byte[] token = f.token();
+      if (java.util.Arrays.equals(token, c.lastTokenReceived)) {
+        return; // the same frame again, after a spurious loss
+      }
+      c.lastTokenReceived = token;
       c.stats.newTokensReceived++;
-      c.listener.onNewToken(c, f.token());
+      c.listener.onNewToken(c, token);
     }
   }
 

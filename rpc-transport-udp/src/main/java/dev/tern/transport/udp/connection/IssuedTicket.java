@@ -95,6 +95,10 @@ final class IssuedTicket {
     if (crypto == null || !crypto.isFinished() || crypto.clientSide() == null) {
       return "NEW_TICKET without a finished encrypted handshake";
     }
+    if (java.util.Arrays.equals(f.ticketId(), c.lastTicketIdReceived)) {
+      return null; // the same ticket again, its frame sent again after a spurious loss
+    }
+    c.lastTicketIdReceived = f.ticketId();
     ClientHandshake hs = crypto.clientSide();
     HandshakeSecrets s = crypto.secrets();
     TransportParameters peer = c.handshake.peer();

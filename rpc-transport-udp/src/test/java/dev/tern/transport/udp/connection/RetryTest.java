@@ -345,6 +345,27 @@ class RetryTest {
     assertThat(sent[1]).as("with the token").isGreaterThan(3 * 1200);
   }
 
+  /**
+   * RFC 9000 §19.7: a NEW_TOKEN frame sent again after a spurious loss carries the same token,
+   * and the client discards the duplicate rather than keep it twice.
+   */
+  @Test
+  void aNewTokenSentAgainIsHandedToTheClientOnce() {
+    Net net = new Net(ConnectionConfig.defaults(), serverWith(AddressValidation.RetryPolicy.NEVER),
+        42);
+    net.run(200);
+    assertThat(net.tokens).hasSize(1);
+    Connection server = net.server();
+    assertThat(server.newToken).as("acknowledged").isNull();
+    // As if its packet had been declared lost though it arrived: the same token goes again.
+    server.newToken = net.tokens.get(0).clone();
+    server.newTokenPending = true;
+    net.run(200);
+    assertThat(server.newTokenPending).as("sent again").isFalse();
+    assertThat(net.tokens).hasSize(1);
+    assertThat(net.client.stats().newTokensReceived).isEqualTo(1);
+  }
+
   @Test
   void aTokenFromAnotherAddressOrServerDoesNotValidate() {
     ConnectionConfig server = serverWith(AddressValidation.RetryPolicy.NEVER);

@@ -124,6 +124,32 @@ class ZeroRttTest {
     return got[0];
   }
 
+  /**
+   * A NEW_TICKET sent again after a spurious loss carries the same ticket: the client hands it to
+   * its listener once (RFC 9000 §19.7's rule for NEW_TOKEN, applied to tickets).
+   */
+  @Test
+  void aTicketSentAgainIsHandedToTheClientOnce() {
+    Net net = new Net(tickets);
+    List<SessionTicket> got = new ArrayList<>();
+    Connection client = Connection.client(clientConfig(), new ConnectionListener() {
+      @Override
+      public void onTicket(Connection c, SessionTicket t) {
+        got.add(t);
+      }
+    });
+    net.run(client, 30);
+    assertThat(got).hasSize(1);
+    IssuedTicket issued = net.server().issuedTicket;
+    assertThat(issued.acked).isTrue();
+    issued.acked = false; // as if its packet had been declared lost, though it arrived
+    issued.onLost();
+    net.run(client, 30);
+    assertThat(issued.pending).as("sent again").isFalse();
+    assertThat(got).hasSize(1);
+    assertThat(client.stats().tickets).isEqualTo(1);
+  }
+
   /** A resumed client with a request written before its first datagram. */
   private Connection resumeWithRequest(SessionTicket ticket, Stream[] stream) {
     Connection client = Connection.client(clientConfig().withResumption(ticket),
