@@ -132,7 +132,9 @@ class TcpTransportTest {
     assertThat(info.transport()).isEqualTo("tcp");
     assertThat(info.smoothedRttNanos()).as("tcpi_rtt after a round trip").isPositive();
     assertThat(info.congestionWindowBytes()).as("snd_cwnd x snd_mss").isPositive();
-    assertThat(info.packetsRetransmitted()).as("tcpi_total_retrans on loopback").isZero();
+    // Read from the kernel (-1 would mean unknown); not necessarily 0, since even loopback
+    // retransmits now and then on a busy machine (a fresh-clone CI run saw 1).
+    assertThat(info.packetsRetransmitted()).as("tcpi_total_retrans").isNotNegative();
     assertThat(info.localAddress()).isNotNull();
     assertThat(info.bytesSent()).as("not known through grpc-java").isEqualTo(-1);
   }
