@@ -9,6 +9,7 @@ import dev.tern.rpc.metrics.TernMetrics;
 import dev.tern.rpc.metrics.TransportMetrics;
 import dev.tern.rpc.spi.SessionStore;
 import dev.tern.rpc.spi.SessionStores;
+import dev.tern.conformance.Utf8;
 import dev.tern.rpc.spi.TransportOptions;
 import dev.tern.transport.udp.connection.AddressValidation.RetryPolicy;
 import dev.tern.transport.udp.handshake.MemoryTicketStore;
@@ -22,12 +23,7 @@ import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -37,6 +33,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -51,22 +48,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(60)
 class UdpZeroRttTest {
-  private static final MethodDescriptor.Marshaller<String> UTF8 =
-      new MethodDescriptor.Marshaller<>() {
-    @Override
-    public InputStream stream(String value) {
-      return new ByteArrayInputStream(value.getBytes(StandardCharsets.UTF_8));
-    }
-
-    @Override
-    public String parse(InputStream stream) {
-      try {
-        return new String(stream.readAllBytes(), StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-  };
+  private static final MethodDescriptor.Marshaller<String> UTF8 = Utf8.MARSHALLER;
   private static final MethodDescriptor<String, String> IDEMPOTENT = method("Idempotent", true);
   private static final MethodDescriptor<String, String> PLAIN = method("Plain", false);
 
@@ -326,13 +308,9 @@ class UdpZeroRttTest {
     return result.get(30, TimeUnit.SECONDS);
   }
 
-  private static void await(BooleanSupplier condition, Supplier<String> state)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime() - deadline).as("condition within 10 s; %s", state.get())
-          .isNegative();
-      Thread.sleep(10);
-    }
+  /** Waits up to 10 s for {@code condition}; failing, says what {@code state} then was. */
+  private static void await(BooleanSupplier condition, Supplier<String> state) {
+    Awaitility.await().atMost(10, TimeUnit.SECONDS).pollInterval(10, TimeUnit.MILLISECONDS)
+        .untilAsserted(() -> assertThat(condition.getAsBoolean()).as("%s", state.get()).isTrue());
   }
 }
