@@ -23,8 +23,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>{@code server <address>}: serves downloads on {@code <address>:0} with a fresh self-signed
  * certificate, prints {@code PORT <n> <certificate PEM in base64>}, and for every call that
- * completes prints {@code SERVED <the connection's peer address then>}; exits when its standard
- * input closes.
+ * completes prints {@code SERVED <the connection's peer address then>}; for every line on its
+ * standard input prints {@code PEER <the last call's connection's peer address now>}; exits when
+ * its standard input closes.
  *
  * <p>{@code client <address> <port> <certificate> quiet|busy}: trusting that certificate, with a
  * 64 KiB stream window, downloads {@link #MESSAGES} messages of {@link #SIZE} bytes, checking every
@@ -33,7 +34,8 @@ import java.util.concurrent.TimeUnit;
  * arrived), and after {@code MOVE} it waits for a line on its standard input, so the rest must
  * cross the network after whatever the parent does in between, and nothing is in flight while it
  * does. {@code busy}: it goes on reading, so data is in flight during the move. Then prints
- * {@code DONE <bytes> <status code> <refused sends> <status description>} and exits.
+ * {@code DONE <bytes> <status code> <refused sends> <status description>}, keeps its connection
+ * until its standard input closes, and exits.
  */
 public final class MigrationPeer {
   /** Messages per download. */
@@ -67,9 +69,11 @@ public final class MigrationPeer {
     dev.tern.conformance.TestCertificates certs = dev.tern.conformance.TestCertificates.generate();
     ServerTransport transport = Harness.PROVIDER.newServerTransport(new InetSocketAddress(address, 0),
         dev.tern.rpc.spi.TransportOptions.defaults().with(dev.tern.rpc.spi.TransportOptions.TLS, certs.server()));
+    java.util.concurrent.atomic.AtomicReference<ServerStream> last = new java.util.concurrent.atomic.AtomicReference<>();
     transport.start(new ServerTransportListener() {
       @Override
       public ServerStreamListener streamCreated(ServerStream stream, RequestHeaders headers) {
+        last.set(stream);
         return new PatternDownload(stream, MESSAGES, SIZE);
       }
 
@@ -79,8 +83,12 @@ public final class MigrationPeer {
     System.out.println("PORT " + ((InetSocketAddress) transport.listenAddress()).getPort() + " "
         + java.util.Base64.getEncoder().encodeToString(certs.certificatePem()));
     System.out.flush();
-    while (System.in.read() >= 0) {
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    while (in.readLine() != null) {
       // Runs until the parent closes the pipe.
+      ServerStream stream = last.get();
+      System.out.println("PEER " + (stream == null ? "none" : stream.connectionInfo().remoteAddress()));
+      System.out.flush();
     }
     transport.shutdownNow(Status.UNAVAILABLE.withDescription("test over"));
   }
@@ -177,6 +185,10 @@ public final class MigrationPeer {
     System.out.println("DONE " + bytes[0] + " " + status.getCode() + " " + transport.refusedSends()
         + " " + status.getDescription());
     System.out.flush();
+    // The connection stays up so the parent can ask the server where it sees the client now.
+    while (in.readLine() != null) {
+      // Until the parent closes the pipe.
+    }
     transport.shutdownNow(Status.UNAVAILABLE.withDescription("test over"));
     return 0;
   }
