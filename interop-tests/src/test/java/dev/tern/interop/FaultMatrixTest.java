@@ -464,12 +464,15 @@ class FaultMatrixTest {
     String afterStorm = echoAfterStorm(channel);
     long recoverMillis = millisSince(callAt);
     assertThat(clientMetricsTotal(Status.Code.CANCELLED)).isEqualTo(calls);
-    // Every call of the storm that reached the server ended there as CANCELLED (the two echoes OK).
-    // Every call of the storm that reached the server ended there, none as OK (the echoes are).
+    // Every call of the storm that reached the server ended there, none as OK (the echoes are). A
+    // stream the client reset before its first frame left can still reach the server after the
+    // echo (its RESET opens it there), so the server's count settles eventually, not at once.
+    await(() -> s.callsFinished() == s.callsStarted(), "every call the server saw ended");
     Map<Status.Code, Long> serverCodes = finishedByCode(s);
     long echoes = s.callsFinished(Status.Code.OK);
     assertThat(echoes).as("server calls by code: " + serverCodes).isBetween(2L, 3L);
-    assertThat(s.callsFinished()).isEqualTo(s.callsStarted());
+    // A client's cancellation reaches the server as CANCELLED, never as a failure of its own.
+    assertThat(serverCodes.keySet()).as("server calls by code").containsOnly(Status.Code.OK, Status.Code.CANCELLED);
     row("cancellation storm", transport,
         String.format(Locale.ROOT, "%d calls cancelled at once or after 2 ms: all CANCELLED (%d ms)", calls, millis),
         recoverMillis + " ms (next call" + afterStorm + ")",

@@ -351,8 +351,9 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
   }
 
   /**
-   * The server has not processed this call (RFC 9114 §5.2, §4.1.1): it ends with {@code status}
-   * as a refusal, which lets the call layer send it again on another connection; on the event loop.
+   * The server has not processed this call (RFC 9114 §5.2, §4.1.1), or it was never sent: it ends
+   * with {@code status} as a refusal (as never sent if it never had a QUIC stream), which lets the
+   * call layer send it again on another connection; on the event loop.
    */
   void refuse(Status status) {
     if (finished) {
@@ -362,12 +363,17 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
       fail(status);
       return;
     }
+    boolean sent = !neverOpened();
     resetStream(H3_REQUEST_CANCELLED);
     finish();
     ready = false;
     pendingWrites.clear();
     transport.streamClosed(this);
-    listener.onRefused(status);
+    if (sent) {
+      listener.onRefused(status);
+    } else {
+      listener.onNotSent(status); // it never had a QUIC stream: nothing of it left this client
+    }
   }
 
   /** The stream's QUIC id, or -1 before it is open. */

@@ -195,6 +195,24 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
     end(resetStatus(code, "client"));
   }
 
+  /**
+   * The client aborted the stream and quiche collected it before the reset was read: a client's
+   * cancellation like {@link #onPeerReset} with {@code H3_REQUEST_CANCELLED} (grpc-java's server
+   * reports a client's RST_STREAM as {@code CANCELLED} too), counted as a reset, not as an
+   * {@code INTERNAL} failure of the server's.
+   */
+  @Override
+  void onStreamGone(Throwable cause) {
+    if (!finished) {
+      connection.events().streamReset();
+      if (!closeSent) {
+        connection.peerResetBeforeAnswer();
+      }
+    }
+    end(Status.CANCELLED.withDescription("client reset the stream (collected before its code was read)")
+        .withCause(cause));
+  }
+
   @Override
   void onFailure(Status status) {
     if (!finished) {

@@ -7,8 +7,10 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http3.Http3DataFrame;
 import io.netty.handler.codec.http3.Http3ErrorCode;
 import io.netty.handler.codec.http3.Http3HeadersFrame;
+import io.netty.handler.codec.quic.QuicException;
 import io.netty.handler.codec.quic.QuicStreamChannel;
 import io.netty.handler.codec.quic.QuicStreamResetException;
+import io.netty.handler.codec.quic.QuicTransportError;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.ByteBuffer;
@@ -98,6 +100,9 @@ abstract class StreamHandler extends ChannelDuplexHandler {
     }
     if (cause instanceof QuicStreamResetException) {
       onPeerReset(((QuicStreamResetException) cause).applicationProtocolCode());
+    } else if (cause instanceof QuicException
+        && QuicTransportError.STREAM_STATE_ERROR.equals(((QuicException) cause).error())) {
+      onStreamGone(cause);
     } else {
       onFailure(Status.INTERNAL.withDescription("QUIC stream error: " + cause).withCause(cause));
     }
@@ -224,6 +229,19 @@ abstract class StreamHandler extends ChannelDuplexHandler {
   abstract void onWritable();
 
   abstract void onPeerReset(long code);
+
+  /**
+   * A read found the stream gone from the QUIC connection (quiche's invalid stream state): this
+   * side had not ended it, so the peer aborted it (RESET_STREAM and STOP_SENDING, RFC 9000 §3.1
+   * and §3.2) and the stream was collected before its reset code was read. By default the call
+   * fails with {@code INTERNAL}, naming the error.
+   *
+   * @param cause what the read reported
+   */
+  void onStreamGone(Throwable cause) {
+    onFailure(Status.INTERNAL.withDescription("QUIC stream aborted by the peer before its reset code was read: "
+        + cause).withCause(cause));
+  }
 
   abstract void onFailure(Status status);
 }
