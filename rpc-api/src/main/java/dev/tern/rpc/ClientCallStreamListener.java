@@ -46,6 +46,12 @@ final class ClientCallStreamListener<RespT> implements ClientStreamListener {
      * the call on another stream, or close it with {@code status}.
      */
     void refused(Status status);
+
+    /**
+     * The stream never left this client ({@link ClientStreamListener#onNotSent}): retry the call
+     * on another stream, or close it with {@code status}.
+     */
+    void notSent(Status status);
   }
 
   private final MethodDescriptor<?, RespT> method;
@@ -148,6 +154,11 @@ final class ClientCallStreamListener<RespT> implements ClientStreamListener {
   @Override
   public void onRefused(Status status) {
     hooks.refused(status);
+  }
+
+  @Override
+  public void onNotSent(Status status) {
+    hooks.notSent(status);
   }
 
   /** Closes the call with a status of the call layer's own (a cancel, a local failure). */

@@ -41,6 +41,11 @@ final class DelayedClientStream implements ClientStream {
   private volatile ClientStream direct;
   private volatile boolean attached;
   private Status cancelled;
+  /** Numbers the streams asked of a transport ({@link #creating}); the one being created, or 0. */
+  private int generation;
+  private int creatingGeneration;
+  /** A stream the transport refused inside {@code newStream}, before it was set: never attached. */
+  private int refusedGeneration;
 
   /** {@code closeWithoutStream} closes the call when it is cancelled while no stream is attached. */
   DelayedClientStream(Consumer<Status> closeWithoutStream) {
@@ -66,8 +71,35 @@ final class DelayedClientStream implements ClientStream {
    * and the stream is not attached.
    */
   void setStream(ClientStream stream) {
+    setStream(stream, 0);
+  }
+
+  /**
+   * Says that a stream is being asked of a transport for this call: a refusal that comes inside
+   * {@code newStream}, before the stream can be set, then detaches it all the same.
+   *
+   * @return the number to give {@link #setStream(ClientStream, int)} with that stream
+   */
+  synchronized int creating() {
+    creatingGeneration = ++generation;
+    return creatingGeneration;
+  }
+
+  /**
+   * As {@link #setStream(ClientStream)} for the stream numbered {@code streamGeneration} by {@link
+   * #creating}; a stream refused while it was created is not attached (another took its place).
+   */
+  void setStream(ClientStream stream, int streamGeneration) {
     Status cancel;
     synchronized (this) {
+      if (streamGeneration != 0) {
+        if (creatingGeneration == streamGeneration) {
+          creatingGeneration = 0;
+        }
+        if (refusedGeneration == streamGeneration) {
+          return; // refused inside newStream: the call was replayed elsewhere, or ended
+        }
+      }
       attaching = stream;
     }
     while (true) {
@@ -164,7 +196,17 @@ final class DelayedClientStream implements ClientStream {
    * @return false if the call cannot be replayed (committed, cancelled, or no stream attached)
    */
   synchronized boolean detachForReplay() {
-    if (committed || cancelled != null || (real == null && attaching == null)) {
+    if (committed || cancelled != null) {
+      return false;
+    }
+    if (real == null && attaching == null && creatingGeneration != 0) {
+      // Refused inside newStream (a transport shut down a moment ago): nothing was given to it.
+      refusedGeneration = creatingGeneration;
+      creatingGeneration = 0;
+      sent = 0;
+      return true;
+    }
+    if (real == null && attaching == null) {
       return false;
     }
     real = null;

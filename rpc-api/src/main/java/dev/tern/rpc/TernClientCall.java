@@ -26,6 +26,7 @@ import java.util.Locale;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One client call on a Tern channel: builds the request headers (deadline, compression, priority,
@@ -51,6 +52,8 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
    */
   private volatile Object counted;
   private static final Object CLOSED = new Object();
+  /** Most replays of a call whose stream never left this client (grpc-java allows 1,000). */
+  static final int MAX_NOT_SENT_REPLAYS = 1000;
   private static final java.util.concurrent.atomic.AtomicReferenceFieldUpdater<TernClientCall<?, ?>, Object> COUNTED =
       newCountedUpdater();
 
@@ -68,6 +71,12 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
   private boolean halfClosed;
   /** The call was already replayed once after its stream was refused unprocessed. */
   private volatile boolean transparentRetryUsed;
+  /** Replays of streams that never left this client ({@link #notSent}). */
+  private final AtomicInteger notSentReplays = new AtomicInteger();
+  /** Guards {@link #obtaining} and {@link #obtainAgain}: a replay asked for inside a replay. */
+  private final Object replayLock = new Object();
+  private boolean obtaining;
+  private boolean obtainAgain;
   private boolean earlyData;
   /** The call's deadline, whether it came from the Context, and its timeout when the call started. */
   private Deadline deadline;
@@ -214,7 +223,8 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
       requestMetadata.put(ProtocolVersions.REQUEST_KEY, ProtocolVersions.format(cfg.protocolVersions));
     }
     tracers.streamCreated(transportAttributes(c), requestMetadata);
-    stream.setStream(c.transport.newStream(headers.build(), streamListener));
+    int attempt = stream.creating();
+    stream.setStream(c.transport.newStream(headers.build(), streamListener), attempt);
     if (stream.isReady()) {
       streamListener.onReady();
     }
@@ -311,10 +321,62 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
       // grpc-java does not count a transparent retry as an attempt: previousAttempts stays 0.
       tracers = ClientTracers.create(callOptions, requestMetadata, 0, true);
       streamListener.setTracers(tracers);
-      connections.obtain(this, pickArgs(), callOptions.isWaitForReady(), earlyData);
+      obtainForReplay();
       return;
     }
     streamListener.onClose(status, new Metadata());
+  }
+
+  /**
+   * As grpc-java's client does for a stream that never left it ({@code RpcProgress.MISCARRIED}: the
+   * transport was shut down or the server's GOAWAY came before the stream was sent): the call is
+   * replayed transparently on a stream the channel obtains again, without using up the one replay
+   * a refusal by the server gets, up to {@link #MAX_NOT_SENT_REPLAYS} times (grpc-java's bound on
+   * such local retries); past that the call fails {@code INTERNAL}. A call that cannot be replayed
+   * ends with {@code status}, as in {@link #refused}.
+   */
+  @Override
+  public void notSent(Status status) {
+    if (notSentReplays.incrementAndGet() > MAX_NOT_SENT_REPLAYS) {
+      streamListener.onClose(Status.INTERNAL.withDescription("a call found no connection to send it on in "
+          + MAX_NOT_SENT_REPLAYS + " tries; the last: " + status.getDescription()), new Metadata());
+      return;
+    }
+    if (cfg.options.get(TransportOptions.TRANSPARENT_RETRY) && !streamListener.isClosed()
+        && stream.detachForReplay()) {
+      tracers.closed(status, new Metadata());
+      tracers = ClientTracers.create(callOptions, requestMetadata, 0, true);
+      streamListener.setTracers(tracers);
+      obtainForReplay();
+      return;
+    }
+    streamListener.onClose(status, new Metadata());
+  }
+
+  /**
+   * Asks the channel for a stream again. A transport may refuse the new stream inside {@code
+   * obtain} (one that was shut down a moment ago), which asks for another replay on this thread:
+   * that one runs after the current {@code obtain} returns, in this loop, so that a run of such
+   * refusals does not nest.
+   */
+  private void obtainForReplay() {
+    synchronized (replayLock) {
+      if (obtaining) {
+        obtainAgain = true;
+        return;
+      }
+      obtaining = true;
+    }
+    while (true) {
+      connections.obtain(this, pickArgs(), callOptions.isWaitForReady(), earlyData);
+      synchronized (replayLock) {
+        if (!obtainAgain) {
+          obtaining = false;
+          return;
+        }
+        obtainAgain = false;
+      }
+    }
   }
 
   @Override

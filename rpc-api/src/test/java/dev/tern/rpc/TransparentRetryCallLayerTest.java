@@ -98,6 +98,58 @@ class TransparentRetryCallLayerTest {
     }
   }
 
+  /**
+   * The in-process transport, whose first {@code notSent} streams report inside {@code newStream}
+   * that they never left the client, as a transport shut down a moment before does.
+   */
+  private static final class NotSendingProvider extends InProcessTransportProvider {
+    final AtomicInteger notSent;
+
+    NotSendingProvider(int notSent) {
+      this.notSent = new AtomicInteger(notSent);
+    }
+
+    @Override
+    public String name() {
+      return "not-sending";
+    }
+
+    @Override
+    public ClientTransport newClientTransport(SocketAddress address, String authority, TransportOptions options) {
+      ClientTransport inner = super.newClientTransport(address, authority, options);
+      return new ClientTransport() {
+        @Override public void start(Listener listener) { inner.start(listener); }
+
+        @Override
+        public ClientStream newStream(RequestHeaders headers, ClientStreamListener listener) {
+          if (notSent.getAndDecrement() <= 0) {
+            return inner.newStream(headers, listener);
+          }
+          listener.onNotSent(Status.UNAVAILABLE.withDescription("the test transport is shut down; not sent"));
+          return new ClientStream() {
+            @Override public void writeMessage(ByteBuffer message) {}
+
+            @Override public void flush() {}
+
+            @Override public void request(int numMessages) {}
+
+            @Override public void halfClose() {}
+
+            @Override public void cancel(Status status) {}
+
+            @Override public boolean isReady() { return false; }
+          };
+        }
+
+        @Override public ConnectionInfo connectionInfo() { return inner.connectionInfo(); }
+
+        @Override public void shutdown() { inner.shutdown(); }
+
+        @Override public void shutdownNow(Status status) { inner.shutdownNow(status); }
+      };
+    }
+  }
+
   /** Swallows what it is given and, after that many messages or at the half-close, is refused. */
   private final class RefusedStream implements ClientStream {
     private final ClientStreamListener listener;
@@ -290,6 +342,66 @@ class TransparentRetryCallLayerTest {
     ManagedChannel within = channel(new RefusingProvider(1, Integer.MAX_VALUE), b -> b.perRpcBufferLimit(4_000));
     assertThat(ClientCalls.blockingUnaryCall(within, TestMethods.UNARY,
         CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), request)).isEqualTo(request);
+  }
+
+  /**
+   * A stream that never left the client (grpc-java's MISCARRIED) does not use up the one replay a
+   * refusal gets: the call is sent again each time, here 50 times, then once by the server.
+   */
+  @Test
+  void aCallWhoseStreamWasNeverSentIsReplayedEachTime() throws Exception {
+    NotSendingProvider provider = new NotSendingProvider(50);
+    ManagedChannel channel = notSendingChannel(provider);
+    List<ClientStreamTracer.StreamInfo> attempts = new CopyOnWriteArrayList<>();
+    ClientStreamTracer.Factory record = new ClientStreamTracer.Factory() {
+      @Override
+      public ClientStreamTracer newClientStreamTracer(ClientStreamTracer.StreamInfo info, Metadata headers) {
+        attempts.add(info);
+        return new ClientStreamTracer() {};
+      }
+    };
+    assertThat(ClientCalls.blockingUnaryCall(channel, TestMethods.UNARY,
+        CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS).withStreamTracerFactory(record), "hello"))
+        .isEqualTo("hello");
+    assertThat(serverCalls.get()).as("calls the server saw").isEqualTo(1);
+    assertThat(attempts).hasSize(51);
+    assertThat(attempts.subList(1, 51)).allMatch(ClientStreamTracer.StreamInfo::isTransparentRetry);
+  }
+
+  /**
+   * A call that never finds a connection to send it on ends, as grpc-java's does, after 1,000
+   * replays, with INTERNAL naming the last reason; the refusals came inside {@code newStream}, and
+   * the replays did not nest (no stack overflow).
+   */
+  @Test
+  void aCallNeverSentAThousandTimesFails() throws Exception {
+    NotSendingProvider provider = new NotSendingProvider(5_000);
+    ManagedChannel channel = notSendingChannel(provider);
+    assertThatThrownBy(() -> ClientCalls.blockingUnaryCall(channel, TestMethods.UNARY,
+        CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), "hello"))
+        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INTERNAL);
+          assertThat(e.getStatus().getDescription()).contains("1000 tries").contains("not sent");
+        });
+    assertThat(5_000 - provider.notSent.get()).as("streams asked for").isEqualTo(TernClientCall.MAX_NOT_SENT_REPLAYS + 1);
+    assertThat(serverCalls.get()).isZero();
+  }
+
+  private ManagedChannel notSendingChannel(NotSendingProvider provider) throws Exception {
+    InProcessAddress address = new InProcessAddress("not-sent-" + UUID.randomUUID());
+    ServerInterceptor count = new ServerInterceptor() {
+      @Override
+      public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata h, ServerCallHandler<Q, R> next) {
+        serverCalls.incrementAndGet();
+        return next.startCall(call, h);
+      }
+    };
+    servers.add(TernServerBuilder.create().addTransportProvider(provider).listen(provider.name(), address)
+        .addService(ServerInterceptors.intercept(TestMethods.service(), count)).build().start());
+    ManagedChannel c = TernChannelBuilder.forAddress(address).addTransportProvider(provider)
+        .transports(provider.name()).usePlaintext().build();
+    channels.add(c);
+    return c;
   }
 
   @AfterEach

@@ -49,4 +49,18 @@ public interface ClientStreamListener {
   default void onRefused(Status status) {
     onClose(status, new Metadata());
   }
+
+  /**
+   * The stream never left this client: the transport was shut down, or the server's GOAWAY came,
+   * before any of it was sent (grpc-java's {@code RpcProgress.MISCARRIED}). Like {@link
+   * #onRefused}, called instead of {@link #onClose}, exactly once, and no other callback follows;
+   * but since the server cannot have seen the call, the call layer sends it again without the
+   * once-only limit of a refusal (grpc-java bounds such local replays at 1,000 per call). The
+   * default treats it as {@link #onRefused}.
+   *
+   * @param status why the stream was not sent, UNAVAILABLE
+   */
+  default void onNotSent(Status status) {
+    onRefused(status);
+  }
 }

@@ -258,9 +258,9 @@ final class TcpClientTransport implements ClientTransport, GrpcClientStream.Owne
     ManagedChannel ch = channel;
     if (ch == null || !accepting) {
       // grpc-java would hold such a call waiting for a connection this transport never makes again.
-      // Nothing of it was sent: refused, the call layer sends it again on another connection (a
-      // call that raced this transport's shutdown, e.g. after the server's GOAWAY).
-      streamListener.onRefused(Status.UNAVAILABLE.withDescription("tcp transport to " + address
+      // Nothing of it was sent: the call layer sends it again on another connection (a call that
+      // raced this transport's shutdown, e.g. after the server's GOAWAY), as often as that happens.
+      streamListener.onNotSent(Status.UNAVAILABLE.withDescription("tcp transport to " + address
           + (ch == null ? " was not started" : " is shut down") + "; the call was not sent"));
       return ClosedClientStream.INSTANCE;
     }

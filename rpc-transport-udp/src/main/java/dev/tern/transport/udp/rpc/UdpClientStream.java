@@ -275,8 +275,8 @@ final class UdpClientStream extends RpcStream implements ClientStream {
   }
 
   /**
-   * Ends a call that never had a stream, so nothing of it reached the server: as refused
-   * unprocessed, which lets the call layer send it again on another connection.
+   * Ends a call the server cannot have processed, which lets the call layer send it again on
+   * another connection: as never sent when it never had a stream, else as refused unprocessed.
    */
   void refuseUnsent(Status status) {
     if (ended) {
@@ -286,7 +286,11 @@ final class UdpClientStream extends RpcStream implements ClientStream {
     dropQueued();
     ready = false;
     transport.callEnded(this);
-    listener.onRefused(status);
+    if (stream == null) {
+      listener.onNotSent(status); // nothing of it left this client
+    } else {
+      listener.onRefused(status); // sent, and the server did not process it
+    }
   }
 
   private void end(Status status, Metadata trailers) {

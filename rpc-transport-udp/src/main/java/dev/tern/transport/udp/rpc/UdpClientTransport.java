@@ -219,7 +219,7 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
       if (shutdownReported.compareAndSet(false, true)) {
         this.listener.transportShutdown(why);
       }
-      listener.onRefused(why);
+      listener.onNotSent(why);
     }
     return s;
   }
