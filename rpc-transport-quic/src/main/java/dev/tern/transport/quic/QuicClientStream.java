@@ -206,9 +206,9 @@ final class QuicClientStream extends StreamHandler implements ClientStream {
     QuicStreamChannel ch = channel;
     ch.flush();
     if (lastWrite == null || lastWrite.isDone()) {
-      ch.shutdownOutput();
+      finWithCarrier(ch);
     } else {
-      lastWrite.addListener(f -> ch.shutdownOutput());
+      lastWrite.addListener(f -> finWithCarrier(ch));
     }
   }
 

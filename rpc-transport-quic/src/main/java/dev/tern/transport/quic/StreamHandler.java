@@ -194,6 +194,39 @@ abstract class StreamHandler extends ChannelDuplexHandler {
     }
   }
 
+  /**
+   * A reserved HTTP/3 frame (RFC 9114 §7.2.8: type {@code 0x1f * N + 0x21}, here N = 0, and no
+   * payload), which every peer ignores: the bytes a FIN is sent with.
+   */
+  private static final io.netty.buffer.ByteBuf FIN_CARRIER = io.netty.buffer.Unpooled.unreleasableBuffer(
+      io.netty.buffer.Unpooled.wrappedBuffer(new byte[] {0x21, 0x00}));
+
+  /**
+   * Ends this side of the stream (the FIN, RFC 9000 §3.1) after what was written before. The FIN
+   * is not sent alone: the quiche inside Netty 4.2.18 counts a stream's sending side complete
+   * once its data is acknowledged, so a zero-length FIN written after that is never sent, or not
+   * sent again when the packet carrying it is lost, and the peer never sees the end of the stream
+   * (a request that was half-closed waited for its deadline about once in 400 calls under 4%
+   * loss). The FIN therefore goes out in one STREAM frame with two bytes of new data, a reserved
+   * HTTP/3 frame, written below the HTTP/3 codec, after what the codec has written.
+   *
+   * @param ch the stream
+   * @return the write's future
+   */
+  static io.netty.channel.ChannelFuture finWithCarrier(QuicStreamChannel ch) {
+    ChannelHandlerContext below = null;
+    for (java.util.Map.Entry<String, io.netty.channel.ChannelHandler> e : ch.pipeline()) {
+      if (e.getValue().getClass().getSimpleName().equals("Http3FrameCodec")) {
+        below = ch.pipeline().context(e.getValue());
+        break;
+      }
+    }
+    if (below == null) {
+      return ch.shutdownOutput();
+    }
+    return below.writeAndFlush(new io.netty.handler.codec.quic.DefaultQuicStreamFrame(FIN_CARRIER.duplicate(), true));
+  }
+
   /** Resets both directions of the stream with {@code code} (RESET_STREAM and STOP_SENDING). */
   final void resetStream(long code) {
     QuicStreamChannel ch = channel;
