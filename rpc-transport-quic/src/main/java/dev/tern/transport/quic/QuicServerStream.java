@@ -106,7 +106,7 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
     channel.writeAndFlush(new DefaultHttp3HeadersFrame(GrpcHttp3Headers.trailers(status, new Metadata(), false)))
         .addListener(f -> {
       QuicStreamChannel ch = channel;
-      ch.shutdownOutput();
+      finWithCarrier(ch);
       if (!inputDone()) {
         ch.shutdownInput((int) H3_NO_ERROR);
       }
@@ -235,7 +235,7 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
       ch.writeAndFlush(new DefaultHttp3HeadersFrame(GrpcHttp3Headers.trailers(status, new Metadata(), headersSent)))
           .addListener(f -> {
             if (f.isSuccess() && ch.isActive()) {
-              ch.shutdownOutput();
+              finWithCarrier(ch);
             }
           });
       if (!inputDone()) {
@@ -350,7 +350,7 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
           onWriteFailed(f.cause());
           return;
         }
-        ch.shutdownOutput().addListener(g -> {
+        finWithCarrier(ch).addListener(g -> {
           if (!inputDone() && ch.isActive()) {
             // RFC 9114 §4.1: the response is complete; the rest of the request is not needed.
             ch.shutdownInput((int) H3_NO_ERROR);

@@ -42,8 +42,13 @@ public final class MigrationPeer {
   static final int MESSAGES = 48;
   /** Bytes per message. */
   static final int SIZE = 16 * 1024;
-  /** How long no byte may arrive before the connection counts as quiet. */
-  private static final long QUIET_MILLIS = 300;
+  /**
+   * How long no byte may arrive before the connection counts as quiet: several round trips of the
+   * {@code mobile} link (200-300 ms), so that a retransmission still due is not taken for quiet. With
+   * 300 ms the mobile download once stalled on a loaded machine, as it does when data is in flight
+   * at the move (the quiche in Netty never sends that again).
+   */
+  private static final long QUIET_MILLIS = 1_000;
 
   private MigrationPeer() {}
 
