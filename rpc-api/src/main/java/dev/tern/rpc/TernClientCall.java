@@ -317,11 +317,7 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
     if (!transparentRetryUsed && cfg.options.get(TransportOptions.TRANSPARENT_RETRY)
         && !streamListener.isClosed() && stream.detachForReplay()) {
       transparentRetryUsed = true;
-      tracers.closed(status, new Metadata());
-      // grpc-java does not count a transparent retry as an attempt: previousAttempts stays 0.
-      tracers = ClientTracers.create(callOptions, requestMetadata, 0, true);
-      streamListener.setTracers(tracers);
-      obtainForReplay();
+      replay(status);
       return;
     }
     streamListener.onClose(status, new Metadata());
@@ -344,13 +340,19 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
     }
     if (cfg.options.get(TransportOptions.TRANSPARENT_RETRY) && !streamListener.isClosed()
         && stream.detachForReplay()) {
-      tracers.closed(status, new Metadata());
-      tracers = ClientTracers.create(callOptions, requestMetadata, 0, true);
-      streamListener.setTracers(tracers);
-      obtainForReplay();
+      replay(status);
       return;
     }
     streamListener.onClose(status, new Metadata());
+  }
+
+  /** Ends the detached attempt's tracers with {@code status} and sends the call again. */
+  private void replay(Status status) {
+    tracers.closed(status, new Metadata());
+    // grpc-java does not count a transparent retry as an attempt: previousAttempts stays 0.
+    tracers = ClientTracers.create(callOptions, requestMetadata, 0, true);
+    streamListener.setTracers(tracers);
+    obtainForReplay();
   }
 
   /**

@@ -53,8 +53,33 @@ class TransparentRetryCallLayerTest {
   private final List<Server> servers = new ArrayList<>();
   private final List<ManagedChannel> channels = new ArrayList<>();
 
+  /** The in-process transport, whose streams {@link #newStream} may replace. */
+  private abstract static class WrappingProvider extends InProcessTransportProvider {
+    /** A stream of the wrapped transport ({@code inner}) or one of the test's own. */
+    abstract ClientStream newStream(ClientTransport inner, RequestHeaders headers, ClientStreamListener listener);
+
+    @Override
+    public ClientTransport newClientTransport(SocketAddress address, String authority, TransportOptions options) {
+      ClientTransport inner = super.newClientTransport(address, authority, options);
+      return new ClientTransport() {
+        @Override public void start(Listener listener) { inner.start(listener); }
+
+        @Override
+        public ClientStream newStream(RequestHeaders headers, ClientStreamListener listener) {
+          return WrappingProvider.this.newStream(inner, headers, listener);
+        }
+
+        @Override public ConnectionInfo connectionInfo() { return inner.connectionInfo(); }
+
+        @Override public void shutdown() { inner.shutdown(); }
+
+        @Override public void shutdownNow(Status status) { inner.shutdownNow(status); }
+      };
+    }
+  }
+
   /** The in-process transport, whose first {@code refusals} streams are refused unprocessed. */
-  private final class RefusingProvider extends InProcessTransportProvider {
+  private final class RefusingProvider extends WrappingProvider {
     final AtomicInteger refusals;
     final int refuseAfterMessages;
     final boolean inline;
@@ -76,25 +101,11 @@ class TransparentRetryCallLayerTest {
     }
 
     @Override
-    public ClientTransport newClientTransport(SocketAddress address, String authority, TransportOptions options) {
-      ClientTransport inner = super.newClientTransport(address, authority, options);
-      return new ClientTransport() {
-        @Override public void start(Listener listener) { inner.start(listener); }
-
-        @Override
-        public ClientStream newStream(RequestHeaders headers, ClientStreamListener listener) {
-          if (refusals.getAndDecrement() <= 0) {
-            return inner.newStream(headers, listener);
-          }
-          return new RefusedStream(listener, refuseAfterMessages, inline);
-        }
-
-        @Override public ConnectionInfo connectionInfo() { return inner.connectionInfo(); }
-
-        @Override public void shutdown() { inner.shutdown(); }
-
-        @Override public void shutdownNow(Status status) { inner.shutdownNow(status); }
-      };
+    ClientStream newStream(ClientTransport inner, RequestHeaders headers, ClientStreamListener listener) {
+      if (refusals.getAndDecrement() <= 0) {
+        return inner.newStream(headers, listener);
+      }
+      return new RefusedStream(listener, refuseAfterMessages, inline);
     }
   }
 
@@ -102,7 +113,7 @@ class TransparentRetryCallLayerTest {
    * The in-process transport, whose first {@code notSent} streams report inside {@code newStream}
    * that they never left the client, as a transport shut down a moment before does.
    */
-  private static final class NotSendingProvider extends InProcessTransportProvider {
+  private static final class NotSendingProvider extends WrappingProvider {
     final AtomicInteger notSent;
 
     NotSendingProvider(int notSent) {
@@ -115,37 +126,23 @@ class TransparentRetryCallLayerTest {
     }
 
     @Override
-    public ClientTransport newClientTransport(SocketAddress address, String authority, TransportOptions options) {
-      ClientTransport inner = super.newClientTransport(address, authority, options);
-      return new ClientTransport() {
-        @Override public void start(Listener listener) { inner.start(listener); }
+    ClientStream newStream(ClientTransport inner, RequestHeaders headers, ClientStreamListener listener) {
+      if (notSent.getAndDecrement() <= 0) {
+        return inner.newStream(headers, listener);
+      }
+      listener.onNotSent(Status.UNAVAILABLE.withDescription("the test transport is shut down; not sent"));
+      return new ClientStream() {
+        @Override public void writeMessage(ByteBuffer message) {}
 
-        @Override
-        public ClientStream newStream(RequestHeaders headers, ClientStreamListener listener) {
-          if (notSent.getAndDecrement() <= 0) {
-            return inner.newStream(headers, listener);
-          }
-          listener.onNotSent(Status.UNAVAILABLE.withDescription("the test transport is shut down; not sent"));
-          return new ClientStream() {
-            @Override public void writeMessage(ByteBuffer message) {}
+        @Override public void flush() {}
 
-            @Override public void flush() {}
+        @Override public void request(int numMessages) {}
 
-            @Override public void request(int numMessages) {}
+        @Override public void halfClose() {}
 
-            @Override public void halfClose() {}
+        @Override public void cancel(Status status) {}
 
-            @Override public void cancel(Status status) {}
-
-            @Override public boolean isReady() { return false; }
-          };
-        }
-
-        @Override public ConnectionInfo connectionInfo() { return inner.connectionInfo(); }
-
-        @Override public void shutdown() { inner.shutdown(); }
-
-        @Override public void shutdownNow(Status status) { inner.shutdownNow(status); }
+        @Override public boolean isReady() { return false; }
       };
     }
   }
@@ -195,11 +192,11 @@ class TransparentRetryCallLayerTest {
     @Override public boolean isReady() { return true; }
   }
 
-  private ManagedChannel channel(RefusingProvider provider) throws Exception {
+  private ManagedChannel channel(WrappingProvider provider) throws Exception {
     return channel(provider, b -> { });
   }
 
-  private ManagedChannel channel(RefusingProvider provider,
+  private ManagedChannel channel(WrappingProvider provider,
       java.util.function.Consumer<TernChannelBuilder> configure) throws Exception {
     InProcessAddress address = new InProcessAddress("retry-" + UUID.randomUUID());
     ServerInterceptor count = new ServerInterceptor() {
@@ -351,7 +348,7 @@ class TransparentRetryCallLayerTest {
   @Test
   void aCallWhoseStreamWasNeverSentIsReplayedEachTime() throws Exception {
     NotSendingProvider provider = new NotSendingProvider(50);
-    ManagedChannel channel = notSendingChannel(provider);
+    ManagedChannel channel = channel(provider);
     List<ClientStreamTracer.StreamInfo> attempts = new CopyOnWriteArrayList<>();
     ClientStreamTracer.Factory record = new ClientStreamTracer.Factory() {
       @Override
@@ -376,7 +373,7 @@ class TransparentRetryCallLayerTest {
   @Test
   void aCallNeverSentAThousandTimesFails() throws Exception {
     NotSendingProvider provider = new NotSendingProvider(5_000);
-    ManagedChannel channel = notSendingChannel(provider);
+    ManagedChannel channel = channel(provider);
     assertThatThrownBy(() -> ClientCalls.blockingUnaryCall(channel, TestMethods.UNARY,
         CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), "hello"))
         .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
@@ -385,23 +382,6 @@ class TransparentRetryCallLayerTest {
         });
     assertThat(5_000 - provider.notSent.get()).as("streams asked for").isEqualTo(TernClientCall.MAX_NOT_SENT_REPLAYS + 1);
     assertThat(serverCalls.get()).isZero();
-  }
-
-  private ManagedChannel notSendingChannel(NotSendingProvider provider) throws Exception {
-    InProcessAddress address = new InProcessAddress("not-sent-" + UUID.randomUUID());
-    ServerInterceptor count = new ServerInterceptor() {
-      @Override
-      public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata h, ServerCallHandler<Q, R> next) {
-        serverCalls.incrementAndGet();
-        return next.startCall(call, h);
-      }
-    };
-    servers.add(TernServerBuilder.create().addTransportProvider(provider).listen(provider.name(), address)
-        .addService(ServerInterceptors.intercept(TestMethods.service(), count)).build().start());
-    ManagedChannel c = TernChannelBuilder.forAddress(address).addTransportProvider(provider)
-        .transports(provider.name()).usePlaintext().build();
-    channels.add(c);
-    return c;
   }
 
   @AfterEach

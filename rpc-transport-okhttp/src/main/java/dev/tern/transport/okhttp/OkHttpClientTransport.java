@@ -243,8 +243,9 @@ final class OkHttpClientTransport implements ClientTransport, GrpcClientStream.O
     ManagedChannel ch = channel;
     if (ch == null || !accepting) {
       // grpc-java would hold such a call waiting for a connection this transport never makes again.
-      streamListener.onClose(Status.UNAVAILABLE.withDescription("okhttp transport to " + address
-          + (ch == null ? " was not started" : " is shut down")), new Metadata());
+      // Nothing of it was sent: the call layer sends it again on another connection.
+      streamListener.onNotSent(Status.UNAVAILABLE.withDescription("okhttp transport to " + address
+          + (ch == null ? " was not started" : " is shut down") + "; the call was not sent"));
       return ClosedClientStream.INSTANCE;
     }
     CallOptions callOptions = CallOptions.DEFAULT;
