@@ -72,6 +72,14 @@ class AdversariesTest {
     assertThat(s.failures()).extracting(RunResult::line).isEmpty();
     assertThat(s.boundViolations()).extracting(RunResult::line).isEmpty();
     assertThat(s.results).anySatisfy(r -> assertThat(r.clientPathChanges).isGreaterThan(1));
+    // RFC 9000 §9.3: on no seed did the server send a path it had moved to more than three times
+    // what came from it before validating it; and it did send to such paths (the check ran).
+    long toUnvalidated = 0;
+    for (RunResult r : s.results) {
+      assertThat(r.pathAmplificationViolations).as(r.line()).isZero();
+      toUnvalidated += r.bytesToUnvalidatedPaths;
+    }
+    assertThat(toUnvalidated).as("bytes sent to paths before their validation").isPositive();
   }
 
   @Test
