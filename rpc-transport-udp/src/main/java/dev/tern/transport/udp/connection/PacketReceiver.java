@@ -285,7 +285,7 @@ final class PacketReceiver {
       c.discardInitialSpace();
     }
     c.stats.packetsReceived++;
-    c.idle.onPacketReceived(c.nowNs);
+    c.idle.onPacketReceived(c.nowNs, c.reader.lastWasAckEliciting());
     c.onPeerHeard(c.nowNs);
     if (pn > largestBefore && pathId != c.path.id) {
       // RFC 9000 §9.3: follow the peer's new address at once, validate it in the background.
