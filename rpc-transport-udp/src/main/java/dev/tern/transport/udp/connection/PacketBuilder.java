@@ -369,10 +369,12 @@ final class PacketBuilder {
 
   /**
    * The size of the PMTU probe due now (RFC 8899), or 0: only once the handshake is done, only in
-   * 1-RTT packets, and only when the window has room for it.
+   * 1-RTT packets, only on a validated path, and only when the window has room for it.
    */
   private int mtuProbeSize() {
-    if (c.state != ConnectionState.ESTABLISHED || useInitial()) {
+    if (c.state != ConnectionState.ESTABLISHED || useInitial() || !c.path.validated) {
+      // Nor on a path being validated (RFC 9000 §9.3): its 3x budget is for the challenge and
+      // the call's data, and a probe it cannot afford would hold the data back, due for ever.
       return 0;
     }
     int size = c.mtu.probeSize(c.nowNs);

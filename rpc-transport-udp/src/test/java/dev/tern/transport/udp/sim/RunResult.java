@@ -53,6 +53,8 @@ public final class RunResult {
   public long pathAmplificationViolations;
   /** Bytes the server sent to paths it had moved to before validating them. */
   public long bytesToUnvalidatedPaths;
+  /** Times the simulator found a timer at or before now that did nothing, a thousand times over. */
+  public long simulatorSpins;
   /** Datagrams the server held back for a path's 3x budget (ConnectionStats). */
   public long serverPathBudgetHolds;
   /** For an adversarial profile: the attack, its base link and what it did; else null. */

@@ -146,6 +146,7 @@ public final class SimRun {
     }
     res.pathAmplificationViolations = sim.pathAmplificationViolations;
     res.bytesToUnvalidatedPaths = sim.bytesToUnvalidatedPaths;
+    res.simulatorSpins = sim.spins;
     ConnectionStats cs = sim.client().stats();
     res.retransmittedPackets = cs.packetsRetransmitted;
     res.lostPackets = cs.packetsLost;
