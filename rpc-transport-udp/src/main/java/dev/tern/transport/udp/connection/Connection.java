@@ -971,6 +971,16 @@ public final class Connection {
     return path.id;
   }
 
+  /**
+   * While the current path is being validated, the last validated path, to which the connection
+   * returns if the validation fails (RFC 9000 §9.3.2); a driver keeps its address until then.
+   *
+   * @return its path id, or -1 when there is none (the current path is validated)
+   */
+  public long fallbackPathId() {
+    return fallbackPath.live ? fallbackPath.id : -1;
+  }
+
   /** The counters. */
   public ConnectionStats stats() {
     long lost = 0;
