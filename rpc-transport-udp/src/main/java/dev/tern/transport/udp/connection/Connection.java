@@ -129,7 +129,6 @@ public final class Connection {
   boolean retransmitQueued;
   /** The number of the first 1-RTT packet sent, or -1 before it. */
   long firstOneRttPn = -1;
-  boolean addressValidated;
   /**
    * The Destination Connection ID of the client's very first INITIAL: what the Noise prologue
    * binds (docs/udp-crypto.md §5.2) and the server's original_destination_connection_id names
@@ -156,16 +155,20 @@ public final class Connection {
   boolean newTokenPending;
   /** Server: whether a token was issued on this connection (one per connection). */
   boolean newTokenIssued;
-  long amplificationReceivedBytes;
-  long amplificationSentBytes;
-  long currentPathId;
-  /** The path last validated (or the first), against which a new one is judged. */
-  long validatedPathId;
+  /**
+   * The path the connection sends on: its peer address's validation, 3x budget and challenge
+   * (RFC 9000 §8.1, §8.2, §9.3). Swapped with {@link #fallbackPath} on a move, never replaced.
+   */
+  Path path = new Path();
+  /**
+   * While {@link #path} is being validated, the last validated path, to which a failed
+   * validation returns (RFC 9000 §9.3.2); empty otherwise.
+   */
+  Path fallbackPath = new Path();
+  /** Whether the connection has moved off its handshake's path (RFC 9000 §9.3). */
+  boolean pathMoved;
   /** Tells whether two paths reach the same host (a port change only), if the driver knows. */
   private PathOracle pathOracle;
-  boolean pathChallengePending;
-  long pathChallengeData;
-  boolean pathChallengeOutstanding;
   boolean pathResponsePending;
   long pathResponseData;
   boolean peerWantsTimestamps;
@@ -257,6 +260,7 @@ public final class Connection {
         Saturating.msToNs(config.keepAliveTimeoutMs), idleTimeoutNs, 0);
     // Only the client's datagrams can show the server a new address after a NAT rebinding.
     idle.setProbeWhileWaiting(isClient);
+    path.reset(0, false);
   }
 
   /**
@@ -312,7 +316,7 @@ public final class Connection {
     c.initialToken = config.addressToken; // RFC 9000 §8.1.3: a NEW_TOKEN token, if any
     c.keys.startClient();
     c.initialSpace.loss.setArmWithoutInFlight(true); // RFC 9002 §6.2.2.1
-    c.addressValidated = true;
+    c.path.validate(); // RFC 9000 §8.1: the server's address needs no validation by the client
     return c;
   }
 
@@ -409,7 +413,7 @@ public final class Connection {
 
   /** Processes a datagram from the current path (see {@link #onDatagram(ByteBuffer, long, long)}). */
   public void onDatagram(ByteBuffer datagram, long nowNs) {
-    onDatagram(datagram, nowNs, currentPathId);
+    onDatagram(datagram, nowNs, path.id);
   }
 
   /**
@@ -426,12 +430,12 @@ public final class Connection {
       return;
     }
     stats.bytesReceived += datagram.remaining();
-    boolean blocked = !addressValidated && !builder.canSendAnything();
+    boolean blocked = !path.validated && !builder.canSendAnything();
     PacketReceiver.receive(this, datagram, pathId);
     if (blocked && builder.canSendAnything() && recoveryTimerNs() <= nowNs) {
-      // RFC 9002 §A.6 (OnDatagramReceived): a datagram that unblocks a server at the
-      // anti-amplification limit re-arms its probe timeout, and one that would have expired
-      // while the limit applied runs now.
+      // RFC 9002 §A.6 (OnDatagramReceived): a datagram that unblocks an endpoint at the
+      // anti-amplification limit of its path (RFC 9000 §8.1, §9.3) re-arms its probe timeout,
+      // and one that would have expired while the limit applied runs now.
       onLossDetectionTimeout(nowNs);
     }
     streams.deliverNotifications();
@@ -465,6 +469,7 @@ public final class Connection {
     // RFC 9000 §10.1 idle timeout and the keep-alive ping.
     t = Math.min(t, idlePolicy().nextTimeoutNs(rtt.ptoNs(0)));
     t = Math.min(t, peerDeadlineNs);
+    t = Math.min(t, path.validationDeadlineNs);
     t = Math.min(t, silenceCheckNs());
     t = Math.min(t, builder.handshakeCopyDueNs());
     if (builder.canSendAnything()) {
@@ -492,6 +497,9 @@ public final class Connection {
       return;
     }
     keys.onTimeout(nowNs); // RFC 9001 §6.1: the previous 1-RTT read keys' time is up
+    if (nowNs - path.validationDeadlineNs >= 0) {
+      onPathValidationTimeout();
+    }
     IdlePolicy.Action idleAction = idlePolicy().onTimeout(nowNs, rtt.ptoNs(0));
     if (idleAction == IdlePolicy.Action.SEND_WAITING_PING
         && state == ConnectionState.ESTABLISHED) {
@@ -725,10 +733,10 @@ public final class Connection {
       return Long.MAX_VALUE;
     }
     LossDetector loss = spaces[s].loss;
-    if (loss.lossTimeNs() == 0 && !addressValidated && !builder.canSendAnything()) {
-      // RFC 9002 §6.2.2.1: a server at the anti-amplification limit arms no probe timeout; it
-      // could send no probe, and the timer would stay in the past. A datagram from the client
-      // raises the budget and re-arms it.
+    if (loss.lossTimeNs() == 0 && !path.validated && !builder.canSendAnything()) {
+      // RFC 9002 §6.2.2.1: an endpoint at the anti-amplification limit of its path arms no probe
+      // timeout; it could send no probe, and the timer would stay in the past. A datagram from
+      // the peer on that path raises the budget and re-arms it; so does its validation.
       return Long.MAX_VALUE;
     }
     return loss.timerNs();
@@ -939,12 +947,13 @@ public final class Connection {
   }
 
   /**
-   * Whether the peer's address is validated (RFC 9000 §8.1): a client's always; a server's once
-   * a token, or a packet to the connection ID it issued, proved it. Until then the server sends
-   * at most three times what it received.
+   * Whether the peer's address on the current path is validated (RFC 9000 §8.1): a client's
+   * always; a server's once a token, or a packet to the connection ID it issued, proved it; after
+   * a change of path (RFC 9000 §9.3), once a PATH_RESPONSE echoed the new path's challenge (§8.2).
+   * Until then this end sends on the path at most three times what it received on it.
    */
   public boolean addressValidated() {
-    return addressValidated;
+    return path.validated;
   }
 
   /** Whether a Retry came between the client's first INITIAL and this connection. */
@@ -959,7 +968,17 @@ public final class Connection {
 
   /** The path the connection currently sends on. */
   public long currentPathId() {
-    return currentPathId;
+    return path.id;
+  }
+
+  /**
+   * While the current path is being validated, the last validated path, to which the connection
+   * returns if the validation fails (RFC 9000 §9.3.2); a driver keeps its address until then.
+   *
+   * @return its path id, or -1 when there is none (the current path is validated)
+   */
+  public long fallbackPathId() {
+    return fallbackPath.live ? fallbackPath.id : -1;
   }
 
   /** The counters. */
@@ -996,17 +1015,91 @@ public final class Connection {
   }
 
   /**
-   * The peer proved it holds its new address (PATH_RESPONSE, RFC 9000 §8.2.3): the RTT estimate
-   * and the congestion controller restart from their initial values for the new path (RFC 9000
-   * §9.4). The core sees paths only as the driver's numbers, not addresses, so it cannot tell a
-   * change of port alone (a NAT rebinding, after which §9.4 allows keeping both) from a move to
-   * another network, and resets on every change: the conservative reading.
+   * An authenticated datagram of {@code bytes} came from path {@code pathId}: it raises that
+   * path's anti-amplification budget if it is not validated (RFC 9000 §8.1, §9.3). Datagrams from
+   * a path the connection neither sends on nor would return to raise nothing: nothing is sent
+   * there.
+   */
+  void onAuthenticatedDatagram(long pathId, int bytes) {
+    if (path.id == pathId) {
+      path.onReceived(bytes);
+    } else if (fallbackPath.live && fallbackPath.id == pathId) {
+      fallbackPath.onReceived(bytes);
+    }
+  }
+
+  /**
+   * RFC 9000 §9.3: a packet with the highest packet number yet, authenticated, came from
+   * {@code pathId}, which is not the current path: the connection sends there from now on, at
+   * most three times what it receives there until the address is validated (§9.3, §8.2.1), and
+   * validates it with a PATH_CHALLENGE in the background. A return to the last validated path
+   * needs no new validation and abandons the one in progress (§9.3.3: a spoofed or replayed
+   * packet that moved the connection is undone by the peer's next packet from its real address).
+   */
+  void onPeerAddressChanged(long pathId, long nowNs) {
+    stats.pathChanges++;
+    pathMoved = true;
+    // What went unanswered went to the address the peer left: probe the new one afresh.
+    flight.resetProbeBackoff();
+    Path previous = path;
+    if (fallbackPath.live && fallbackPath.id == pathId) {
+      path = fallbackPath;
+      fallbackPath = previous;
+      fallbackPath.clear();
+      return;
+    }
+    if (previous.validated) {
+      // The path left becomes the one to return to; an unvalidated one is abandoned, and the
+      // last validated path stays the fallback.
+      path = fallbackPath;
+      fallbackPath = previous;
+    }
+    path.reset(pathId, false);
+    path.challengeData = random.nextLong();
+    path.challengePending = true;
+    // RFC 9000 §8.2.4: abandoned after three times the larger of the current probe timeout and
+    // that of a new path (kInitialRtt, RFC 9002 §6.2.2).
+    long pto = Math.max(rtt.ptoNs(0), INITIAL_PTO_NS);
+    path.validationDeadlineNs = Saturating.add(nowNs, Saturating.mul(3, pto));
+  }
+
+  /** RFC 9002 §6.2.2: the probe timeout of a path with no RTT sample, kInitialRtt × 3. */
+  static final long INITIAL_PTO_NS = 3 * RttEstimator.INITIAL_RTT_NS;
+
+  /**
+   * RFC 9000 §8.2.4, §9.3.2: the current path's validation has run out of time. The connection
+   * returns to the last validated path, with the state it had there; without one, it stays on the
+   * path (still within its budget) and no longer waits for the answer.
+   */
+  private void onPathValidationTimeout() {
+    stats.pathValidationsFailed++;
+    if (!fallbackPath.live) {
+      path.challengeOutstanding = false;
+      path.challengePending = false;
+      path.validationDeadlineNs = Long.MAX_VALUE;
+      return;
+    }
+    Path failed = path;
+    path = fallbackPath;
+    fallbackPath = failed;
+    fallbackPath.clear();
+    flight.resetProbeBackoff();
+  }
+
+  /**
+   * The peer proved it holds its new address (PATH_RESPONSE, RFC 9000 §8.2.3): the path's 3x
+   * budget ends, and the RTT estimate and the congestion controller restart from their initial
+   * values for the new path (RFC 9000 §9.4), unless the driver's {@link PathOracle} says only
+   * the port changed (a NAT rebinding, after which §9.4 allows keeping both). Without an oracle
+   * the core sees paths only as numbers and resets on every change: the conservative reading.
    */
   void onPathValidated() {
     stats.pathsValidated++;
-    long previous = validatedPathId;
-    validatedPathId = currentPathId;
-    if (pathOracle != null && pathOracle.sameHost(previous, currentPathId)) {
+    path.validate();
+    boolean sameHost = fallbackPath.live && pathOracle != null
+        && pathOracle.sameHost(fallbackPath.id, path.id);
+    fallbackPath.clear();
+    if (sameHost) {
       return; // only the port changed (a NAT rebinding): the path's figures still hold (§9.4)
     }
     stats.pathResets++;

@@ -70,6 +70,23 @@ public final class ConnectionStats {
    */
   public long pathResets;
   /**
+   * Path validations abandoned for want of a PATH_RESPONSE (RFC 9000 §8.2.4), after which the
+   * connection returned to the last validated path (§9.3.2).
+   */
+  public long pathValidationsFailed;
+  /**
+   * Datagrams held back by the anti-amplification budget of a path being validated (RFC 9000
+   * §9.3: at most three times the bytes received on it): each time something waited to be sent
+   * and the budget allowed not even a short datagram, counted once until the budget grew or the
+   * path was validated.
+   */
+  public long datagramsHeldByPathBudget;
+  /**
+   * Bytes by which datagrams to a path being validated were cut short of the datagram size so as
+   * to stay within its budget (RFC 9000 §8.2.1, §9.3).
+   */
+  public long bytesTrimmedByPathBudget;
+  /**
    * INITIAL packets dropped for carrying a frame other than CRYPTO, ACK, PING, PADDING or
    * CONNECTION_CLOSE (RFC 9000 §17.2.2).
    */

@@ -315,10 +315,10 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
     if (forbiddenInZeroRtt(FrameType.PATH_RESPONSE)) {
       return;
     }
-    if (c.pathChallengeOutstanding && f.data == c.pathChallengeData) {
-      c.pathChallengeOutstanding = false;
-      c.pathChallengePending = false; // a copy queued meanwhile is not needed
-      c.onPathValidated();
+    // RFC 9000 §8.2.3: the response validates the path its challenge was sent on, whichever
+    // path it arrives on; one for a path already abandoned matches nothing.
+    if (c.path.challengeOutstanding && f.data == c.path.challengeData) {
+      c.onPathValidated(); // a copy of the challenge queued meanwhile is not needed
     }
   }
 
@@ -392,12 +392,12 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
       c.issuedTicket.pending = false;
     } else if (type == SentFrameType.NEW_TOKEN) {
       c.newToken = null; // delivered: nothing to send again
-    } else if (type == SentFrameType.PATH_CHALLENGE && c.pathChallengeOutstanding
-        && a == c.pathChallengeData) {
+    } else if (type == SentFrameType.PATH_CHALLENGE && c.path.challengeOutstanding
+        && a == c.path.challengeData) {
       // The challenge arrived; its PATH_RESPONSE comes in the same packet as this ACK (after
       // it), unless that was lost: then the challenge goes again (RFC 9000 §8.2.1), since a
       // PATH_RESPONSE is never retransmitted. A response processed next cancels the copy.
-      c.pathChallengePending = true;
+      c.path.challengePending = true;
     }
   }
 
@@ -417,11 +417,11 @@ final class FrameDispatcher implements FrameHandler, SentFrameSink {
       c.issuedTicket.onLost();
     } else if (type == SentFrameType.NEW_TOKEN && c.newToken != null) {
       c.newTokenPending = true; // RFC 9000 §13.3: sent again until acknowledged
-    } else if (type == SentFrameType.PATH_CHALLENGE && c.pathChallengeOutstanding
-        && a == c.pathChallengeData) {
+    } else if (type == SentFrameType.PATH_CHALLENGE && c.path.challengeOutstanding
+        && a == c.path.challengeData) {
       // RFC 9000 §8.2.1: a lost challenge is sent again (PATH_RESPONSE never is), so that one
       // lost datagram does not leave the new path unvalidated.
-      c.pathChallengePending = true;
+      c.path.challengePending = true;
     }
   }
 }

@@ -36,20 +36,45 @@ final class PacketBuilder {
     this.c = c;
   }
 
+  /**
+   * The smallest datagram worth sending on a path whose budget is short of a full one: a 1-RTT
+   * packet with an ACK and a PATH_CHALLENGE (RFC 9000 §8.2.1 allows a challenge's datagram under
+   * 1200 bytes when the anti-amplification limit does not permit that size).
+   */
+  static final int MIN_LIMITED_DATAGRAM = 64;
+
   /** Whether the connection may send anything at all (state and anti-amplification). */
   boolean canSendAnything() {
     return (c.state == ConnectionState.HANDSHAKING || c.state == ConnectionState.ESTABLISHED)
-        && amplificationBudget() >= c.maxDatagramBytes();
+        && amplificationBudget() >= minDatagram();
+  }
+
+  /**
+   * The smallest datagram the budget must allow: a full one while the Initial space lives (its
+   * datagrams are padded to 1200 bytes, RFC 9000 §14.1), a short 1-RTT one after.
+   */
+  private int minDatagram() {
+    return c.initialSpace.discarded() ? MIN_LIMITED_DATAGRAM : c.maxDatagramBytes();
   }
 
   private long amplificationBudget() {
-    // RFC 9000 §8.1: at most three times what the unvalidated address sent us.
-    return c.addressValidated ? Long.MAX_VALUE
-        : 3 * c.amplificationReceivedBytes - c.amplificationSentBytes;
+    // RFC 9000 §8.1, §9.3: at most three times what the unvalidated path's address sent us.
+    return c.path.budget();
+  }
+
+  /**
+   * RFC 9000 §9.3: a datagram waits for the budget of a path being validated. Counted once until
+   * the budget grows (more arrives on the path) or the path is validated.
+   */
+  private void countHold() {
+    if (c.pathMoved && !c.path.holdCounted) {
+      c.path.holdCounted = true;
+      c.stats.datagramsHeldByPathBudget++;
+    }
   }
 
   private boolean hasAckElicitingContent() {
-    return c.handshake.pending() || c.handshakeDonePending || c.pathChallengePending
+    return c.handshake.pending() || c.handshakeDonePending || c.path.challengePending
         || (c.newTokenPending && c.state == ConnectionState.ESTABLISHED)
         || (c.pingPending && c.state == ConnectionState.ESTABLISHED)
         || (c.state == ConnectionState.ESTABLISHED
@@ -75,7 +100,7 @@ final class PacketBuilder {
   /** Whether all that waits to be sent is stream data less urgent than RFC 9218's default. */
   private boolean onlyBackgroundData() {
     return c.state == ConnectionState.ESTABLISHED && !c.handshake.pending()
-        && !c.handshakeDonePending && !c.pathChallengePending && !c.pingPending
+        && !c.handshakeDonePending && !c.path.challengePending && !c.pingPending
         && !c.newTokenPending
         && !c.streamWriter.hasControlFrames()
         && c.streamWriter.nextUrgency() > BACKGROUND_ABOVE_URGENCY;
@@ -121,8 +146,19 @@ final class PacketBuilder {
         return n;
       }
     }
-    if (amplificationBudget() < max) {
-      return 0;
+    long budget = amplificationBudget();
+    if (budget < max) {
+      if (budget < minDatagram()) {
+        if (c.pathMoved && hasSomethingToSend()) {
+          countHold();
+        }
+        return 0;
+      }
+      // RFC 9000 §8.2.1, §9.3: a shorter datagram, as much as the path's budget allows.
+      if (c.pathMoved && hasSomethingToSend()) {
+        c.stats.bytesTrimmedByPathBudget += max - budget;
+      }
+      max = (int) budget;
     }
     boolean probe = c.probesPending > 0;
     int mtuProbe = mtuProbeSize();
@@ -145,6 +181,11 @@ final class PacketBuilder {
       return 0;
     }
     return writeDatagram(out, start, max, probe, dataAllowed);
+  }
+
+  /** Whether anything waits to be sent: ack-eliciting frames, a probe, an ACK or a response. */
+  private boolean hasSomethingToSend() {
+    return c.probesPending > 0 || c.pathResponsePending || ackDue() || hasAckElicitingContent();
   }
 
   /** Room an INITIAL leaves for a coalesced 1-RTT packet (short header, HANDSHAKE_DONE, ACK). */
@@ -316,9 +357,7 @@ final class PacketBuilder {
     }
     boolean data = copy.dataPn() >= 0;
     copy.write(out);
-    if (!c.addressValidated) {
-      c.amplificationSentBytes += n;
-    }
+    c.path.onSent(n);
     if (data) {
       c.stats.firstDataCopiesSent++;
     } else {
@@ -330,10 +369,12 @@ final class PacketBuilder {
 
   /**
    * The size of the PMTU probe due now (RFC 8899), or 0: only once the handshake is done, only in
-   * 1-RTT packets, and only when the window has room for it.
+   * 1-RTT packets, only on a validated path, and only when the window has room for it.
    */
   private int mtuProbeSize() {
-    if (c.state != ConnectionState.ESTABLISHED || useInitial()) {
+    if (c.state != ConnectionState.ESTABLISHED || useInitial() || !c.path.validated) {
+      // Nor on a path being validated (RFC 9000 §9.3): its 3x budget is for the challenge and
+      // the call's data, and a probe it cannot afford would hold the data back, due for ever.
       return 0;
     }
     int size = c.mtu.probeSize(c.nowNs);
@@ -403,6 +444,7 @@ final class PacketBuilder {
     c.mtu.onProbeSent(c.log.sequence(pn), c.nowNs);
     c.idle.onAckElicitingSent(c.nowNs);
     c.onAckElicitingSent(c.nowNs);
+    c.path.onSent(sent);
     c.stats.packetsSent++;
     c.stats.bytesSent += sent;
     return sent;
@@ -451,7 +493,11 @@ final class PacketBuilder {
     int limit = start + max - keys.overheadBytes();
     // RFC 9000 §12.4: no ACK in 0-RTT (acknowledgements of the space go in 1-RTT packets).
     if (!zeroRtt && space.acks.hasUnacked()) {
-      long largest = space.acks.writeAck(out, c.nowNs, Math.min(limit - out.position(), 400),
+      // A short datagram on a path being validated keeps room for its challenge (RFC 9000 §8.2.1).
+      int challengeRoom = !initial && c.path.challengePending
+          ? PathChallengeFrame.encodedLength() : 0;
+      long largest = space.acks.writeAck(out, c.nowNs,
+          Math.min(limit - out.position() - challengeRoom, 400),
           !initial && c.peerWantsTimestamps && c.state == ConnectionState.ESTABLISHED);
       if (largest >= 0) {
         space.log.addFrame(SentFrameType.ACK, largest, 0, 0);
@@ -523,9 +569,7 @@ final class PacketBuilder {
         c.probesPending--;
       }
     }
-    if (!c.addressValidated) {
-      c.amplificationSentBytes += size;
-    }
+    c.path.onSent(size);
     c.stats.packetsSent++;
     c.stats.bytesSent += size;
     if (c.retransmitQueued && c.streamWriter.lastCallRetransmitted()) {
@@ -548,11 +592,12 @@ final class PacketBuilder {
 
   private boolean writeData(ByteBuffer out, int limit) {
     boolean eliciting = false;
-    if (c.pathChallengePending && limit - out.position() >= PathChallengeFrame.encodedLength()) {
-      PathChallengeFrame.encode(out, c.pathChallengeData);
-      c.log.addFrame(SentFrameType.PATH_CHALLENGE, c.pathChallengeData, 0, 0);
-      c.pathChallengePending = false;
-      c.pathChallengeOutstanding = true;
+    Path path = c.path;
+    if (path.challengePending && limit - out.position() >= PathChallengeFrame.encodedLength()) {
+      PathChallengeFrame.encode(out, path.challengeData);
+      c.log.addFrame(SentFrameType.PATH_CHALLENGE, path.challengeData, 0, 0);
+      path.challengePending = false;
+      path.challengeOutstanding = true;
       eliciting = true;
     }
     if (c.handshakeDonePending && limit - out.position() >= 1) {
@@ -655,9 +700,7 @@ final class PacketBuilder {
     }
     int size = out.position() - start;
     space.loss.onPacketSent(c.nowNs, size, false, false);
-    if (!c.addressValidated) {
-      c.amplificationSentBytes += size;
-    }
+    c.path.onSent(size);
     c.stats.packetsSent++;
     c.stats.bytesSent += size;
     return size;

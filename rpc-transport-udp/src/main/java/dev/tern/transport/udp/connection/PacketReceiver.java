@@ -94,13 +94,10 @@ final class PacketReceiver {
         }
         continue;
       }
-      if (!authenticated && !c.addressValidated) {
-        // RFC 9000 §8.1: what counts towards the limit is bytes of datagrams that carried an
-        // authentic packet of this connection, each datagram once; forged or corrupt ones, and
-        // those of other connections, raise nothing.
-        authenticated = true;
-        c.amplificationReceivedBytes += datagramBytes;
-      }
+      // RFC 9000 §8.1: what counts towards the limit is bytes of datagrams that carried an
+      // authentic packet of this connection, each datagram once; forged or corrupt ones, and
+      // those of other connections, raise nothing.
+      authenticated = true;
       if (space == c.appSpace && !zeroRtt) {
         c.keys.onOneRttOpened(); // a new key phase starts the old keys' discard timer
       }
@@ -123,6 +120,11 @@ final class PacketReceiver {
       if (!processPacket(c, buf, h, space, pn, payloadEnd, pathId)) {
         break;
       }
+    }
+    if (authenticated) {
+      // Credited once the datagram is processed: to the path it moved the connection to, if it
+      // did (RFC 9000 §9.3: the new path's budget starts with the datagram that opened it).
+      c.onAuthenticatedDatagram(pathId, datagramBytes);
     }
     buf.position(limit);
   }
@@ -167,10 +169,15 @@ final class PacketReceiver {
     return true;
   }
 
-  /** RFC 9000 §8.1: the peer used the connection ID we gave it, so it received our packet. */
+  /**
+   * RFC 9000 §8.1: the peer used the connection ID we gave it, so it received our packet: the
+   * handshake's address is validated. Not a later path's (§9.3): the same connection ID comes
+   * from every address the peer moves to, which only a PATH_RESPONSE validates (§8.2).
+   */
   private static void validateAddress(Connection c, ByteBuffer buf, PacketHeader h) {
-    if (!c.addressValidated && c.localCid.matches(buf, h.dcidOffset, h.dcidLength)) {
-      c.addressValidated = true;
+    if (!c.path.validated && !c.pathMoved
+        && c.localCid.matches(buf, h.dcidOffset, h.dcidLength)) {
+      c.path.validate();
     }
   }
 
@@ -278,16 +285,11 @@ final class PacketReceiver {
       c.discardInitialSpace();
     }
     c.stats.packetsReceived++;
-    c.idle.onPacketReceived(c.nowNs);
+    c.idle.onPacketReceived(c.nowNs, c.reader.lastWasAckEliciting());
     c.onPeerHeard(c.nowNs);
-    if (pn > largestBefore && pathId != c.currentPathId) {
+    if (pn > largestBefore && pathId != c.path.id) {
       // RFC 9000 §9.3: follow the peer's new address at once, validate it in the background.
-      c.currentPathId = pathId;
-      c.stats.pathChanges++;
-      // What went unanswered went to the address the peer left: probe the new one afresh.
-      c.flight.resetProbeBackoff();
-      c.pathChallengePending = true;
-      c.pathChallengeData = c.random.nextLong();
+      c.onPeerAddressChanged(pathId, c.nowNs);
     }
     return c.state != ConnectionState.CLOSED;
   }

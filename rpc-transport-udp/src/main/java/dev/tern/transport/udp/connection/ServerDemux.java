@@ -262,11 +262,11 @@ public final class ServerDemux {
       }
       c = Connection.server(config, null, dcid, scid, header.version, Connection.scheduler(config),
           encrypted ? (EpochPacketKeys) keys : null, handshakeDcid, retryScid);
-      c.addressValidated = validated; // RFC 9000 §8.1.3: a valid token lifts the 3x limit
       // The connection starts on the path its first datagram came from: anything it sends, a
       // CONNECTION_CLOSE refusing the handshake included, goes back there (RFC 9000 §8.1), and
-      // that first packet is no change of path to validate (§9.3).
-      c.currentPathId = pathId;
+      // that first packet is no change of path to validate (§9.3). RFC 9000 §8.1.3: a valid
+      // token lifts the 3x limit.
+      c.path.reset(pathId, validated);
       if (resets != null) {
         c.localResetToken = resets.token(c.localConnectionId());
         c.localResetProofKey = resets.proofKey(c.localConnectionId());

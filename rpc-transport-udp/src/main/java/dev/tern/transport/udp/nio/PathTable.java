@@ -85,7 +85,8 @@ final class PathTable {
   /**
    * Drops paths not heard from since {@code olderThanNs} whose ids {@code inUse} does not name.
    *
-   * @param inUse the current path ids of the live connections
+   * @param inUse the path ids of the live connections: current ones, and those a connection
+   *     validating a new path would return to
    */
   void purge(long olderThanNs, long[] inUse, int inUseCount) {
     Iterator<Path> it = byAddress.values().iterator();

@@ -402,13 +402,18 @@ public final class UdpServerEndpoint extends EndpointLoop {
 
   private void purgePaths(long nowNs) {
     List<Connection> list = demux.connections();
-    if (inUse.length < list.size()) {
-      inUse = new long[Math.max(list.size(), 2 * inUse.length)];
+    if (inUse.length < 2 * list.size()) {
+      inUse = new long[Math.max(2 * list.size(), 2 * inUse.length)];
     }
+    int n = 0;
     for (int i = 0; i < list.size(); i++) {
-      inUse[i] = list.get(i).currentPathId();
+      Connection c = list.get(i);
+      inUse[n++] = c.currentPathId();
+      if (c.fallbackPathId() >= 0) {
+        inUse[n++] = c.fallbackPathId(); // a failed validation returns there (RFC 9000 §9.3.2)
+      }
     }
-    paths.purge(nowNs - PATH_RETENTION_NS, inUse, list.size());
+    paths.purge(nowNs - PATH_RETENTION_NS, inUse, n);
   }
 
   @Override

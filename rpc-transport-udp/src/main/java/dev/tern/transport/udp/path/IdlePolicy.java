@@ -23,10 +23,13 @@ import dev.tern.transport.udp.util.Saturating;
  * <p>A client whose calls wait ({@link #setProbeWhileWaiting}) does not wait the whole interval
  * when nothing arrives: after a probe timeout without receiving anything it sends a PING, then
  * after twice that, four times, and so on (RFC 9002 §6.2.1's backoff), each counted from the
- * last receipt, until the wait reaches the keep-alive interval, whose PINGs then go on alone. The
- * backoff restarts when a call opens, not when something arrives (the PING's own
- * acknowledgement would restart it), so a quiet call costs about log2(interval / probe timeout)
- * such PINGs. A server sends to the address it last heard the client from, so after a NAT
+ * last receipt, up to the keep-alive interval, at which they go on for as long as calls are
+ * open. The backoff restarts when a call opens and when an ack-eliciting packet arrives (the
+ * peer is sending again: a later silence is a new one), not on a bare acknowledgement (the
+ * PING's own would restart it), so a quiet call costs about log2(interval / probe timeout) such
+ * PINGs and then one per interval. A keep-alive PING counts as the waiting PING due with it, so
+ * the two never go out back to back. A server sends to the address it last heard the client
+ * from, so after a NAT
  * rebinding the client's datagrams are the only way the server can learn the new address (RFC
  * 9000 §9.3); a client that only waits for a response says nothing, and the server's answers,
  * probes included, go to the old address until the keep-alive. The PING shows the new address
@@ -133,6 +136,22 @@ public final class IdlePolicy {
 
   /** A packet was received and processed: the idle timer restarts (RFC 9000 §10.1). */
   public void onPacketReceived(long nowNs) {
+    onPacketReceived(nowNs, false);
+  }
+
+  /**
+   * As {@link #onPacketReceived(long)}; an ack-eliciting packet ({@code ackEliciting}) also
+   * restarts the waiting PINGs' backoff from one probe timeout: the peer is sending, so a silence
+   * after it is a new one (a NAT rebinding that cut the peer's data off, say), to be probed soon.
+   * A bare acknowledgement (of a waiting PING, say) does not.
+   *
+   * @param nowNs when the packet was processed
+   * @param ackEliciting whether the packet was ack-eliciting (RFC 9000 §13.2.1)
+   */
+  public void onPacketReceived(long nowNs, boolean ackEliciting) {
+    if (ackEliciting) {
+      waitingProbes = 0;
+    }
     waitingSinceNs = nowNs;
     lastReceiveNs = nowNs;
     lastActivityNs = nowNs;
@@ -188,10 +207,10 @@ public final class IdlePolicy {
     if (!probeWhileWaiting || keepAliveIntervalNs == 0 || openStreams == 0) {
       return Long.MAX_VALUE;
     }
-    long waitNs = Saturating.mul(Math.max(ptoNs, 1), 1L << Math.min(waitingProbes, 40));
-    if (waitNs >= keepAliveNs()) {
-      return Long.MAX_VALUE; // the keep-alive's own PINGs come as often
-    }
+    // Backed off up to the keep-alive interval, never off while calls are open: a call that
+    // outlives the backoff still shows the server the client's address at least that often.
+    long waitNs = Math.min(Saturating.mul(Math.max(ptoNs, 1), 1L << Math.min(waitingProbes, 40)),
+        keepAliveNs());
     return Saturating.add(waitingSinceNs, waitNs);
   }
 
@@ -238,6 +257,12 @@ public final class IdlePolicy {
       // out now (a server at the anti-amplification limit cannot send it): a timer left at the
       // missed deadline would stay in the past and spin the driver.
       lastActivityNs = nowNs;
+      if (nowNs - waitingProbeNs(ptoNs) >= 0) {
+        // The waiting PING due now goes as this one: counted, and timed from it. Left due, it
+        // would ask for a second PING at the same instant.
+        waitingProbes++;
+        waitingSinceNs = nowNs;
+      }
       return Action.SEND_PING;
     }
     if (nowNs - waitingProbeNs(ptoNs) >= 0) {

@@ -132,7 +132,7 @@ class ClosingStateTest {
         sent += d.length;
       }
     }
-    assertThat(server.addressValidated).isFalse();
+    assertThat(server.path.validated).isFalse();
     assertThat(sent).isPositive().isLessThanOrEqualTo(3 * received);
     // It closes with a long reason: each close is larger than what a small packet allows.
     server.closeWithError(TransportError.PROTOCOL_VIOLATION, 0, "x".repeat(200));

@@ -446,13 +446,13 @@ class RetryTest {
     net.up = d -> net.toServerBytes == 0; // only the first INITIAL arrives
     net.run(1);
     Connection server = net.server();
-    long before = server.amplificationReceivedBytes;
+    long before = server.path.receivedBytes;
     assertThat(before).isEqualTo(net.toServerBytes);
     // An INITIAL to the server's connection ID that does not open (another DCID's keys).
     ByteBuffer forged = Forge.initial(server.version(), cid(0x66), server.localCid,
         net.client.localCid, 9, b -> b.put((byte) 1));
     server.onDatagram(forged, now, PATH);
     assertThat(server.stats().packetsFailedToOpen).isEqualTo(1);
-    assertThat(server.amplificationReceivedBytes).isEqualTo(before);
+    assertThat(server.path.receivedBytes).isEqualTo(before);
   }
 }

@@ -3,6 +3,9 @@ package dev.tern.transport.udp.path;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class IdlePolicyTest {
@@ -154,21 +157,99 @@ class IdlePolicyTest {
     assertThat(p.nextTimeoutNs(pto)).isEqualTo(5 * S + 4 * pto);
     p.setOpenStreams(2);
     assertThat(p.nextTimeoutNs(pto)).isEqualTo(5 * S + pto);
-    // Once the wait would reach the keep-alive interval, the keep-alive's PINGs go on alone.
+    // Once the wait would pass the keep-alive interval it stays at the interval: the waiting
+    // PINGs never stop while a call is open, and the keep-alive's own PING, due at the same
+    // instant, stands for the waiting one (never two at once).
     IdlePolicy q = new IdlePolicy(15 * S, 60 * S, 0);
     q.setProbeWhileWaiting(true);
     q.setOpenStreams(1);
     q.onPacketReceived(0);
+    List<Long> pings = new ArrayList<>();
     long t = 0;
-    int waiting = 0;
-    for (int i = 0; i < 40; i++) {
+    for (int i = 0; i < 8; i++) {
       t = q.nextTimeoutNs(pto);
-      if (q.onTimeout(t, pto) == IdlePolicy.Action.SEND_WAITING_PING) {
-        waiting++;
+      IdlePolicy.Action a = q.onTimeout(t, pto);
+      assertThat(a).isIn(IdlePolicy.Action.SEND_WAITING_PING, IdlePolicy.Action.SEND_PING);
+      q.onAckElicitingSent(t); // the PING leaves; only its acknowledgement comes back
+      q.onPacketReceived(t + 100 * MS, false);
+      pings.add(t);
+      assertThat(q.nextTimeoutNs(pto)).as("no timer in the past").isGreaterThan(t + 100 * MS);
+    }
+    // 0.8, 1.6, 3.2, 6.4, 12.8 s after the last receipt (each acknowledgement 0.1 s after its
+    // PING); then 15 s after it, one PING where the keep-alive's and the waiting one coincide.
+    assertThat(pings).containsExactly(800 * MS, 2_500 * MS, 5_800 * MS, 12_300 * MS,
+        25_200 * MS, 40_300 * MS, 55_400 * MS, 70_500 * MS);
+  }
+
+  @Test
+  void anAckElicitingPacketRestartsTheBackoffAndABareAcknowledgementDoesNot() {
+    long pto = 800 * MS;
+    IdlePolicy p = new IdlePolicy(15 * S, 60 * S, 0);
+    p.setProbeWhileWaiting(true);
+    p.setOpenStreams(1);
+    p.onPacketReceived(0);
+    long t = 0;
+    for (int i = 0; i < 6; i++) { // backed off to the interval
+      t = p.nextTimeoutNs(pto);
+      p.onTimeout(t, pto);
+      p.onAckElicitingSent(t);
+    }
+    // The PING's acknowledgement: the wait counts from it, still backed off.
+    p.onPacketReceived(t + S, false);
+    assertThat(p.nextTimeoutNs(pto)).isEqualTo(t + S + 15 * S);
+    // The server sends again (the call's data, after a NAT rebinding was shown to it, say): a
+    // silence after this is probed from one probe timeout again.
+    p.onPacketReceived(t + 2 * S, true);
+    assertThat(p.nextTimeoutNs(pto)).isEqualTo(t + 2 * S + pto);
+    assertThat(p.onTimeout(t + 2 * S + pto, pto)).isEqualTo(IdlePolicy.Action.SEND_WAITING_PING);
+    assertThat(p.nextTimeoutNs(pto)).isEqualTo(t + 2 * S + pto + 2 * pto);
+  }
+
+  @Test
+  void noTimerIsLeftInThePastWhateverArrivesAndLeaves() {
+    // Random receipts (ack-eliciting or not), sends, calls opening and closing, and timers run
+    // when due: after each timer the next deadline lies ahead, or the connection is over.
+    Random random = new Random(7);
+    for (int run = 0; run < 200; run++) {
+      long pto = (1 + random.nextInt(2000)) * MS;
+      IdlePolicy p = new IdlePolicy(15 * S, random.nextBoolean() ? 5 * S : 0, 30 * S, 0);
+      p.setProbeWhileWaiting(true);
+      p.setKeepConnected(random.nextBoolean());
+      long now = 0;
+      int streams = 0;
+      for (int step = 0; step < 300; step++) {
+        long next = p.nextTimeoutNs(pto);
+        long event = now + random.nextInt(4_000) * MS;
+        if (next <= event) {
+          now = Math.max(now, next);
+          IdlePolicy.Action a = p.onTimeout(now, pto);
+          if (a == IdlePolicy.Action.CLOSE || a == IdlePolicy.Action.KEEP_ALIVE_TIMEOUT) {
+            break;
+          }
+          assertThat(a).as("run %d step %d: a due timer acts", run, step)
+              .isNotEqualTo(IdlePolicy.Action.NONE);
+          if (a == IdlePolicy.Action.SEND_PING) {
+            p.onKeepAlivePingSent(now, pto);
+          }
+          p.onAckElicitingSent(now);
+          assertThat(p.nextTimeoutNs(pto)).as("run %d step %d", run, step).isGreaterThan(now);
+          continue;
+        }
+        now = event;
+        switch (random.nextInt(4)) {
+          case 0:
+            p.onPacketReceived(now, random.nextBoolean());
+            break;
+          case 1:
+            p.onAckElicitingSent(now);
+            break;
+          default:
+            streams = Math.max(0, streams + (random.nextBoolean() ? 1 : -1));
+            p.setOpenStreams(streams);
+            break;
+        }
       }
     }
-    // 0.8, 1.6, 3.2, 6.4, 12.8 s: the next (25.6 s) would pass the 15 s interval.
-    assertThat(waiting).isEqualTo(5);
   }
 
   @Test

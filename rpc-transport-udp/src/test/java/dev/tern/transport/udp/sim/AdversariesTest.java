@@ -72,6 +72,29 @@ class AdversariesTest {
     assertThat(s.failures()).extracting(RunResult::line).isEmpty();
     assertThat(s.boundViolations()).extracting(RunResult::line).isEmpty();
     assertThat(s.results).anySatisfy(r -> assertThat(r.clientPathChanges).isGreaterThan(1));
+    // RFC 9000 §9.3: on no seed did the server send a path it had moved to more than three times
+    // what came from it before validating it; and it did send to such paths (the check ran).
+    long toUnvalidated = 0;
+    for (RunResult r : s.results) {
+      assertThat(r.pathAmplificationViolations).as(r.line()).isZero();
+      assertThat(r.simulatorSpins).as("timers left in the past: %s", r.line()).isZero();
+      toUnvalidated += r.bytesToUnvalidatedPaths;
+    }
+    assertThat(toUnvalidated).as("bytes sent to paths before their validation").isPositive();
+  }
+
+  @Test
+  void aLongCallBehindARebindingNatKeepsShowingTheServerItsAddress() {
+    // The seed on which the client's waiting PINGs had backed off past the keep-alive interval
+    // and stopped: after the next rebinding it said nothing for up to 15 s, and the server,
+    // whose packets all went to the address the client had left, closed the connection
+    // (PEER_UNRESPONSIVE). Every timer lies ahead of the one that ran: no spin, drain included.
+    long seed = SEED + 22;
+    RunResult r = Adversaries.run("adv-nat-rebinding", Campaign.scenarioFor(seed), seed,
+        ConnectionConfig.defaults());
+    assertThat(r.failure).as(r.line()).isNull();
+    assertThat(r.clientPathChanges).as(r.line()).isGreaterThan(1);
+    assertThat(r.simulatorSpins).as(r.line()).isZero();
   }
 
   @Test

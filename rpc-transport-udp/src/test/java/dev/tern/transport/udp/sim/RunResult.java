@@ -46,6 +46,17 @@ public final class RunResult {
   public long serverPathResets;
   /** The server's min RTT at the end of the run, ns (Long.MAX_VALUE: no sample). */
   public long serverMinRttNs = Long.MAX_VALUE;
+  /**
+   * Times the server sent to a path it had not validated more than three times the bytes that
+   * came from it (RFC 9000 §8.1, §9.3); a run with any fails.
+   */
+  public long pathAmplificationViolations;
+  /** Bytes the server sent to paths it had moved to before validating them. */
+  public long bytesToUnvalidatedPaths;
+  /** Times the simulator found a timer at or before now that did nothing, a thousand times over. */
+  public long simulatorSpins;
+  /** Datagrams the server held back for a path's 3x budget (ConnectionStats). */
+  public long serverPathBudgetHolds;
   /** For an adversarial profile: the attack, its base link and what it did; else null. */
   public String adversary;
   /**

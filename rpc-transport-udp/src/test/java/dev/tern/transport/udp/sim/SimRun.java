@@ -139,6 +139,14 @@ public final class SimRun {
       res.failure = "anti-amplification limit broken " + sim.amplificationViolations
           + " times; first: " + sim.amplificationViolation;
     }
+    if (res.failure == null && sim.pathAmplificationViolations > 0) {
+      // RFC 9000 §9.3: checked on every run, over every path the server moved to.
+      res.failure = "per-path anti-amplification limit broken " + sim.pathAmplificationViolations
+          + " times; first: " + sim.pathAmplificationViolation;
+    }
+    res.pathAmplificationViolations = sim.pathAmplificationViolations;
+    res.bytesToUnvalidatedPaths = sim.bytesToUnvalidatedPaths;
+    res.simulatorSpins = sim.spins;
     ConnectionStats cs = sim.client().stats();
     res.retransmittedPackets = cs.packetsRetransmitted;
     res.lostPackets = cs.packetsLost;
@@ -174,6 +182,7 @@ public final class SimRun {
       res.clientPathChanges = sim.server().stats().pathChanges;
       res.serverPathsValidated = sim.server().stats().pathsValidated;
       res.serverPathResets = sim.server().stats().pathResets;
+      res.serverPathBudgetHolds = sim.server().stats().datagramsHeldByPathBudget;
       res.serverMinRttNs = sim.server().rtt().minRttNs();
     }
     res.upBottleneck = profile.clientToServer().meanRateBitsPerSecond() > 0;

@@ -112,6 +112,19 @@ public final class Simulation {
   long amplificationViolations;
   /** The first violation, described. */
   String amplificationViolation;
+  /**
+   * Per server connection and path id, the bytes of the datagrams from that path the demux handed
+   * the connection, and the bytes the connection sent to that path while it was not validated
+   * (RFC 9000 §8.1 for the handshake's path, §9.3 for one the client moved to).
+   */
+  private final java.util.Map<Connection, java.util.Map<Long, long[]>> pathAmplification =
+      new java.util.IdentityHashMap<>();
+  /** Times a server sent to an unvalidated path more than three times what came from it. */
+  long pathAmplificationViolations;
+  /** The first such violation, described. */
+  String pathAmplificationViolation;
+  /** Bytes servers sent to a path they had moved to before validating it. */
+  long bytesToUnvalidatedPaths;
   /** The virtual clock's epoch for the server's tokens, ms (any fixed value). */
   static final long TOKEN_EPOCH_MS = 1_700_000_000_000L;
 
@@ -419,6 +432,7 @@ public final class Simulation {
       Connection c = demux.onDatagram(b, nowNs, e.pathId, reply);
       if (c != null) {
         amplification.computeIfAbsent(c, k -> new long[2])[0] += e.data.length;
+        pathCounters(c, e.pathId)[0] += e.data.length;
       }
       if (reply.position() > 3L * e.data.length) {
         amplification("a stateless answer of " + reply.position() + " bytes to a datagram of "
@@ -454,6 +468,7 @@ public final class Simulation {
       for (Connection c : demux.connections()) {
         out.clear();
         boolean unvalidated = !c.addressValidated();
+        long pathId = c.currentPathId();
         if (c.pollDatagram(out, nowNs) > 0) {
           out.flip();
           long[] a = amplification.computeIfAbsent(c, k -> new long[2]);
@@ -462,6 +477,16 @@ public final class Simulation {
             if (a[1] > 3 * a[0]) {
               amplification("server " + c + " sent " + a[1] + " bytes before validation, having"
                   + " received " + a[0]);
+            }
+            long[] p = pathCounters(c, pathId);
+            p[1] += out.remaining();
+            if (c.stats().pathChanges > 0) {
+              bytesToUnvalidatedPaths += out.remaining();
+            }
+            if (p[1] > 3 * p[0] && pathAmplificationViolations++ == 0) {
+              pathAmplificationViolation = "server " + c + " sent " + p[1] + " bytes to path "
+                  + pathId + " before validating it, having received " + p[0] + " from it, at "
+                  + nowNs / 1e6 + " ms";
             }
           }
           if (c.currentPathId() == clientPath) {
@@ -514,6 +539,11 @@ public final class Simulation {
         replayed++;
       }
     }
+  }
+
+  private long[] pathCounters(Connection c, long pathId) {
+    return pathAmplification.computeIfAbsent(c, k -> new java.util.HashMap<>())
+        .computeIfAbsent(pathId, k -> new long[2]);
   }
 
   private void amplification(String what) {
