@@ -24,18 +24,18 @@ import java.util.concurrent.TimeUnit;
  * <p>{@code server <address>}: serves downloads on {@code <address>:0} with a fresh self-signed
  * certificate, prints {@code PORT <n> <certificate PEM in base64>}, and for every call that
  * completes prints {@code SERVED <the connection's peer address then>}; for every line on its
- * standard input prints {@code PEER <the last call's connection's peer address now>}; exits when
- * its standard input closes.
+ * standard input prints {@code PEER <the last call's connection's peer address now> PATHS <quiche's
+ * paths>}; exits when its standard input closes.
  *
  * <p>{@code client <address> <port> <certificate> quiet|busy}: trusting that certificate, with a
- * 64 KiB stream window, downloads {@link #MESSAGES} messages of {@link #SIZE} bytes, checking every
- * byte. After a third of them it prints {@code MOVE}. {@code quiet}: first it requests no more and
- * waits until nothing arrives any longer (the server has filled the window and all of it has
- * arrived), and after {@code MOVE} it waits for a line on its standard input, so the rest must
- * cross the network after whatever the parent does in between, and nothing is in flight while it
- * does. {@code busy}: it goes on reading, so data is in flight during the move. Then prints
- * {@code DONE <bytes> <status code> <refused sends> <status description>}, keeps its connection
- * until its standard input closes, and exits.
+ * 64 KiB stream window, downloads {@link #MESSAGES} messages of {@link #SIZE} bytes from a {@link
+ * StagedDownload}, checking every byte: a first request message brings a third of them, after
+ * which it prints {@code MOVE}. {@code quiet}: first it waits until nothing arrives any longer,
+ * and after {@code MOVE} it waits for a line on its standard input; then a second message (and the
+ * half-close) asks for the rest, which therefore crosses the network after whatever the parent
+ * did in between, with nothing in flight while it did. {@code busy}: it asks for the rest at once,
+ * so data is in flight during the move. Then prints {@code DONE <bytes> <status code> <refused
+ * sends> <status description>}, keeps its connection until its standard input closes, and exits.
  */
 public final class MigrationPeer {
   /** Messages per download. */
@@ -79,7 +79,7 @@ public final class MigrationPeer {
       @Override
       public ServerStreamListener streamCreated(ServerStream stream, RequestHeaders headers) {
         last.set(stream);
-        return new PatternDownload(stream, MESSAGES, SIZE);
+        return new StagedDownload(stream);
       }
 
       @Override
@@ -92,10 +92,96 @@ public final class MigrationPeer {
     while (in.readLine() != null) {
       // Runs until the parent closes the pipe.
       ServerStream stream = last.get();
-      System.out.println("PEER " + (stream == null ? "none" : stream.connectionInfo().remoteAddress()));
+      System.out.println("PEER " + (stream == null ? "none" : stream.connectionInfo().remoteAddress()
+          + " PATHS " + paths((QuicServerStream) stream)));
       System.out.flush();
     }
     transport.shutdownNow(Status.UNAVAILABLE.withDescription("test over"));
+  }
+
+  /**
+   * The server's side of a download in two stages: the first request message brings {@link
+   * #MESSAGES}{@code / 3} messages of {@link #SIZE} bytes ({@link PatternDownload#fill}), the second
+   * the rest, then the call ends OK. The rest therefore leaves only after the client has asked for
+   * it, after the move: its window cannot have taken it in beforehand (quiche grows a stream's
+   * window as fast as it is read, so on an unshaped link a window-bound pause could hold the whole
+   * download and nothing crossed after the move). Prints {@code SERVED <peer address>} when the
+   * call completes.
+   */
+  private static final class StagedDownload implements ServerStreamListener {
+    private final ServerStream stream;
+    private int allowed;
+    private int sent;
+
+    StagedDownload(ServerStream stream) {
+      this.stream = stream;
+      stream.request(1);
+    }
+
+    @Override
+    public void onMessage(ByteBuffer message) {
+      if (allowed == 0) {
+        stream.writeHeaders(new Metadata());
+        allowed = MESSAGES / 3;
+      } else {
+        allowed = MESSAGES;
+      }
+      stream.request(1);
+      pump();
+    }
+
+    @Override
+    public void onHalfClose() {}
+
+    @Override
+    public void onReady() {
+      pump();
+    }
+
+    private void pump() {
+      while (sent < allowed && stream.isReady()) {
+        byte[] b = new byte[SIZE];
+        java.util.Arrays.fill(b, PatternDownload.fill(sent));
+        stream.writeMessage(ByteBuffer.wrap(b));
+        sent++;
+      }
+      stream.flush();
+      if (sent == MESSAGES) {
+        sent++;
+        stream.close(Status.OK, new Metadata());
+      }
+    }
+
+    @Override
+    public void onComplete() {
+      System.out.println("SERVED " + stream.connectionInfo().remoteAddress());
+      System.out.flush();
+    }
+
+    @Override
+    public void onCancel(Status status) {
+      System.out.println("CANCELLED " + status);
+      System.out.flush();
+    }
+  }
+
+  /**
+   * quiche's own paths of the stream's connection, as {@code <peer address> active|idle <bytes
+   * sent>} separated by {@code ;}: what quiche sends to, not the peer address Netty reports.
+   */
+  private static String paths(QuicServerStream stream) {
+    io.netty.handler.codec.quic.QuicChannel quic = (io.netty.handler.codec.quic.QuicChannel) stream.channel.parent();
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < 8; i++) {
+      io.netty.util.concurrent.Future<io.netty.handler.codec.quic.QuicConnectionPathStats> f =
+          quic.collectPathStats(i).awaitUninterruptibly();
+      if (!f.isSuccess()) {
+        break;
+      }
+      io.netty.handler.codec.quic.QuicConnectionPathStats p = f.getNow();
+      b.append(p.peerAddress()).append(p.active() ? " active " : " idle ").append(p.sentBytes()).append(';');
+    }
+    return b.toString();
   }
 
   /**
@@ -143,6 +229,13 @@ public final class MigrationPeer {
       @Override
       public void onHeaders(Metadata headers) {}
 
+      /** The second request message: the server sends the other two thirds only after it. */
+      private void askForTheRest() {
+        call[0].writeMessage(ByteBuffer.wrap(new byte[] {'m'}));
+        call[0].halfClose();
+        call[0].request(1);
+      }
+
       @Override
       public void onMessage(ByteBuffer message) {
         byte want = PatternDownload.fill(received);
@@ -157,7 +250,7 @@ public final class MigrationPeer {
         if (received == MESSAGES / 3 && !quiet) {
           System.out.println("MOVE");
           System.out.flush();
-          call[0].request(1);
+          askForTheRest();
         } else if (received == MESSAGES / 3) {
           CompletableFuture.runAsync(() -> {
             try {
@@ -169,7 +262,7 @@ public final class MigrationPeer {
               done.completeExceptionally(e);
               return;
             }
-            call[0].request(1);
+            askForTheRest();
           });
         } else {
           call[0].request(1);
@@ -184,7 +277,8 @@ public final class MigrationPeer {
         done.complete(status);
       }
     });
-    call[0].halfClose();
+    call[0].writeMessage(ByteBuffer.wrap(new byte[] {'s'}));
+    call[0].flush();
     call[0].request(1);
     Status status = done.get(60, TimeUnit.SECONDS);
     System.out.println("DONE " + bytes[0] + " " + status.getCode() + " " + transport.refusedSends()
