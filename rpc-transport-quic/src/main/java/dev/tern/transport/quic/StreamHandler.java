@@ -198,6 +198,18 @@ abstract class StreamHandler extends ChannelDuplexHandler {
    * A reserved HTTP/3 frame (RFC 9114 §7.2.8: type {@code 0x1f * N + 0x21}, here N = 0, and no
    * payload), which every peer ignores: the bytes a FIN is sent with.
    */
+  /** Netty's HTTP/3 frame codec (not public): the handler the FIN's carrier is written below. */
+  private static final Class<? extends io.netty.channel.ChannelHandler> HTTP3_CODEC = http3Codec();
+
+  private static Class<? extends io.netty.channel.ChannelHandler> http3Codec() {
+    try {
+      return Class.forName("io.netty.handler.codec.http3.Http3FrameCodec", false, StreamHandler.class.getClassLoader())
+          .asSubclass(io.netty.channel.ChannelHandler.class);
+    } catch (ClassNotFoundException | ClassCastException e) {
+      return null; // a FIN alone then, as shutdownOutput sends it
+    }
+  }
+
   private static final io.netty.buffer.ByteBuf FIN_CARRIER = io.netty.buffer.Unpooled.unreleasableBuffer(
       io.netty.buffer.Unpooled.wrappedBuffer(new byte[] {0x21, 0x00}));
 
@@ -214,13 +226,7 @@ abstract class StreamHandler extends ChannelDuplexHandler {
    * @return the write's future
    */
   static io.netty.channel.ChannelFuture finWithCarrier(QuicStreamChannel ch) {
-    ChannelHandlerContext below = null;
-    for (java.util.Map.Entry<String, io.netty.channel.ChannelHandler> e : ch.pipeline()) {
-      if (e.getValue().getClass().getSimpleName().equals("Http3FrameCodec")) {
-        below = ch.pipeline().context(e.getValue());
-        break;
-      }
-    }
+    ChannelHandlerContext below = HTTP3_CODEC == null ? null : ch.pipeline().context(HTTP3_CODEC);
     if (below == null) {
       return ch.shutdownOutput();
     }
