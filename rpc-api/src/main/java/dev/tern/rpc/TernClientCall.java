@@ -26,7 +26,6 @@ import java.util.Locale;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One client call on a Tern channel: builds the request headers (deadline, compression, priority,
@@ -72,8 +71,11 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
   /** The call was already replayed once after its stream was refused unprocessed. */
   private volatile boolean transparentRetryUsed;
   /** Replays of streams that never left this client ({@link #notSent}). */
-  private final AtomicInteger notSentReplays = new AtomicInteger();
-  /** Guards {@link #obtaining} and {@link #obtainAgain}: a replay asked for inside a replay. */
+  private int notSentReplays;
+  /**
+   * Guards {@link #notSentReplays}, {@link #obtaining} and {@link #obtainAgain} (a replay asked for
+   * inside a replay).
+   */
   private final Object replayLock = new Object();
   private boolean obtaining;
   private boolean obtainAgain;
@@ -333,7 +335,11 @@ final class TernClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
    */
   @Override
   public void notSent(Status status) {
-    if (notSentReplays.incrementAndGet() > MAX_NOT_SENT_REPLAYS) {
+    int replays;
+    synchronized (replayLock) {
+      replays = ++notSentReplays;
+    }
+    if (replays > MAX_NOT_SENT_REPLAYS) {
       streamListener.onClose(Status.INTERNAL.withDescription("a call found no connection to send it on in "
           + MAX_NOT_SENT_REPLAYS + " tries; the last: " + status.getDescription()), new Metadata());
       return;
