@@ -186,13 +186,23 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
    */
   @Override
   void onPeerReset(long code) {
-    if (!finished && code != H3_NO_ERROR) {
-      connection.events().streamReset();
+    endByClient(code != H3_NO_ERROR, resetStatus(code, "client"));
+  }
+
+  /**
+   * The client ended the stream abruptly: counted as a reset ({@code countReset}) and, before the
+   * server answered, towards the rapid-reset limit; the call ends with {@code status}.
+   */
+  private void endByClient(boolean countReset, Status status) {
+    if (!finished) {
+      if (countReset) {
+        connection.events().streamReset();
+      }
+      if (!closeSent) {
+        connection.peerResetBeforeAnswer();
+      }
     }
-    if (!finished && !closeSent) {
-      connection.peerResetBeforeAnswer();
-    }
-    end(resetStatus(code, "client"));
+    end(status);
   }
 
   /**
@@ -203,14 +213,8 @@ final class QuicServerStream extends StreamHandler implements ServerStream {
    */
   @Override
   void onStreamGone(Throwable cause) {
-    if (!finished) {
-      connection.events().streamReset();
-      if (!closeSent) {
-        connection.peerResetBeforeAnswer();
-      }
-    }
-    end(Status.CANCELLED.withDescription("client reset the stream (collected before its code was read)")
-        .withCause(cause));
+    endByClient(true, Status.CANCELLED.withDescription(
+        "client reset the stream (collected before its code was read)").withCause(cause));
   }
 
   @Override
