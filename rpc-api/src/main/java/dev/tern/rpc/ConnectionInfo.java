@@ -24,6 +24,8 @@ public final class ConnectionInfo {
   private final long packetsSent;
   private final long packetsLost;
   private final long packetsRetransmitted;
+  private final long bytesInFlight;
+  private final long pathChanges;
   private final boolean earlyDataAccepted;
   private final javax.net.ssl.SSLSession sslSession;
 
@@ -40,6 +42,8 @@ public final class ConnectionInfo {
     this.packetsSent = b.packetsSent;
     this.packetsLost = b.packetsLost;
     this.packetsRetransmitted = b.packetsRetransmitted;
+    this.bytesInFlight = b.bytesInFlight;
+    this.pathChanges = b.pathChanges;
     this.earlyDataAccepted = b.earlyDataAccepted;
     this.sslSession = b.sslSession;
   }
@@ -67,7 +71,7 @@ public final class ConnectionInfo {
         .remoteAddress(remoteAddress).smoothedRttNanos(smoothedRttNanos).minRttNanos(minRttNanos)
         .congestionWindowBytes(congestionWindowBytes).bytesSent(bytesSent).bytesReceived(bytesReceived)
         .packetsSent(packetsSent).packetsLost(packetsLost).packetsRetransmitted(packetsRetransmitted)
-        .earlyDataAccepted(earlyDataAccepted).sslSession(sslSession);
+        .bytesInFlight(bytesInFlight).pathChanges(pathChanges).earlyDataAccepted(earlyDataAccepted).sslSession(sslSession);
   }
 
   /**
@@ -180,6 +184,27 @@ public final class ConnectionInfo {
   }
 
   /**
+   * The bytes sent and neither acknowledged nor declared lost, as the congestion controller
+   * counts them (RFC 9002 §2, "bytes in flight").
+   *
+   * @return the byte count, or -1 if the transport does not know it
+   */
+  public long bytesInFlight() {
+    return bytesInFlight;
+  }
+
+  /**
+   * How many times the connection's path changed while it lived: the peer was heard from a new
+   * address (a NAT rebinding or a move, RFC 9000 §9.3), or this end moved to a new local address
+   * (RFC 9000 §9.2). The connection and its calls carry on across each.
+   *
+   * @return the count, or -1 if the transport cannot change paths or does not count them
+   */
+  public long pathChanges() {
+    return pathChanges;
+  }
+
+  /**
    * Whether the server accepted this connection's 0-RTT early data.
    *
    * @return true if early data was sent and accepted; false if none was sent, it was rejected, or
@@ -204,7 +229,8 @@ public final class ConnectionInfo {
     return "ConnectionInfo{transport=" + transport + ", protocolVersion=" + protocolVersion
         + ", remote=" + remoteAddress + ", srttNs=" + smoothedRttNanos + ", cwnd=" + congestionWindowBytes
         + ", sent=" + bytesSent + ", received=" + bytesReceived + ", lost=" + packetsLost
-        + ", retransmitted=" + packetsRetransmitted + ", earlyData=" + earlyDataAccepted + '}';
+        + ", retransmitted=" + packetsRetransmitted + ", inFlight=" + bytesInFlight
+        + ", pathChanges=" + pathChanges + ", earlyData=" + earlyDataAccepted + '}';
   }
 
   /** Builds a {@link ConnectionInfo}; counters left unset stay {@code -1}. */
@@ -221,6 +247,8 @@ public final class ConnectionInfo {
     private long packetsSent = -1;
     private long packetsLost = -1;
     private long packetsRetransmitted = -1;
+    private long bytesInFlight = -1;
+    private long pathChanges = -1;
     private boolean earlyDataAccepted;
     private javax.net.ssl.SSLSession sslSession;
 
@@ -305,6 +333,20 @@ public final class ConnectionInfo {
      * @return this builder
      */
     public Builder packetsRetransmitted(long v) { this.packetsRetransmitted = v; return this; }
+    /**
+     * Sets the bytes in flight.
+     *
+     * @param v the byte count, or -1 if unknown
+     * @return this builder
+     */
+    public Builder bytesInFlight(long v) { this.bytesInFlight = v; return this; }
+    /**
+     * Sets the count of path changes.
+     *
+     * @param v the count, or -1 if unknown
+     * @return this builder
+     */
+    public Builder pathChanges(long v) { this.pathChanges = v; return this; }
     /**
      * Sets whether the server accepted this connection's 0-RTT data.
      *

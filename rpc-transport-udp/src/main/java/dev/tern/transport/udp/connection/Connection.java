@@ -794,6 +794,14 @@ public final class Connection {
     return earlyData == TransportParameters.EARLY_DATA_ACCEPTED;
   }
 
+  /**
+   * The bytes sent in ack-eliciting or padded packets that are neither acknowledged nor declared
+   * lost, in every packet number space (RFC 9002 §2, "bytes in flight").
+   */
+  public long bytesInFlight() {
+    return flight.bytesInFlight();
+  }
+
   /** The open stream with {@code id}, or null. */
   public Stream stream(long id) {
     return streams.get(id);

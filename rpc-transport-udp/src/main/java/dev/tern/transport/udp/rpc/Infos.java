@@ -19,6 +19,10 @@ final class Infos {
         .bytesReceived(st.bytesReceived)
         .packetsSent(st.packetsSent)
         .packetsLost(st.packetsLost)
-        .packetsRetransmitted(st.packetsRetransmitted);
+        .packetsRetransmitted(st.packetsRetransmitted)
+        .bytesInFlight(c.bytesInFlight())
+        // A client counts its own moves (RFC 9000 §9.2), a server the client's (§9.3).
+        .pathChanges(st.pathChanges + st.localAddressChanges)
+        .earlyDataAccepted(c.earlyDataAccepted());
   }
 }

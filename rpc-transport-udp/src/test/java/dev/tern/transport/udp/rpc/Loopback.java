@@ -57,6 +57,8 @@ final class Loopback {
     final BlockingQueue<RequestHeaders> headers = new LinkedBlockingQueue<>();
     /** The client's address as each completed call's connection named it at its end. */
     final BlockingQueue<SocketAddress> completedFrom = new LinkedBlockingQueue<>();
+    /** The path changes each completed call's connection had counted at its end. */
+    final BlockingQueue<Long> completedPathChanges = new LinkedBlockingQueue<>();
     final BlockingQueue<Status> cancels = new LinkedBlockingQueue<>();
     final BlockingQueue<io.grpc.Attributes> attributes = new LinkedBlockingQueue<>();
     final CountDownLatch terminated = new CountDownLatch(1);
@@ -100,6 +102,7 @@ final class Loopback {
 
         @Override
         public void onComplete() {
+          completedPathChanges.add(stream.connectionInfo().pathChanges());
           completedFrom.add(stream.connectionInfo().remoteAddress());
         }
 

@@ -46,6 +46,10 @@ class UdpClientMoveTest {
         // The client did not move; the server followed the relay's new port.
         assertThat(Loopback.clientStat(client, st -> st.localAddressChanges)).isZero();
         assertThat(serverSees(server)).isEqualTo(newPort[0]);
+        assertThat(server.completedPathChanges.poll()).as("path changes the server counted")
+            .isEqualTo(1L);
+        assertThat(client.connectionInfo().pathChanges()).as("path changes the client counted")
+            .isZero();
       } finally {
         client.shutdownNow(Status.CANCELLED.withDescription("test over"));
       }
@@ -69,6 +73,10 @@ class UdpClientMoveTest {
       int after = localPort(client);
       assertThat(after).as("the client's port after the move").isNotEqualTo(before);
       assertThat(serverSees(server)).isEqualTo(after);
+      assertThat(client.connectionInfo().pathChanges()).as("path changes the client counted")
+          .isEqualTo(1);
+      assertThat(server.completedPathChanges.poll()).as("path changes the server counted")
+          .isEqualTo(1L);
       // The connection is the same one: one handshake, and further calls go on it.
       Loopback.Call next = Loopback.echo(client, "test.Move/Next", "still here");
       assertThat(next.messages.poll(10, TimeUnit.SECONDS)).isEqualTo("still here");

@@ -31,6 +31,9 @@ class UdpConnectionInfoTest {
       assertThat(after.bytesReceived() - before.bytesReceived()).as("bytes received (the echo)")
           .isGreaterThanOrEqualTo(text.length());
       assertThat(after.smoothedRttNanos()).isPositive();
+      assertThat(after.bytesInFlight()).as("bytes in flight").isBetween(0L, after.bytesSent());
+      assertThat(after.pathChanges()).as("path changes").isZero();
+      assertThat(after.earlyDataAccepted()).as("early data on a full handshake").isFalse();
     } finally {
       client.shutdownNow(Status.CANCELLED.withDescription("test over"));
       assertThat(server.stop()).isTrue();

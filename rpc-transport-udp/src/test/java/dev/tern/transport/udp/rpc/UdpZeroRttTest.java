@@ -3,6 +3,7 @@ package dev.tern.transport.udp.rpc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tern.rpc.TernChannelBuilder;
+import dev.tern.rpc.TernChannels;
 import dev.tern.rpc.TernServerBuilder;
 import dev.tern.rpc.TernServerCalls;
 import dev.tern.rpc.metrics.TernMetrics;
@@ -155,6 +156,10 @@ class UdpZeroRttTest {
         () -> "server accepted early data " + s.earlyDataAccepted() + " times");
     assertThat(c.earlyDataAccepted()).isEqualTo(1);
     assertThat(s.earlyDataRejected() + c.earlyDataRejected()).isZero();
+    assertThat(TernChannels.connectionInfo(second).earlyDataAccepted())
+        .as("the resumed channel's connection info").isTrue();
+    assertThat(TernChannels.connectionInfo(first).earlyDataAccepted())
+        .as("the first channel's connection info (no ticket)").isFalse();
 
     // The second connection earned a ticket too; a third channel resumes with it, but its
     // non-idempotent call waits for the handshake: not early.
