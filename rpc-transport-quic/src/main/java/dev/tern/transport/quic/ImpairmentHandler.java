@@ -1,5 +1,6 @@
 package dev.tern.transport.quic;
 
+import dev.tern.rpc.spi.DatagramImpairment;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;

@@ -4,6 +4,7 @@ import dev.tern.rpc.ConnectionInfo;
 import dev.tern.rpc.spi.ClientStream;
 import dev.tern.rpc.spi.ClientStreamListener;
 import dev.tern.rpc.spi.ClientTransport;
+import dev.tern.rpc.spi.DatagramImpairment;
 import dev.tern.rpc.spi.RequestHeaders;
 import dev.tern.rpc.spi.TlsSettings;
 import dev.tern.rpc.spi.TransportOptions;

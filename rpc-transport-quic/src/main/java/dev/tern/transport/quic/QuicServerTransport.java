@@ -1,5 +1,6 @@
 package dev.tern.transport.quic;
 
+import dev.tern.rpc.spi.DatagramImpairment;
 import dev.tern.rpc.spi.ServerTransport;
 import dev.tern.rpc.spi.ServerTransportListener;
 import dev.tern.rpc.spi.TransportEvents;

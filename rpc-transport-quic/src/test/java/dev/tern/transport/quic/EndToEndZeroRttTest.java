@@ -6,6 +6,7 @@ import dev.tern.rpc.TernChannelBuilder;
 import dev.tern.rpc.TernChannels;
 import dev.tern.rpc.TernServerBuilder;
 import dev.tern.rpc.TernServerCalls;
+import dev.tern.rpc.spi.DatagramImpairment;
 import dev.tern.rpc.spi.TransportOptions;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;

@@ -7,6 +7,7 @@ import dev.tern.rpc.TernChannelBuilder;
 import dev.tern.rpc.TernServerBuilder;
 import dev.tern.rpc.metrics.TernMetrics;
 import dev.tern.rpc.metrics.TransportMetrics;
+import dev.tern.rpc.spi.DatagramImpairment;
 import dev.tern.rpc.spi.TransportEvents;
 import dev.tern.rpc.spi.TransportOptions;
 import io.grpc.CallOptions;

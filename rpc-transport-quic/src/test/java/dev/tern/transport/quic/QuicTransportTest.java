@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tern.rpc.ConnectionInfo;
 import dev.tern.rpc.Priority;
 import dev.tern.rpc.spi.ClientTransport;
+import dev.tern.rpc.spi.DatagramImpairment;
 import dev.tern.rpc.spi.RequestHeaders;
 import dev.tern.rpc.spi.ServerTransport;
 import dev.tern.rpc.spi.TransportOptions;

@@ -1,5 +1,6 @@
 package dev.tern.transport.quic;
 
+import dev.tern.rpc.spi.DatagramImpairment;
 import dev.tern.rpc.spi.TransportOptions;
 import java.time.Duration;
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tern.rpc.TernChannelBuilder;
 import dev.tern.rpc.TernServerBuilder;
 import dev.tern.rpc.TernServerCalls;
+import dev.tern.rpc.spi.DatagramImpairment;
 import dev.tern.rpc.spi.TransportOptions;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;

@@ -1,6 +1,7 @@
 package dev.tern.transport.quic;
 
 import dev.tern.rpc.spi.ClientTransport;
+import dev.tern.rpc.spi.DatagramImpairment;
 import dev.tern.rpc.spi.RequestHeaders;
 import dev.tern.rpc.spi.TransportOptions;
 import io.grpc.Status;

@@ -5,6 +5,7 @@ import static dev.tern.transport.quic.Harness.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tern.rpc.spi.ClientTransport;
+import dev.tern.rpc.spi.DatagramImpairment;
 import dev.tern.rpc.spi.RequestHeaders;
 import dev.tern.rpc.spi.ServerStream;
 import dev.tern.rpc.spi.TransportOptions;

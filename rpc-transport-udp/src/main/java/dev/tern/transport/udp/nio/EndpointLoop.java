@@ -1,7 +1,9 @@
 package dev.tern.transport.udp.nio;
 
+import dev.tern.rpc.spi.DatagramImpairment;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.SelectionKey;
@@ -60,6 +62,20 @@ public abstract class EndpointLoop implements Executor {
   private int dueTurns;
   /** Datagrams moved in the current turn, in either direction. */
   int moved;
+  /** Test-only impairment of this endpoint's datagrams ({@link #impair}); null without one. */
+  Impairer impairer;
+  /** Where the impairment hands the datagrams it lets through. */
+  final Impairer.Endpoint impaired = new Impairer.Endpoint() {
+    @Override
+    public void deliver(ByteBuffer datagram, SocketAddress from, long nowNs) throws IOException {
+      EndpointLoop.this.deliver(datagram, from, nowNs);
+    }
+
+    @Override
+    public void sendCopy(ByteBuffer datagram, SocketAddress to) {
+      EndpointLoop.this.sendCopy(datagram, to);
+    }
+  };
 
   EndpointLoop(DatagramChannel channel, String threadName) throws IOException {
     this.channel = channel;
@@ -106,6 +122,24 @@ public abstract class EndpointLoop implements Executor {
   /** Whether the caller runs on this endpoint's loop thread. */
   public final boolean inLoop() {
     return Thread.currentThread() == thread;
+  }
+
+  /**
+   * Impairs this endpoint's datagrams from now on, both directions, as {@code impairment} says
+   * (drops, duplicates, reorders, delays what it receives): for tests that need real I/O under
+   * loss. Any thread; takes effect on the loop's next turn (before its first one, if the loop has
+   * not started).
+   *
+   * @param impairment the impairment, or null for none
+   */
+  public final void impair(DatagramImpairment impairment) {
+    tryExecute(() -> impairer = impairment == null ? null : new Impairer(impairment));
+  }
+
+  /** Datagrams the impairment dropped so far, both directions; on the loop. */
+  final long impairmentDrops() {
+    Impairer i = impairer;
+    return i == null ? 0 : i.dropped();
   }
 
   /** Sets what the application does each turn; on the loop or before the first turn. */
@@ -182,6 +216,30 @@ public abstract class EndpointLoop implements Executor {
   /** The earliest timer of any connection ({@link System#nanoTime()} base), or Long.MAX_VALUE. */
   abstract long nextTimeoutNs();
 
+  /**
+   * Hands a received datagram to the core (from {@link #receive}, or from the impairment); on the
+   * loop.
+   *
+   * @param datagram the datagram, from its position to its limit; the core may change its bytes
+   * @param from the address it came from (null on a connected client socket)
+   */
+  abstract void deliver(ByteBuffer datagram, SocketAddress from, long nowNs) throws IOException;
+
+  /** Sends a copy of a datagram to {@code to} at once, best effort; on the loop. */
+  abstract void sendCopy(ByteBuffer datagram, SocketAddress to);
+
+  /**
+   * Receives one datagram read from the socket: into the impairment if there is one, to
+   * {@link #deliver} otherwise.
+   */
+  final void received(ByteBuffer datagram, SocketAddress from, long nowNs) throws IOException {
+    if (impairer != null) {
+      impairer.inbound(datagram, from, nowNs, impaired);
+    } else {
+      deliver(datagram, from, nowNs);
+    }
+  }
+
   /** On the loop, when it ends (normally or not), before the socket closes. */
   void onStop() {}
 
@@ -200,6 +258,9 @@ public abstract class EndpointLoop implements Executor {
         moved = 0;
         receive(System.nanoTime(), READ_BATCH);
         long now = System.nanoTime();
+        if (impairer != null) {
+          impairer.releaseDue(now, impaired);
+        }
         runTimers(now);
         pump.pump(now);
         runTasks();
@@ -250,6 +311,9 @@ public abstract class EndpointLoop implements Executor {
       return;
     }
     long next = Math.min(nextTimeoutNs(), pump.nextDeadlineNs());
+    if (impairer != null) {
+      next = Math.min(next, impairer.nextReleaseNs());
+    }
     long now = System.nanoTime();
     if (next == Long.MAX_VALUE) {
       dueTurns = 0;

@@ -8,7 +8,9 @@ import dev.tern.transport.udp.connection.ConnectionState;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.PortUnreachableException;
+import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
+import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 
 /**
@@ -212,7 +214,21 @@ public final class UdpClientEndpoint extends EndpointLoop {
       rxDirect.flip();
       rx.clear();
       rx.put(rxDirect).flip();
-      connection.onDatagram(rx, nowNs);
+      received(rx, null, nowNs);
+    }
+  }
+
+  @Override
+  void deliver(ByteBuffer datagram, SocketAddress from, long nowNs) {
+    connection.onDatagram(datagram, nowNs);
+  }
+
+  @Override
+  void sendCopy(ByteBuffer datagram, SocketAddress to) {
+    try {
+      events.bytesSent(channel.write(datagram));
+    } catch (IOException e) {
+      // Best effort: a copy the socket refuses is a datagram lost.
     }
   }
 
@@ -268,11 +284,17 @@ public final class UdpClientEndpoint extends EndpointLoop {
         tx.flip();
         txDirect.clear();
         txDirect.put(tx).flip();
+        if (impairer != null && impairer.outbound(txDirect, server, impaired)) {
+          continue; // dropped or held back by the test's impairment
+        }
         if (!transmit(nowNs)) {
           // The socket's send buffer is full: keep the datagram until it drains.
           txPending = true;
           wantWrite(true);
           return;
+        }
+        if (impairer != null) {
+          impairer.afterSent(impaired);
         }
       }
     } catch (PortUnreachableException e) {

@@ -269,36 +269,50 @@ public final class UdpServerEndpoint extends EndpointLoop {
       events.bytesReceived(rxDirect.remaining());
       rx.clear();
       rx.put(rxDirect).flip();
-      long pathId = paths.find(from, nowNs);
-      boolean known = pathId >= 0;
-      if (!known) {
-        pathId = paths.provisionalId();
-      }
-      reply.clear();
-      handlingFrom = from;
-      long retries = demux.retriesSent();
-      Connection c;
-      try {
-        c = demux.onDatagram(rx, nowNs, pathId, reply);
-      } finally {
-        handlingFrom = null;
-      }
-      if (demux.retriesSent() != retries) {
-        events.retrySent(); // docs/protocol.md §9.7, as the quic server counts its Retries
-      }
-      if (c != null && !known) {
-        paths.add(from, nowNs);
-      }
-      if (c != null && closing && c.state() == ConnectionState.HANDSHAKING) {
-        c.close(closeCode, closeReason); // a latecomer while the endpoint closes
-        events.refused(TransportEvents.SHUTTING_DOWN);
-      }
-      if (reply.position() > 0) {
-        reply.flip();
-        // Stateless: Version Negotiation (docs/protocol.md §3), a stateless reset (§8), a Retry
-        // or a refusal (§9.7, §9.9).
-        sendTo(reply, from);
-      }
+      received(rx, from, nowNs);
+    }
+  }
+
+  @Override
+  void deliver(ByteBuffer datagram, SocketAddress from, long nowNs) {
+    long pathId = paths.find(from, nowNs);
+    boolean known = pathId >= 0;
+    if (!known) {
+      pathId = paths.provisionalId();
+    }
+    reply.clear();
+    handlingFrom = from;
+    long retries = demux.retriesSent();
+    Connection c;
+    try {
+      c = demux.onDatagram(datagram, nowNs, pathId, reply);
+    } finally {
+      handlingFrom = null;
+    }
+    if (demux.retriesSent() != retries) {
+      events.retrySent(); // docs/protocol.md §9.7, as the quic server counts its Retries
+    }
+    if (c != null && !known) {
+      paths.add(from, nowNs);
+    }
+    if (c != null && closing && c.state() == ConnectionState.HANDSHAKING) {
+      c.close(closeCode, closeReason); // a latecomer while the endpoint closes
+      events.refused(TransportEvents.SHUTTING_DOWN);
+    }
+    if (reply.position() > 0) {
+      reply.flip();
+      // Stateless: Version Negotiation (docs/protocol.md §3), a stateless reset (§8), a Retry
+      // or a refusal (§9.7, §9.9).
+      sendTo(reply, from);
+    }
+  }
+
+  @Override
+  void sendCopy(ByteBuffer datagram, SocketAddress to) {
+    try {
+      events.bytesSent(channel.send(datagram, to));
+    } catch (IOException e) {
+      sendErrors++;
     }
   }
 
@@ -346,11 +360,17 @@ public final class UdpServerEndpoint extends EndpointLoop {
         tx.flip();
         txDirect.clear();
         txDirect.put(tx).flip();
+        if (impairer != null && impairer.outbound(txDirect, to, impaired)) {
+          continue; // dropped or held back by the test's impairment
+        }
         if (!sendNow(to)) {
           txPending = true;
           pendingTo = to;
           wantWrite(true);
           return;
+        }
+        if (impairer != null) {
+          impairer.afterSent(impaired);
         }
       }
     }

@@ -164,6 +164,7 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
           x.holdFirstFlight(FIRST_FLIGHT_HOLD_NS);
         }
         x.setPump(this);
+        x.impair(options.get(UdpTransportOptions.IMPAIRMENT));
       });
     } catch (java.io.IOException | RuntimeException ex) {
       endpoint = null;

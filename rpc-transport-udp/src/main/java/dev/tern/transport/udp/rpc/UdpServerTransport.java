@@ -84,6 +84,7 @@ final class UdpServerTransport implements ServerTransport, Pump {
     bound = e.localAddress();
     endpoint = e;
     e.setPump(this);
+    e.impair(options.get(UdpTransportOptions.IMPAIRMENT));
     e.terminated().whenComplete((v, t) -> {
       // Connections the endpoint dropped without closing them (it failed, or was aborted) end now.
       for (ServerConnection c : new ArrayList<>(connections)) {

@@ -1,5 +1,6 @@
 package dev.tern.transport.udp.rpc;
 
+import dev.tern.rpc.spi.DatagramImpairment;
 import dev.tern.rpc.spi.TransportOptions;
 import dev.tern.transport.udp.connection.AddressValidation;
 import dev.tern.transport.udp.connection.ConnectionConfig;
@@ -169,6 +170,15 @@ public final class UdpTransportOptions {
    */
   public static final TransportOptions.Key<TicketStore> TICKET_STORE =
       new TransportOptions.Key<>("udp.ticketStore", null);
+
+  /**
+   * Test-only: the transport's socket drops, duplicates, reorders and delays its own datagrams,
+   * both directions, as the impairment says (seeded, so a run can be repeated), for tests that
+   * need real I/O under loss. On a client, its connection's socket; on a server, every
+   * connection's. Default null: none.
+   */
+  public static final TransportOptions.Key<DatagramImpairment> IMPAIRMENT =
+      new TransportOptions.Key<>("udp.testImpairment", null);
 
   /** The session-store kind under which a {@code udp} client keeps its tickets. */
   public static final String TICKET_KIND = "udp.ticket";

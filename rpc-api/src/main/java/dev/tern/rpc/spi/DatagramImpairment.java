@@ -1,7 +1,9 @@
-package dev.tern.transport.quic;
+package dev.tern.rpc.spi;
 
 /**
- * A test-only description of how to impair a transport's UDP datagrams, in both directions: each
+ * A test-only description of how a datagram transport impairs its own UDP datagrams, in both
+ * directions, on real sockets (the {@code quic} and {@code udp} transports take one as a transport
+ * option, for tests that need real I/O under loss): each
  * datagram is dropped with probability {@code lossRate}, duplicated with {@code duplicateRate},
  * or held back and delivered after the next one with {@code reorderRate}; received datagrams may
  * also be delayed by a fixed time. Decisions come from a
