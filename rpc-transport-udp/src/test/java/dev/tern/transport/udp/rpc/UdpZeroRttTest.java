@@ -11,6 +11,7 @@ import dev.tern.rpc.metrics.TransportMetrics;
 import dev.tern.rpc.spi.SessionStore;
 import dev.tern.rpc.spi.SessionStores;
 import dev.tern.conformance.Utf8;
+import dev.tern.rpc.spi.TransportEvents;
 import dev.tern.rpc.spi.TransportOptions;
 import dev.tern.transport.udp.connection.AddressValidation.RetryPolicy;
 import dev.tern.transport.udp.handshake.MemoryTicketStore;
@@ -50,7 +51,7 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(60)
 class UdpZeroRttTest {
   private static final MethodDescriptor.Marshaller<String> UTF8 = Utf8.MARSHALLER;
-  private static final MethodDescriptor<String, String> IDEMPOTENT = method("Idempotent", true);
+  static final MethodDescriptor<String, String> IDEMPOTENT = method("Idempotent", true);
   private static final MethodDescriptor<String, String> PLAIN = method("Plain", false);
 
   private final List<Server> servers = new ArrayList<>();
@@ -60,7 +61,7 @@ class UdpZeroRttTest {
    * Counts the tickets the transports put in and take out (address-validation tokens, kind
    * {@code udp.token}, are kept in the same store and not counted).
    */
-  private static final class CountingStore implements SessionStore {
+  static final class CountingStore implements SessionStore {
     final SessionStore inner;
     final AtomicInteger added = new AtomicInteger();
     final AtomicInteger taken = new AtomicInteger();
@@ -218,6 +219,82 @@ class UdpZeroRttTest {
   }
 
   /**
+   * The client application is a process that exits and starts again: the second process resumes
+   * from the ticket the first left in its session-store file, its first idempotent call goes in
+   * early data, and the server counts the early data it accepted.
+   */
+  @Test
+  @Timeout(120)
+  void aClientProcessThatExitsAndStartsAgainResumesInEarlyData(@TempDir Path dir)
+      throws Exception {
+    TernMetrics metrics = TernMetrics.create();
+    Server server = zeroRttServer(metrics);
+    int port = ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
+    Path file = dir.resolve("sessions");
+    TransportMetrics s = metrics.transport(TernMetrics.Side.SERVER, "server",
+        UdpTransportProvider.NAME);
+
+    // Each process first warms up with a resumption of its own (ZeroRttClientProcess says why),
+    // which the server counts too: one acceptance per process, plus the second process's call.
+    assertThat(ZeroRttClientProcess.run(port, file)).isEqualTo("early=false tickets=1");
+    await(() -> s.earlyDataAccepted() == 1,
+        () -> "server accepted early data " + s.earlyDataAccepted() + " times");
+    assertThat(ZeroRttClientProcess.run(port, file)).startsWith("early=true ");
+    await(() -> s.earlyDataAccepted() == 3,
+        () -> "server accepted early data " + s.earlyDataAccepted() + " times");
+    assertThat(s.earlyDataRejected()).isZero();
+  }
+
+  /**
+   * A modified client marks a method idempotent that the server's own descriptor does not, and
+   * sends a call to it in early data: the server refuses it (an attacker could replay it) with the
+   * status docs/errors.md names, counts the refusal, and the handler never runs.
+   */
+  @Test
+  void aNonIdempotentCallSentAsEarlyDataByAModifiedClientIsRefusedByTheServer() throws Exception {
+    TernMetrics metrics = TernMetrics.create();
+    Server server = zeroRttServer(metrics);
+    int port = ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
+    CountingStore store = new CountingStore();
+    assertThat(call(channel(metrics, "first", port, store), IDEMPOTENT)).isEqualTo("early=false");
+    await(() -> store.added.get() == 1, () -> "tickets stored " + store.added.get());
+
+    MethodDescriptor<String, String> forged = method("Plain", true); // the server says false
+    ManagedChannel forger = channel(metrics, "forger", port, store);
+    Throwable refused = org.assertj.core.api.Assertions.catchThrowable(() -> call(forger, forged));
+    Status status = Status.fromThrowable(refused);
+    assertThat(status.getCode()).as("%s", status).isEqualTo(Status.Code.UNAVAILABLE);
+    assertThat(status.getDescription()).contains("zerortt.Test/Plain", "early data",
+        "not idempotent");
+    assertThat(store.taken.get()).as("the forger resumed").isEqualTo(1);
+    TransportMetrics s = metrics.transport(TernMetrics.Side.SERVER, "server",
+        UdpTransportProvider.NAME);
+    assertThat(s.earlyDataAccepted()).as("the forger's early data reached the server").isEqualTo(1);
+    assertThat(s.refusals()).as("refusals the server counted")
+        .containsEntry(TransportEvents.EARLY_DATA_NOT_REPLAY_SAFE, 1L);
+    assertThat(plainCalls.get()).as("the handler of the non-idempotent method ran").isZero();
+  }
+
+  /** Calls the handler of the non-idempotent method saw, early or not. */
+  private final AtomicInteger plainCalls = new AtomicInteger();
+
+  private Server zeroRttServer(TernMetrics metrics) throws java.io.IOException {
+    ServerCallHandler<String, String> plain = earlyOrNot();
+    Server server = TernServerBuilder.create().addTransportProvider(new UdpTransportProvider())
+        .listen(UdpTransportProvider.NAME, new InetSocketAddress("127.0.0.1", 0))
+        .addService(ServerServiceDefinition.builder("zerortt.Test")
+            .addMethod(IDEMPOTENT, earlyOrNot())
+            .addMethod(PLAIN, (call, headers) -> {
+              plainCalls.incrementAndGet();
+              return plain.startCall(call, headers);
+            }).build())
+        .transportOption(UdpTransportOptions.SERVER_STATIC_KEY, Loopback.SERVER_KEY)
+        .metrics(metrics, "server").build().start();
+    servers.add(server);
+    return server;
+  }
+
+  /**
    * The client application restarts between two connections: its tickets are in a file-backed
    * session store, and the restarted application (a new store on the same file) resumes and sends
    * its first idempotent call in early data. The used ticket is gone from the file.
@@ -262,7 +339,7 @@ class UdpZeroRttTest {
     return c;
   }
 
-  private static MethodDescriptor<String, String> method(String name, boolean idempotent) {
+  static MethodDescriptor<String, String> method(String name, boolean idempotent) {
     return MethodDescriptor.<String, String>newBuilder()
         .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("zerortt.Test/" + name)
         .setRequestMarshaller(UTF8).setResponseMarshaller(UTF8).setIdempotent(idempotent)
@@ -285,7 +362,7 @@ class UdpZeroRttTest {
     };
   }
 
-  private static String call(ManagedChannel channel, MethodDescriptor<String, String> method)
+  static String call(ManagedChannel channel, MethodDescriptor<String, String> method)
       throws Exception {
     CompletableFuture<String> result = new CompletableFuture<>();
     ClientCall<String, String> call = channel.newCall(method,
