@@ -163,7 +163,7 @@ public final class ScenarioMain implements Callable<Integer> {
     Map<String, String> skipped = new LinkedHashMap<>();
     List<Variant> runnable = new ArrayList<>();
     for (Variant v : vs) {
-      RpcStack s = RpcStacks.byName(v.stack());
+      RpcStack s = RpcStacks.byName(v.processStack());
       if (s.isAvailable()) {
         runnable.add(v);
       } else {
@@ -292,7 +292,7 @@ public final class ScenarioMain implements Callable<Integer> {
       }
       log(startNs, tag + " starting (link " + profile + ", seed " + seed + ", kernel TCP congestion control: "
           + lab.tcpCongestionControl() + ", " + (tls == null ? "plaintext" : "TLS") + ")");
-      raw = new ProcessPair(lab, cp, dir.resolve("raw")).run(tag, v.stack(), tls, own, reps, config,
+      raw = new ProcessPair(lab, cp, dir.resolve("raw")).run(tag, v.processStack(), tls, own, reps, config,
           60L * 60, msg -> log(startNs, tag + ": " + msg), (s, ms) -> times.add(profile, v.label(), s, ms),
           freshClientPerRep(v, own));
     } finally {

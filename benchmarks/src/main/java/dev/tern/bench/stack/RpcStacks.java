@@ -1,6 +1,7 @@
 package dev.tern.bench.stack;
 
 import dev.tern.rpc.spi.TransportProvider;
+import dev.tern.transport.udp.congestion.CongestionControl;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;
@@ -36,22 +37,41 @@ public final class RpcStacks {
   }
 
   /**
-   * The stack called {@code name}.
+   * The stack called {@code name}; {@code udp/<cc>} is the {@code udp} transport with its own
+   * congestion controller {@code cc} ({@code bbr}, {@code cubic} or {@code newreno}) on both
+   * sides.
    *
    * @throws IllegalArgumentException if no stack has that name (the message lists the known ones)
    */
   public static RpcStack byName(String name) {
+    int slash = name.indexOf('/');
+    if (slash > 0 && name.startsWith("udp/")) {
+      String cc = name.substring(slash + 1);
+      CongestionControl algorithm;
+      switch (cc) {
+        case "bbr": algorithm = CongestionControl.BBR; break;
+        case "cubic": algorithm = CongestionControl.CUBIC; break;
+        case "newreno": algorithm = CongestionControl.NEW_RENO; break;
+        default: throw new IllegalArgumentException("unknown udp congestion control '" + cc
+            + "' in stack '" + name + "'; known: bbr, cubic, newreno");
+      }
+      return new TernStack(provider("udp", name), algorithm);
+    }
     if (GrpcNettyStack.NAME.equals(name)) {
       return new GrpcNettyStack();
     }
     if (AutoStack.NAME.equals(name)) {
       return new AutoStack();
     }
+    return new TernStack(provider(name, name), null);
+  }
+
+  private static TransportProvider provider(String transport, String stack) {
     for (TransportProvider p : ServiceLoader.load(TransportProvider.class)) {
-      if (p.name().equals(name)) {
-        return new TernStack(p);
+      if (p.name().equals(transport)) {
+        return p;
       }
     }
-    throw new IllegalArgumentException("unknown stack '" + name + "'; known: " + allNames());
+    throw new IllegalArgumentException("unknown stack '" + stack + "'; known: " + allNames());
   }
 }

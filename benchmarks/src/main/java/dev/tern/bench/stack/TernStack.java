@@ -5,6 +5,7 @@ import dev.tern.rpc.TernChannelBuilder;
 import dev.tern.rpc.TernServerBuilder;
 import dev.tern.rpc.spi.TlsSettings;
 import dev.tern.rpc.spi.TransportProvider;
+import dev.tern.transport.udp.congestion.CongestionControl;
 import dev.tern.transport.udp.rpc.UdpTransportOptions;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
@@ -22,9 +23,12 @@ import java.net.InetSocketAddress;
  */
 final class TernStack implements RpcStack {
   private final TransportProvider provider;
+  /** The {@code udp} transport's congestion controller on both sides; null: its default. */
+  private final CongestionControl udpCc;
 
-  TernStack(TransportProvider provider) {
+  TernStack(TransportProvider provider, CongestionControl udpCc) {
     this.provider = provider;
+    this.udpCc = udpCc;
   }
 
   @Override
@@ -51,6 +55,9 @@ final class TernStack implements RpcStack {
     }
     if (isUdp()) {
       b.transportOption(UdpTransportOptions.SERVER_STATIC_KEY, udpServerKey(tls));
+      if (udpCc != null) {
+        b.transportOption(UdpTransportOptions.CONGESTION_CONTROL, udpCc);
+      }
     }
     return b.build().start();
   }
@@ -65,6 +72,9 @@ final class TernStack implements RpcStack {
     }
     if (isUdp()) {
       b.transportOption(UdpTransportOptions.PINNED_SERVER_KEY, UdpTransportOptions.publicKeyOf(udpServerKey(tls)));
+      if (udpCc != null) {
+        b.transportOption(UdpTransportOptions.CONGESTION_CONTROL, udpCc);
+      }
     }
     return b.build();
   }

@@ -59,11 +59,12 @@ class ScenarioSmokeIT {
   }
 
   /**
-   * A link of the user's own on the command line, one variant, one repetition of two scenarios:
+   * A link of the user's own on the command line, two variants (Tern TCP, and Tern's own udp on
+   * CUBIC, which the processes must build with that controller), one repetition of two scenarios:
    * the link reaches the emulator as described, is printed in full, and its spec is in the results.
    */
   @Test
-  @Timeout(value = 3, unit = TimeUnit.MINUTES)
+  @Timeout(value = 5, unit = TimeUnit.MINUTES)
   void runsOnALinkGivenOnTheCommandLine() throws Exception {
     Path jar = Path.of("target", "benchmarks.jar");
     assertThat(jar).as("the shaded benchmark jar (built in package)").exists();
@@ -72,17 +73,18 @@ class ScenarioSmokeIT {
     String link = "down=4mbit,up=2mbit,rtt=60ms,loss=0.5%,burst=3,jitter=10ms,reorder=0.2%,queue=64kb,name=own";
     Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-cp", jar.toString(), ScenarioMain.class.getName(), "--link", link, "--smoke", "--reps", "1",
-        "--variants", "tcp:cubic", "--scenarios", "unary,bulk", "--out", out.toString())
+        "--variants", "tcp:cubic,udp:cubic", "--scenarios", "unary,bulk", "--out", out.toString())
         .redirectErrorStream(true).redirectOutput(logFile.toFile()).start();
-    assertThat(p.waitFor(150, TimeUnit.SECONDS)).as("smoke run finished in time").isTrue();
+    assertThat(p.waitFor(270, TimeUnit.SECONDS)).as("smoke run finished in time").isTrue();
     String log = Files.readString(logFile, StandardCharsets.UTF_8);
     assertThat(p.exitValue()).as(log).isZero();
     String canonical = "down=4mbit,up=2mbit,rtt=60ms,jitter=10ms,loss=0.5%,burst=3,reorder=0.2%,reorder-delay=20ms,"
         + "duplicate=0%,corrupt=0%,queue=64000b";
     assertThat(log).contains("link own: " + canonical).contains("server-to-client (down): rate 4 Mbit/s")
-        .contains("own-tcp-cubic starting (link own");
+        .contains("own-tcp-cubic starting (link own").contains("own-udp-cubic starting (link own");
     String json = Files.readString(out.resolve("results.json"), StandardCharsets.UTF_8);
     assertThat(json).contains("\"violations\": []").contains("\"spec\": \"" + canonical + "\"")
-        .contains("\"profile\": \"own\"").contains("\"scenario\": \"unary\"").contains("\"scenario\": \"bulk\"");
+        .contains("\"profile\": \"own\"").contains("\"scenario\": \"unary\"").contains("\"scenario\": \"bulk\"")
+        .contains("\"variant\": \"udp/cubic\"");
   }
 }

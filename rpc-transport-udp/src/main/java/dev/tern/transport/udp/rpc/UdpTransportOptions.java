@@ -2,6 +2,7 @@ package dev.tern.transport.udp.rpc;
 
 import dev.tern.rpc.spi.DatagramImpairment;
 import dev.tern.rpc.spi.TransportOptions;
+import dev.tern.transport.udp.congestion.CongestionControl;
 import dev.tern.transport.udp.connection.AddressValidation;
 import dev.tern.transport.udp.connection.ConnectionConfig;
 import dev.tern.transport.udp.crypto.CryptoProvider;
@@ -140,6 +141,15 @@ public final class UdpTransportOptions {
     return max;
   }
   /**
+   * The congestion controller of each connection's sending side (docs/udp-congestion.md):
+   * {@link CongestionControl#BBR} (the default, null: model-based, robust to the random loss of
+   * radio links), {@link CongestionControl#CUBIC} (RFC 9438) or {@link CongestionControl#NEW_RENO}
+   * (RFC 9002 §7). Each side chooses its own; nothing is negotiated.
+   */
+  public static final TransportOptions.Key<CongestionControl> CONGESTION_CONTROL =
+      new TransportOptions.Key<>("udp.congestionControl", null);
+
+  /**
    * The protocol's idle timeout, {@code max_idle_timeout} in milliseconds (30 s; 0: none): a
    * connection that receives nothing for the smaller of both sides' values is discarded
    * silently (RFC 9000 §10.1). Keep-alive PINGs defer it: the keep-alive interval in force is
@@ -236,6 +246,10 @@ public final class UdpTransportOptions {
     }
     ConnectionConfig.Builder b = ConnectionConfig.builder().limits(limits).rpcVersions(rpc)
         .timerPrecisionNs(EndpointLoop.TIMER_PRECISION_NS);
+    CongestionControl cc = o.get(CONGESTION_CONTROL);
+    if (cc != null) {
+      b.congestionControl(cc);
+    }
     long idle = o.get(MAX_IDLE_TIMEOUT_MILLIS);
     if (idle < 0) {
       throw new IllegalArgumentException(MAX_IDLE_TIMEOUT_MILLIS.name()

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tern.rpc.ConnectionInfo;
 import dev.tern.rpc.spi.ClientTransport;
 import dev.tern.rpc.spi.TransportOptions;
+import dev.tern.transport.udp.congestion.CongestionControl;
 import dev.tern.transport.udp.connection.ConnectionConfig;
 import io.grpc.Status;
 import java.net.InetSocketAddress;
@@ -121,6 +122,36 @@ class UdpTransportOptionsTest {
     Status s = shutdown.get(10, TimeUnit.SECONDS);
     assertThat(s.getCode()).isEqualTo(Status.Code.UNAVAILABLE);
     assertThat(s.getDescription()).contains("udp.maxIdleTimeoutMillis").contains("-5");
+  }
+
+  @Test
+  void theCongestionControlOptionChoosesTheConnectionsController() throws Exception {
+    Loopback.EchoServer server = new Loopback.EchoServer(Loopback.serverOptions());
+    try {
+      assertThat(controllerOf(server, null)).as("the default").isEqualTo("Bbr");
+      assertThat(controllerOf(server, CongestionControl.CUBIC)).isEqualTo("Cubic");
+      assertThat(controllerOf(server, CongestionControl.NEW_RENO)).isEqualTo("NewReno");
+    } finally {
+      assertThat(server.stop()).isTrue();
+    }
+  }
+
+  /** The class of the controller a client connection with {@code cc} runs. */
+  private static String controllerOf(Loopback.EchoServer server, CongestionControl cc)
+      throws Exception {
+    TransportOptions options = Loopback.clientOptions();
+    if (cc != null) {
+      options = options.with(UdpTransportOptions.CONGESTION_CONTROL, cc);
+    }
+    UdpClientTransport client = Loopback.connect(server.port(), options, new Loopback.Events());
+    try {
+      CompletableFuture<String> name = new CompletableFuture<>();
+      assertThat(client.run(() -> name.complete(
+          client.connection().congestionController().getClass().getSimpleName()))).isTrue();
+      return name.get(10, TimeUnit.SECONDS);
+    } finally {
+      client.shutdownNow(Status.CANCELLED.withDescription("test over"));
+    }
   }
 
   @Test
