@@ -742,6 +742,17 @@ final class ChannelBalancer implements CallRouter {
     }
   }
 
+  /** The device's network changed: every backend's ready connection moves or is left. */
+  void networkChanged() {
+    List<ConnectionManager> all;
+    synchronized (this) {
+      all = new ArrayList<>(backends);
+    }
+    for (ConnectionManager b : all) {
+      b.networkChanged();
+    }
+  }
+
   /** A ready connection (the oldest backend's, when several are ready), or null if none is ready. */
   Connection current() {
     List<ConnectionManager> all;

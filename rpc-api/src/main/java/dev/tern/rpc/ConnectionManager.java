@@ -135,19 +135,54 @@ final class ConnectionManager {
    * #updateAddresses} leaves one, its calls finish and the next call connects anew.
    */
   void leaveIf(java.util.function.Predicate<String> which) {
-    ClientTransport leave = null;
+    ClientTransport leave;
     synchronized (this) {
       if (shutdown || ready == null || !which.test(ready.provider.name())) {
         return;
       }
-      leave = ready.transport;
-      draining.add(leave);
-      ready = null;
-      setState(ConnectivityState.IDLE);
+      leave = leaveReady();
     }
     log.log(Level.FINE, "channel to {0}: leaving {1} at its call policies' request; reconnecting",
         new Object[] {cfg.authority, leave});
     leave.shutdown();
+  }
+
+  /**
+   * The device's network changed: the ready connection moves to the new network if its transport
+   * can move it ({@link ClientTransport#networkChanged}); otherwise it is left as {@link #leaveIf}
+   * leaves one, and the next call connects over the new network.
+   */
+  void networkChanged() {
+    ClientTransport ready;
+    synchronized (this) {
+      if (shutdown || this.ready == null) {
+        return;
+      }
+      ready = this.ready.transport;
+    }
+    if (ready.networkChanged()) {
+      log.log(Level.FINE, "channel to {0}: the network changed; {1} moves its connection",
+          new Object[] {cfg.authority, ready});
+      return;
+    }
+    synchronized (this) {
+      if (shutdown || this.ready == null || this.ready.transport != ready) {
+        return; // left or lost meanwhile
+      }
+      leaveReady();
+    }
+    log.log(Level.FINE, "channel to {0}: the network changed; leaving {1}; reconnecting",
+        new Object[] {cfg.authority, ready});
+    ready.shutdown();
+  }
+
+  /** Drains the ready connection and goes idle; the caller shuts the returned transport down. */
+  private ClientTransport leaveReady() {
+    ClientTransport leave = ready.transport;
+    draining.add(leave);
+    ready = null;
+    setState(ConnectivityState.IDLE);
+    return leave;
   }
 
   /**

@@ -35,6 +35,25 @@ public final class TernChannels {
     return c == null ? null : c.provider.name();
   }
 
+  /**
+   * Tells the channel that the device's network changed: call it from the platform's network
+   * callback (on Android, {@code ConnectivityManager.NetworkCallback.onAvailable} and {@code
+   * onLost}; docs/mobile.md). The channel's {@link TransportMemory} forgets what it learned (marks
+   * of broken transports, the last winner), since it held for the old network. A connection whose
+   * transport can move to the new network (Tern's {@code udp}, RFC 9000 §9.2) moves at once, its
+   * calls carrying on; any other is left, as grpc-java's Android channel leaves its connections on
+   * a network change: its calls finish on it if they still can, and the next call connects anew.
+   *
+   * @param channel a channel built by {@link TernChannelBuilder} (itself, not one wrapped with
+   *     interceptors)
+   * @throws IllegalArgumentException if {@code channel} was not built by {@link TernChannelBuilder}
+   */
+  public static void networkChanged(Channel channel) {
+    TernManagedChannel c = tern(channel);
+    c.memory().networkChanged();
+    c.connections().networkChanged();
+  }
+
   private static TernManagedChannel tern(Channel channel) {
     if (!(channel instanceof TernManagedChannel)) {
       throw new IllegalArgumentException("not a channel built by TernChannelBuilder: "

@@ -71,6 +71,10 @@ final class TernManagedChannel extends ManagedChannel {
     return connections;
   }
 
+  TransportMemory memory() {
+    return cfg.memory;
+  }
+
   @Override
   public <ReqT, RespT> ClientCall<ReqT, RespT> newCall(MethodDescriptor<ReqT, RespT> method,
       CallOptions callOptions) {

@@ -77,6 +77,21 @@ public interface ClientTransport {
   }
 
   /**
+   * The device's network changed (an interface came or went: Wi-Fi to cellular, say), as the
+   * application heard from the platform ({@code TernChannels.networkChanged}). A transport that
+   * can carry its connection over to the new network does so at once, without waiting for a send
+   * to fail, and returns true: Tern's {@code udp} moves its connection to a socket sending from
+   * the address the system now chooses (RFC 9000 §9.2), and its calls carry on. One that cannot
+   * returns false (the default), and the channel leaves it: its calls finish on it if they still
+   * can, and the next call connects anew, over the new network. Called on any thread.
+   *
+   * @return true if the transport moves its connection itself, false if the channel should leave it
+   */
+  default boolean networkChanged() {
+    return false;
+  }
+
+  /**
    * A snapshot of what this transport is connected over.
    *
    * @return the transport's name, addresses and counters now; counters it lacks are -1

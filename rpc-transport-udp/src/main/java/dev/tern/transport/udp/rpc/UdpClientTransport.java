@@ -389,8 +389,18 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
 
   /**
    * The device's network changed (an interface event): the connection moves to a socket sending
-   * from the address the system now chooses, without waiting for a send to be refused.
+   * from the address the system now chooses, without waiting for a send to be refused (RFC 9000
+   * §9.2); its calls carry on.
+   *
+   * @return true: the connection moves itself
    */
+  @Override
+  public boolean networkChanged() {
+    rebind();
+    return true;
+  }
+
+  /** As {@link #networkChanged()}. */
   void rebind() {
     UdpClientEndpoint e = endpoint;
     if (e != null) {
