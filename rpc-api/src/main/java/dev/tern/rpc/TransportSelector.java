@@ -21,8 +21,9 @@ import java.util.Set;
  *
  * <p>Only transports on the class path and {@linkplain TransportProvider#isAvailable() available}
  * are candidates. With the default preference ({@link #DEFAULT_PREFERENCE}) a channel races the
- * first datagram transport ({@code udp} or {@code quic}) that is not marked broken against the
- * first stream transport ({@code tcp}); with a preference it was given, it races every named
+ * first {@linkplain TransportProvider#isDatagram() datagram transport} ({@code udp} or {@code
+ * quic}) that is not marked broken against the first stream transport ({@code tcp}); with a
+ * preference it was given, it races every named
  * transport that is not marked broken, in the order given. Transports marked broken in the {@link
  * TransportMemory} are left out while another candidate remains. The channel asks on every
  * (re)connect.
@@ -32,7 +33,14 @@ public final class TransportSelector {
   public static final List<String> DEFAULT_PREFERENCE =
       Collections.unmodifiableList(Arrays.asList("udp", "quic", "tcp"));
 
-  /** The transports that run over UDP; the others are taken to run over a stream (TCP). */
+  /**
+   * The names of Tern's own transports that run over UDP.
+   *
+   * @deprecated a transport says itself whether it runs over datagrams ({@link
+   *     TransportProvider#isDatagram()}); the selector asks the provider and no longer reads this
+   *     set, so a third-party datagram transport under another name is raced as one
+   */
+  @Deprecated
   public static final Set<String> DATAGRAM_TRANSPORTS =
       Collections.unmodifiableSet(new LinkedHashSet<>(Arrays.asList("udp", "quic")));
 
@@ -227,16 +235,19 @@ public final class TransportSelector {
       TransportProvider datagram = null;
       TransportProvider stream = null;
       for (TransportProvider p : fresh) {
-        if (DATAGRAM_TRANSPORTS.contains(p.name())) {
+        if (p.isDatagram()) {
           datagram = datagram == null ? p : datagram;
         } else {
           stream = stream == null ? p : stream;
         }
       }
-      for (TransportProvider p : fresh) {
-        if (p == datagram || p == stream) {
-          out.add(p);
-        }
+      // The datagram transport goes first (it is the one that may be black-holed), whatever the
+      // preference says of a third-party one that is not in the default order.
+      if (datagram != null) {
+        out.add(datagram);
+      }
+      if (stream != null) {
+        out.add(stream);
       }
     }
     return out.isEmpty() ? Collections.singletonList(usable.get(0)) : out;

@@ -30,8 +30,8 @@ import org.junit.jupiter.api.Timeout;
 class TransportRaceTest {
   private final AtomicLong clock = new AtomicLong();
   private final TransportMemory memory = TransportMemory.builder().ticker(clock::get).build();
-  private final ScriptedProvider udp = new ScriptedProvider("udp", Script.WORKS);
-  private final ScriptedProvider tcp = new ScriptedProvider("tcp", Script.WORKS);
+  private final ScriptedProvider udp = new ScriptedProvider("udp", Script.WORKS, true);
+  private final ScriptedProvider tcp = new ScriptedProvider("tcp", Script.WORKS, false);
   private final List<ManagedChannel> channels = new ArrayList<>();
   private InProcessAddress address;
   private Server server;
@@ -142,6 +142,36 @@ class TransportRaceTest {
     assertThat(TernChannels.selectedTransport(c)).isEqualTo("tcp");
     assertThat(memory.isBroken(c.authority(), "udp")).isTrue();
     assertThat(memory.brokenForNanos(c.authority(), "udp")).isEqualTo(TimeUnit.MINUTES.toNanos(5));
+  }
+
+  @Test
+  void aThirdPartyTransportThatSaysItRunsOverDatagramsIsRacedAgainstTcp() throws Exception {
+    ScriptedProvider pigeon = new ScriptedProvider("pigeon", Script.BLACK_HOLE, true);
+    ManagedChannel c = track(TernChannelBuilder.forAddress(address).usePlaintext().addTransportProvider(pigeon)
+        .addTransportProvider(tcp).transportMemory(memory).transportRaceHeadStart(200, TimeUnit.MILLISECONDS)
+        .handshakeTimeout(500, TimeUnit.MILLISECONDS).build());
+    long start = System.nanoTime();
+    assertThat(call(c)).isEqualTo("hi");
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start))
+        .as("tcp started only after the datagram transport's head start").isGreaterThanOrEqualTo(200);
+    assertThat(TernChannels.selectedTransport(c)).isEqualTo("tcp");
+    assertThat(pigeon.created.get()).as("the datagram transport went first").isEqualTo(1);
+    await(() -> memory.isBroken(c.authority(), "pigeon"), "pigeon marked broken once its handshake timed out");
+    c.shutdownNow();
+    assertThat(c.awaitTermination(5, TimeUnit.SECONDS)).isTrue();
+    assertThat(pigeon.live()).isZero();
+  }
+
+  @Test
+  void aRememberedFirstRacerThatCannotSendEarlyDataIsNotHandedEarlyCalls() {
+    tcp.script = Script.BLACK_HOLE;
+    ManagedChannel c = track(builder(200).transports("tcp", "udp").handshakeTimeout(30, TimeUnit.SECONDS).build());
+    memory.markWorked(c.authority(), "tcp");
+    String reply = ClientCalls.blockingUnaryCall(c, TestMethods.UNARY,
+        TernCallOptions.withEarlyData(CallOptions.DEFAULT, true).withDeadlineAfter(10, TimeUnit.SECONDS), "hi");
+    assertThat(reply).isEqualTo("hi");
+    assertThat(TernChannels.selectedTransport(c)).isEqualTo("udp");
+    assertThat(tcp.streams.get()).as("nothing was handed to the black-holed tcp racer").isZero();
   }
 
   @Test
