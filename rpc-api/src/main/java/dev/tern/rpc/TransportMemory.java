@@ -1,9 +1,12 @@
 package dev.tern.rpc;
 
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
@@ -44,6 +47,11 @@ public final class TransportMemory {
   private static final class Authority {
     String lastWorked;
     long lastConnectNanos;
+    /**
+     * The transports {@link #lastWorked} may be tried ahead of: those it beat in a race (still
+     * connecting when it won); null for every transport (it was recorded from outside a race).
+     */
+    Set<String> aheadOf;
     final Map<String, Mark> marks = new HashMap<>();
   }
 
@@ -106,8 +114,10 @@ public final class TransportMemory {
   }
 
   /**
-   * The transport that last carried calls to {@code authority}. When it is also a channel's first
-   * choice, the channel gives it a longer head start before racing the next one.
+   * The transport that last carried calls to {@code authority}. A channel with the default
+   * preference tries it first next time, ahead of the transports it beat (see {@link
+   * TransportSelector#candidates(String, TransportMemory)}), and gives it a longer head start
+   * before racing the next one.
    *
    * @param authority the server authority, {@code host[:port]} as the channel names it
    * @return the transport's name, or null if none is known (or it has been marked broken since)
@@ -152,12 +162,13 @@ public final class TransportMemory {
     m.untilNanos = ticker.getAsLong() + Math.min(duration, maxBrokenNanos);
     if (transport.equals(a.lastWorked)) {
       a.lastWorked = null;
+      a.aheadOf = null;
     }
   }
 
   /**
    * Records that {@code transport} connected to {@code authority}, with no connect time known:
-   * clears its marks and makes it the one that last worked.
+   * clears its marks and makes it the one that last worked, tried first next time.
    *
    * @param authority the server authority, {@code host[:port]} as the channel names it
    * @param transport the transport's name, as its provider gives it
@@ -169,8 +180,8 @@ public final class TransportMemory {
 
   /**
    * Records that {@code transport} connected to {@code authority} in {@code connectNanos}: clears
-   * its marks; the next connect waits up to twice that long for it before starting another
-   * transport.
+   * its marks and makes it the one that last worked, tried first next time; the next connect waits
+   * up to twice that long for it before starting another transport.
    *
    * @param authority the server authority, {@code host[:port]} as the channel names it
    * @param transport the transport's name, as its provider gives it
@@ -179,6 +190,33 @@ public final class TransportMemory {
    * @throws NullPointerException if {@code authority} or {@code transport} is null
    */
   public synchronized void markWorked(String authority, String transport, long connectNanos) {
+    worked(authority, transport, connectNanos, null);
+  }
+
+  /**
+   * Records that {@code transport} won a race to {@code authority} in {@code connectNanos}, while
+   * the transports {@code beat} were still connecting: it will be tried ahead of those (and of
+   * those it was already tried ahead of, if it won last time too), but not ahead of a transport
+   * that was not in the race, such as one a broken mark or a circuit breaker left out.
+   */
+  synchronized void markWon(String authority, String transport, long connectNanos,
+      Collection<String> beat) {
+    Authority a = authorities.get(Objects.requireNonNull(authority, "authority"));
+    Set<String> ahead = new LinkedHashSet<>(beat);
+    if (a != null && transport.equals(a.lastWorked)) {
+      if (a.aheadOf == null) {
+        ahead = null;
+      } else {
+        ahead.addAll(a.aheadOf);
+      }
+    }
+    if (ahead != null) {
+      ahead.remove(transport);
+    }
+    worked(authority, transport, connectNanos, ahead);
+  }
+
+  private void worked(String authority, String transport, long connectNanos, Set<String> aheadOf) {
     if (connectNanos < 0) {
       throw new IllegalArgumentException("connectNanos must be >= 0: " + connectNanos);
     }
@@ -187,6 +225,19 @@ public final class TransportMemory {
     a.marks.remove(Objects.requireNonNull(transport, "transport"));
     a.lastWorked = transport;
     a.lastConnectNanos = connectNanos;
+    a.aheadOf = aheadOf;
+  }
+
+  /**
+   * Whether {@code transport}, the one that last worked for {@code authority}, may be tried ahead
+   * of {@code other}: it beat {@code other} (or was recorded from outside a race), and {@code
+   * other} has no broken mark, not even an expired one (when a mark expires, the transport it
+   * kept out races again in its place).
+   */
+  synchronized boolean mayGoAhead(String authority, String transport, String other) {
+    Authority a = authorities.get(authority);
+    return a != null && transport.equals(a.lastWorked) && !a.marks.containsKey(other)
+        && (a.aheadOf == null || a.aheadOf.contains(other));
   }
 
   /**

@@ -404,6 +404,7 @@ final class TransportRace {
       Connection c;
       boolean win;
       List<Leg> preferredFailed = new ArrayList<>();
+      List<String> beat = new ArrayList<>();
       synchronized (TransportRace.this) {
         if (done) {
           return;
@@ -422,6 +423,8 @@ final class TransportRace {
           for (Leg l : legs) {
             if (l.index < index && l.failure != null && l.address.equals(address)) {
               preferredFailed.add(l);
+            } else if (l.index < index && l.failure == null) {
+              beat.add(l.provider.name());
             }
           }
         }
@@ -432,7 +435,7 @@ final class TransportRace {
           log.log(Level.FINE, "connect to {0}: {1} won, ready after {2} ms", new Object[] {cfg.authority,
               provider.name(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos)});
         }
-        cfg.memory.markWorked(cfg.authority, provider.name(), System.nanoTime() - startNanos);
+        cfg.memory.markWon(cfg.authority, provider.name(), System.nanoTime() - startNanos, beat);
         for (Leg l : preferredFailed) {
           cfg.memory.markBroken(cfg.authority, l.provider.name());
         }

@@ -251,6 +251,48 @@ class TransportRaceTest {
   }
 
   @Test
+  void theTransportRememberedAsTheLastWinnerIsTriedFirst() {
+    ManagedChannel c = track(builder(60_000).build());
+    memory.markWorked(c.authority(), "tcp");
+    assertThat(call(c)).isEqualTo("hi");
+    assertThat(TernChannels.selectedTransport(c)).isEqualTo("tcp");
+    assertThat(tcp.created.get()).isEqualTo(1);
+    assertThat(udp.created.get()).as("tcp went first and won within its head start").isZero();
+  }
+
+  @Test
+  void tcpThatBeatASlowUdpStartsFirstNextTimeAndUdpStillFollowsIfTcpFails() throws Exception {
+    CompletableFuture<Void> udpGate = new CompletableFuture<>();
+    udp.gate = udpGate;
+    ManagedChannel a = track(builder(0).build());
+    assertThat(call(a)).isEqualTo("hi");
+    assertThat(TernChannels.selectedTransport(a)).as("udp still connecting when tcp was ready").isEqualTo("tcp");
+    udpGate.complete(null);
+    await(() -> udp.terminated.get() == 1, "the udp loser, ready late, closed");
+    assertThat(memory.isBroken(a.authority(), "udp")).as("slower is not broken").isFalse();
+
+    ManagedChannel b = track(builder(60_000).build());
+    assertThat(call(b)).isEqualTo("hi");
+    assertThat(TernChannels.selectedTransport(b)).isEqualTo("tcp");
+    assertThat(udp.created.get()).as("tcp started first, udp never had to").isEqualTo(1);
+    assertThat(tcp.created.get()).isEqualTo(2);
+
+    ManagedChannel c = track(builder(60_000).build());
+    assertThat(call(c)).isEqualTo("hi");
+    assertThat(TernChannels.selectedTransport(c)).as("a straight win keeps tcp first").isEqualTo("tcp");
+    assertThat(udp.created.get()).isEqualTo(1);
+
+    tcp.script = Script.BLACK_HOLE;
+    ManagedChannel d = track(builder(200).handshakeTimeout(30, TimeUnit.SECONDS).build());
+    long start = System.nanoTime();
+    assertThat(call(d)).isEqualTo("hi");
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start))
+        .as("udp started after tcp's head start").isGreaterThanOrEqualTo(200).isLessThan(10_000);
+    assertThat(TernChannels.selectedTransport(d)).isEqualTo("udp");
+    assertThat(memory.lastWorked(d.authority())).isEqualTo("udp");
+  }
+
+  @Test
   void aRememberedConnectTimeNeverShortensTheHeadStart() {
     ManagedChannel a = track(builder(60_000).build());
     assertThat(call(a)).isEqualTo("hi");

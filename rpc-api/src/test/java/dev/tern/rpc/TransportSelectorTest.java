@@ -12,6 +12,8 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.net.SocketAddress;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 class TransportSelectorTest {
@@ -151,6 +153,34 @@ class TransportSelectorTest {
         new Fake("udp", null, false), new Fake("quic", null, true)));
     assertThat(streamNamedUdp.candidates("a:1", memory)).as("a stream transport named udp is one")
         .extracting(TransportProvider::name).containsExactly("quic", "udp");
+  }
+
+  @Test
+  void theLastWinnerGoesFirstOnlyAheadOfWhatItBeatAndOfNoMarkedTransport() {
+    AtomicLong clock = new AtomicLong();
+    TransportMemory memory = TransportMemory.builder().ticker(clock::get).build();
+    TransportSelector s = new TransportSelector(List.of(), List.of(new Fake("tcp", null),
+        new Fake("udp", null, true)));
+    memory.markWon("a:1", "tcp", 0, List.of());
+    assertThat(s.candidates("a:1", memory)).as("tcp won a race udp was not in (a breaker kept it out)")
+        .extracting(TransportProvider::name).containsExactly("udp", "tcp");
+    memory.markWon("a:1", "tcp", 0, List.of("udp"));
+    assertThat(s.candidates("a:1", memory)).as("tcp beat udp")
+        .extracting(TransportProvider::name).containsExactly("tcp", "udp");
+    memory.markWon("a:1", "tcp", 0, List.of());
+    assertThat(s.candidates("a:1", memory)).as("a straight win keeps what tcp beat before")
+        .extracting(TransportProvider::name).containsExactly("tcp", "udp");
+    assertThat(s.candidates("b:1", memory)).extracting(TransportProvider::name).containsExactly("udp", "tcp");
+    TransportSelector named = new TransportSelector(List.of("udp", "tcp"), List.of(new Fake("tcp", null),
+        new Fake("udp", null, true)));
+    assertThat(named.candidates("a:1", memory)).as("an order the channel gave is kept")
+        .extracting(TransportProvider::name).containsExactly("udp", "tcp");
+
+    memory.markBroken("a:1", "udp");
+    assertThat(s.candidates("a:1", memory)).extracting(TransportProvider::name).containsExactly("tcp");
+    clock.addAndGet(TimeUnit.MINUTES.toNanos(5));
+    assertThat(s.candidates("a:1", memory)).as("once udp's mark expires, it races first again")
+        .extracting(TransportProvider::name).containsExactly("udp", "tcp");
   }
 
   @Test
