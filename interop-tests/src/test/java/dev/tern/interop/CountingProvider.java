@@ -45,6 +45,10 @@ final class CountingProvider implements TransportProvider {
 
   @Override public VersionHandshake versionHandshake() { return delegate.versionHandshake(); }
 
+  @Override public boolean isDatagram() { return delegate.isDatagram(); }
+
+  @Override public boolean supportsEarlyData() { return delegate.supportsEarlyData(); }
+
   @Override
   public ServerTransport newServerTransport(SocketAddress bindAddress, TransportOptions options) {
     return delegate.newServerTransport(bindAddress, options);

@@ -56,8 +56,8 @@ import java.util.function.Supplier;
  * is ever sent twice. What worked and what failed is kept per authority in a {@link
  * TransportMemory} ({@linkplain #transportMemory one shared by the process} by default): a
  * transport that failed while a less preferred one worked is left out for a while, and the one that
- * worked is tried first next time, with twice its last connect time as its head start. See {@link
- * TransportSelector} and {@link TransportMemory}.
+ * worked is tried first next time (ahead of the transports it beat), with twice its last connect
+ * time as its head start. See {@link TransportSelector} and {@link TransportMemory}.
  */
 public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelBuilder> {
   private final List<dev.tern.rpc.spi.TransportProvider> providers = new ArrayList<>();
@@ -683,7 +683,9 @@ public final class TernChannelBuilder extends ManagedChannelBuilder<TernChannelB
    * Where the channel keeps and reads what it learned per authority (transports marked broken,
    * the transport that worked). Default: {@link TransportMemory#shared()}.
    *
-   * @param transportMemory the memory; a fresh {@link TransportMemory} starts with nothing learned
+   * @param transportMemory the memory; a fresh {@link TransportMemory} starts with nothing learned,
+   *     or with what its {@linkplain TransportMemory.Builder#sessionStore store} kept from an earlier
+   *     run of the application
    * @return this builder
    * @throws NullPointerException if {@code transportMemory} is null
    */

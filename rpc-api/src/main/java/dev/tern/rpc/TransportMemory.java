@@ -1,11 +1,26 @@
 package dev.tern.rpc;
 
+import dev.tern.rpc.spi.SessionStore;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * What channels learned about transports, per server authority: which transport last worked, and
@@ -22,16 +37,50 @@ import java.util.function.LongSupplier;
  * point). Channels share {@link #shared()} unless their builder is given another instance ({@link
  * TernChannelBuilder#transportMemory}). At most {@value #MAX_AUTHORITIES} authorities are
  * remembered; the least recently used is forgotten first. Thread-safe.
+ *
+ * <p>A memory lives in the process unless it is given a {@link SessionStore} ({@link
+ * Builder#sessionStore}); a file-backed store ({@code SessionStores.file}) keeps what it learned
+ * across restarts of the application: which transport worked, and which are marked broken until
+ * when, in wall-clock time, so that a restart honours what is left of a mark. The memory reads the
+ * store once, when it is built, and writes it after each change that matters (a mark, another
+ * transport working, a network change, which empties it).
  */
 public final class TransportMemory {
   /** How many authorities one memory holds before forgetting the least recently used. */
   public static final int MAX_AUTHORITIES = 1024;
 
+  private static final Logger LOG = Logger.getLogger(TransportMemory.class.getName());
+
+  /** The server under which a memory keeps itself in its store: every authority, one entry. */
+  static final String STORE_SERVER = "*";
+  /** The kind of that entry. */
+  static final String STORE_KIND = "transport.memory";
+  /** The format of that entry's bytes (see {@link #encode}). */
+  private static final int FORMAT_VERSION = 1;
+  /**
+   * The most bytes the entry takes: the least recently used authorities that do not fit are not
+   * written (well inside a store's default bound, {@code SessionStores.DEFAULT_MAX_BYTES}).
+   */
+  static final int MAX_STORED_BYTES = 256 * 1024;
+  /** Names (authorities, transports) longer than this are not written. */
+  private static final int MAX_STORED_NAME = 1024;
+  /** How long the entry outlives its last write (unless a mark lasts longer). */
+  private static final long STORED_FOR_MILLIS = TimeUnit.DAYS.toMillis(7);
+
   private static final TransportMemory SHARED = builder().build();
 
   private final LongSupplier ticker;
+  private final LongSupplier wallClock;
   private final long initialBrokenNanos;
   private final long maxBrokenNanos;
+  /** Where the memory is kept across restarts, or null. */
+  private final SessionStore store;
+  /** Serialises writes to {@link #store}; taken before this memory's own lock, never after. */
+  private final Object storeLock = new Object();
+  /** Changes that should reach the store; guarded by this memory's lock. */
+  private long changes;
+  /** The last change written to the store; guarded by {@link #storeLock}. */
+  private long stored;
   private final Map<String, Authority> authorities =
       new LinkedHashMap<>(16, 0.75f, true) {
         @Override
@@ -44,6 +93,11 @@ public final class TransportMemory {
   private static final class Authority {
     String lastWorked;
     long lastConnectNanos;
+    /**
+     * The transports {@link #lastWorked} may be tried ahead of: those it beat in a race (still
+     * connecting when it won); null for every transport (it was recorded from outside a race).
+     */
+    Set<String> aheadOf;
     final Map<String, Mark> marks = new HashMap<>();
   }
 
@@ -55,8 +109,13 @@ public final class TransportMemory {
 
   private TransportMemory(Builder b) {
     this.ticker = b.ticker;
+    this.wallClock = b.wallClock;
     this.initialBrokenNanos = b.initialBrokenNanos;
     this.maxBrokenNanos = b.maxBrokenNanos;
+    this.store = b.store;
+    if (store != null) {
+      load();
+    }
   }
 
   /**
@@ -106,8 +165,10 @@ public final class TransportMemory {
   }
 
   /**
-   * The transport that last carried calls to {@code authority}. When it is also a channel's first
-   * choice, the channel gives it a longer head start before racing the next one.
+   * The transport that last carried calls to {@code authority}. A channel with the default
+   * preference tries it first next time, ahead of the transports it beat (see {@link
+   * TransportSelector#candidates(String, TransportMemory)}), and gives it a longer head start
+   * before racing the next one.
    *
    * @param authority the server authority, {@code host[:port]} as the channel names it
    * @return the transport's name, or null if none is known (or it has been marked broken since)
@@ -140,37 +201,43 @@ public final class TransportMemory {
    * @param transport the transport's name, as its provider gives it
    * @throws NullPointerException if an argument is null
    */
-  public synchronized void markBroken(String authority, String transport) {
-    Authority a = authorities.computeIfAbsent(Objects.requireNonNull(authority, "authority"),
-        k -> new Authority());
-    Mark m = a.marks.computeIfAbsent(Objects.requireNonNull(transport, "transport"), k -> new Mark());
-    long duration = initialBrokenNanos;
-    for (int i = 0; i < m.count && duration < maxBrokenNanos; i++) {
-      duration = duration > maxBrokenNanos / 2 ? maxBrokenNanos : duration * 2;
+  public void markBroken(String authority, String transport) {
+    synchronized (this) {
+      Authority a = authorities.computeIfAbsent(Objects.requireNonNull(authority, "authority"),
+          k -> new Authority());
+      Mark m = a.marks.computeIfAbsent(Objects.requireNonNull(transport, "transport"),
+          k -> new Mark());
+      long duration = initialBrokenNanos;
+      for (int i = 0; i < m.count && duration < maxBrokenNanos; i++) {
+        duration = duration > maxBrokenNanos / 2 ? maxBrokenNanos : duration * 2;
+      }
+      m.count++;
+      m.untilNanos = ticker.getAsLong() + Math.min(duration, maxBrokenNanos);
+      if (transport.equals(a.lastWorked)) {
+        a.lastWorked = null;
+        a.aheadOf = null;
+      }
+      changes++;
     }
-    m.count++;
-    m.untilNanos = ticker.getAsLong() + Math.min(duration, maxBrokenNanos);
-    if (transport.equals(a.lastWorked)) {
-      a.lastWorked = null;
-    }
+    save();
   }
 
   /**
    * Records that {@code transport} connected to {@code authority}, with no connect time known:
-   * clears its marks and makes it the one that last worked.
+   * clears its marks and makes it the one that last worked, tried first next time.
    *
    * @param authority the server authority, {@code host[:port]} as the channel names it
    * @param transport the transport's name, as its provider gives it
    * @throws NullPointerException if an argument is null
    */
-  public synchronized void markWorked(String authority, String transport) {
+  public void markWorked(String authority, String transport) {
     markWorked(authority, transport, 0);
   }
 
   /**
    * Records that {@code transport} connected to {@code authority} in {@code connectNanos}: clears
-   * its marks; the next connect waits up to twice that long for it before starting another
-   * transport.
+   * its marks and makes it the one that last worked, tried first next time; the next connect waits
+   * up to twice that long for it before starting another transport.
    *
    * @param authority the server authority, {@code host[:port]} as the channel names it
    * @param transport the transport's name, as its provider gives it
@@ -178,15 +245,74 @@ public final class TransportMemory {
    * @throws IllegalArgumentException if {@code connectNanos} is negative
    * @throws NullPointerException if {@code authority} or {@code transport} is null
    */
-  public synchronized void markWorked(String authority, String transport, long connectNanos) {
+  public void markWorked(String authority, String transport, long connectNanos) {
+    synchronized (this) {
+      worked(authority, transport, connectNanos, null);
+    }
+    save();
+  }
+
+  /**
+   * Records that {@code transport} won a race to {@code authority} in {@code connectNanos}, while
+   * the transports {@code beat} were still connecting: it will be tried ahead of those (and of
+   * those it was already tried ahead of, if it won last time too), but not ahead of a transport
+   * that was not in the race, such as one a broken mark or a circuit breaker left out.
+   */
+  void markWon(String authority, String transport, long connectNanos, Collection<String> beat) {
+    synchronized (this) {
+      Authority a = authorities.get(Objects.requireNonNull(authority, "authority"));
+      Set<String> ahead = new LinkedHashSet<>(beat);
+      if (a != null && transport.equals(a.lastWorked)) {
+        if (a.aheadOf == null) {
+          ahead = null;
+        } else {
+          ahead.addAll(a.aheadOf);
+        }
+      }
+      if (ahead != null) {
+        ahead.remove(transport);
+      }
+      worked(authority, transport, connectNanos, ahead);
+    }
+    save();
+  }
+
+  /**
+   * Records a success; a change the store should see unless only the connect time moved, and by
+   * less than half or twice (a connect is not worth a write of the store each time).
+   */
+  private void worked(String authority, String transport, long connectNanos, Set<String> aheadOf) {
     if (connectNanos < 0) {
       throw new IllegalArgumentException("connectNanos must be >= 0: " + connectNanos);
     }
-    Authority a = authorities.computeIfAbsent(Objects.requireNonNull(authority, "authority"),
-        k -> new Authority());
+    Authority a = authorities.get(Objects.requireNonNull(authority, "authority"));
+    boolean known = a != null;
+    if (a == null) {
+      a = new Authority();
+      authorities.put(authority, a);
+    }
+    long before = a.lastConnectNanos;
+    boolean same = known && transport.equals(a.lastWorked) && Objects.equals(aheadOf, a.aheadOf)
+        && !a.marks.containsKey(transport) && connectNanos <= 2 * before && before <= 2 * connectNanos;
     a.marks.remove(Objects.requireNonNull(transport, "transport"));
     a.lastWorked = transport;
     a.lastConnectNanos = connectNanos;
+    a.aheadOf = aheadOf;
+    if (!same) {
+      changes++;
+    }
+  }
+
+  /**
+   * Whether {@code transport}, the one that last worked for {@code authority}, may be tried ahead
+   * of {@code other}: it beat {@code other} (or was recorded from outside a race), and {@code
+   * other} has no broken mark, not even an expired one (when a mark expires, the transport it
+   * kept out races again in its place).
+   */
+  synchronized boolean mayGoAhead(String authority, String transport, String other) {
+    Authority a = authorities.get(authority);
+    return a != null && transport.equals(a.lastWorked) && !a.marks.containsKey(other)
+        && (a.aheadOf == null || a.aheadOf.contains(other));
   }
 
   /**
@@ -194,17 +320,282 @@ public final class TransportMemory {
    * another network now, where what was learned may no longer hold. Connections already made are
    * not touched; the next connect of each channel races again.
    */
-  public synchronized void networkChanged() {
-    authorities.clear();
+  public void networkChanged() {
+    synchronized (this) {
+      authorities.clear();
+      changes++;
+    }
+    save();
+  }
+
+  /** Writes this memory to its store if it changed since the last write; never throws. */
+  private void save() {
+    if (store == null) {
+      return;
+    }
+    synchronized (storeLock) {
+      byte[] bytes;
+      long expiresAt;
+      long upTo;
+      synchronized (this) {
+        if (changes == stored) {
+          return;
+        }
+        upTo = changes;
+        long now = wallClock.getAsLong();
+        long latestMark = 0;
+        for (Authority a : authorities.values()) {
+          for (Mark m : a.marks.values()) {
+            latestMark = Math.max(latestMark, untilMillis(m, now));
+          }
+        }
+        expiresAt = Math.max(latestMark, now + STORED_FOR_MILLIS);
+        bytes = authorities.isEmpty() ? null : encode(now);
+      }
+      try {
+        if (bytes == null) {
+          store.remove(STORE_SERVER, STORE_KIND);
+        } else {
+          store.put(STORE_SERVER, STORE_KIND, bytes, expiresAt);
+        }
+        stored = upTo;
+      } catch (RuntimeException e) {
+        LOG.log(Level.WARNING, "transport memory: could not write its session store; what was"
+            + " learned since is kept in memory only", e);
+      }
+    }
+  }
+
+  /** When {@code m} ends in wall-clock time: now if it has ended. */
+  private long untilMillis(Mark m, long nowMillis) {
+    long left = m.untilNanos - ticker.getAsLong();
+    return left <= 0 ? nowMillis : nowMillis + (left + 999_999) / 1_000_000;
+  }
+
+  /**
+   * The authorities, most recently used first, as bytes (big-endian, {@link DataOutputStream}):
+   * format version (1 byte) = 1, authority count (4), then for each: authority (UTF), whether a
+   * transport worked (1) and if so its name (UTF), its connect time in nanoseconds (8) and the
+   * transports it goes ahead of (count (4), -1 for every one, then each name (UTF)), then the
+   * marks (count (4), then each: transport (UTF), times marked in a row (4), end in Unix millis
+   * (8)). Authorities past {@link #MAX_STORED_BYTES}, or with a name longer than {@link
+   * #MAX_STORED_NAME}, are left out; the store's own file has a checksum.
+   */
+  private byte[] encode(long nowMillis) {
+    List<Map.Entry<String, Authority>> newestFirst = new ArrayList<>(authorities.entrySet());
+    Collections.reverse(newestFirst);
+    ByteArrayOutputStream all = new ByteArrayOutputStream();
+    int count = 0;
+    try {
+      for (Map.Entry<String, Authority> e : newestFirst) {
+        byte[] one = encode(e.getKey(), e.getValue(), nowMillis);
+        if (one == null) {
+          continue;
+        }
+        if (all.size() + one.length > MAX_STORED_BYTES - 5) {
+          break;
+        }
+        all.write(one);
+        count++;
+      }
+      ByteArrayOutputStream out = new ByteArrayOutputStream(all.size() + 5);
+      DataOutputStream data = new DataOutputStream(out);
+      data.writeByte(FORMAT_VERSION);
+      data.writeInt(count);
+      all.writeTo(data);
+      data.flush();
+      return out.toByteArray();
+    } catch (IOException impossible) {
+      throw new IllegalStateException(impossible);
+    }
+  }
+
+  /** One authority's record, or null if a name in it is too long to be kept. */
+  private byte[] encode(String authority, Authority a, long nowMillis) throws IOException {
+    if (tooLong(authority) || tooLong(a.lastWorked)) {
+      return null;
+    }
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    DataOutputStream out = new DataOutputStream(bytes);
+    out.writeUTF(authority);
+    out.writeBoolean(a.lastWorked != null);
+    if (a.lastWorked != null) {
+      out.writeUTF(a.lastWorked);
+      out.writeLong(a.lastConnectNanos);
+      if (a.aheadOf == null) {
+        out.writeInt(-1);
+      } else {
+        List<String> names = new ArrayList<>();
+        for (String t : a.aheadOf) {
+          if (!tooLong(t)) {
+            names.add(t);
+          }
+        }
+        out.writeInt(names.size());
+        for (String t : names) {
+          out.writeUTF(t);
+        }
+      }
+    }
+    List<Map.Entry<String, Mark>> marks = new ArrayList<>();
+    for (Map.Entry<String, Mark> m : a.marks.entrySet()) {
+      if (!tooLong(m.getKey())) {
+        marks.add(m);
+      }
+    }
+    out.writeInt(marks.size());
+    for (Map.Entry<String, Mark> m : marks) {
+      out.writeUTF(m.getKey());
+      out.writeInt(m.getValue().count);
+      out.writeLong(untilMillis(m.getValue(), nowMillis));
+    }
+    out.flush();
+    return bytes.toByteArray();
+  }
+
+  private static boolean tooLong(String name) {
+    return name != null && name.length() > MAX_STORED_NAME;
+  }
+
+  /** Reads what the store holds; anything unreadable is ignored with a warning. */
+  private void load() {
+    byte[] bytes;
+    long now = wallClock.getAsLong();
+    try {
+      bytes = store.get(STORE_SERVER, STORE_KIND, now);
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "transport memory: could not read its session store; starting empty",
+          e);
+      return;
+    }
+    if (bytes == null) {
+      return;
+    }
+    Map<String, Authority> read = new LinkedHashMap<>();
+    String why;
+    try {
+      why = decode(bytes, now, read);
+    } catch (EOFException e) {
+      why = "it is cut short";
+    } catch (IOException | RuntimeException e) {
+      why = "it cannot be read (" + e + ")";
+    }
+    if (why != null) {
+      LOG.warning("transport memory: starting empty; what its session store holds is ignored"
+          + " because " + why);
+      return;
+    }
+    List<Map.Entry<String, Authority>> oldestFirst = new ArrayList<>(read.entrySet());
+    Collections.reverse(oldestFirst);
+    synchronized (this) {
+      for (Map.Entry<String, Authority> e : oldestFirst) {
+        authorities.put(e.getKey(), e.getValue());
+      }
+    }
+  }
+
+  /** Fills {@code into} from {@code bytes} (see {@link #encode}), or says why it cannot. */
+  private String decode(byte[] bytes, long nowMillis, Map<String, Authority> into)
+      throws IOException {
+    DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));
+    int version = in.readUnsignedByte();
+    if (version != FORMAT_VERSION) {
+      return "its format version is " + version + ", not " + FORMAT_VERSION;
+    }
+    int count = in.readInt();
+    if (count < 0 || count > MAX_AUTHORITIES) {
+      return "it counts " + count + " authorities";
+    }
+    long tick = ticker.getAsLong();
+    for (int i = 0; i < count; i++) {
+      String authority = in.readUTF();
+      Authority a = new Authority();
+      if (in.readBoolean()) {
+        a.lastWorked = in.readUTF();
+        a.lastConnectNanos = in.readLong();
+        int ahead = in.readInt();
+        if (a.lastConnectNanos < 0 || ahead < -1 || ahead > bytes.length) {
+          return "an entry of " + authority + " is out of range";
+        }
+        if (ahead >= 0) {
+          a.aheadOf = new LinkedHashSet<>();
+          for (int j = 0; j < ahead; j++) {
+            a.aheadOf.add(in.readUTF());
+          }
+        }
+      }
+      int marks = in.readInt();
+      if (marks < 0 || marks > bytes.length) {
+        return "an entry of " + authority + " is out of range";
+      }
+      for (int j = 0; j < marks; j++) {
+        String transport = in.readUTF();
+        Mark m = new Mark();
+        m.count = in.readInt();
+        long leftMillis = in.readLong() - nowMillis;
+        if (m.count < 1) {
+          return "a mark of " + authority + " is out of range";
+        }
+        // What is left of the mark, on this run's clock; never more than a mark can last (the
+        // wall clock may have been set back since it was written).
+        long left = leftMillis <= 0 ? 0
+            : leftMillis >= maxBrokenNanos / 1_000_000 ? maxBrokenNanos : leftMillis * 1_000_000;
+        m.untilNanos = tick + left;
+        a.marks.put(transport, m);
+      }
+      if (into.put(authority, a) != null) {
+        return authority + " is there twice";
+      }
+    }
+    if (in.available() > 0) {
+      return "bytes follow the last authority";
+    }
+    return null;
   }
 
   /** Builds a {@link TransportMemory}. */
   public static final class Builder {
     private LongSupplier ticker = System::nanoTime;
+    private LongSupplier wallClock = System::currentTimeMillis;
     private long initialBrokenNanos = TimeUnit.MINUTES.toNanos(5);
     private long maxBrokenNanos = TimeUnit.DAYS.toNanos(2);
+    private SessionStore store;
 
     private Builder() {}
+
+    /**
+     * Keeps the memory in {@code store} as well, so that what it learned survives a restart of
+     * the application when the store is backed by a file ({@code SessionStores.file(path,
+     * maxEntries)}): the memory starts with what the store holds and writes it back after every
+     * change that matters. It takes one entry (server {@code "*"}, kind {@code
+     * "transport.memory"}) of at most 256 KiB, the least recently used authorities left out past
+     * that. The store may be the one the channels' transports keep their tickets in ({@code
+     * TransportOptions.SESSION_STORE}), or a file of its own. A store whose entry cannot be read
+     * (another format, cut short) is ignored with a WARNING logged, and overwritten at the next
+     * change. By default a memory is kept in the process only.
+     *
+     * @param store the store to read at {@link #build()} and write on every change
+     * @return this builder
+     * @throws NullPointerException if {@code store} is null
+     */
+    public Builder sessionStore(SessionStore store) {
+      this.store = Objects.requireNonNull(store, "store");
+      return this;
+    }
+
+    /**
+     * The wall clock a {@linkplain #sessionStore stored} memory writes the end of each broken mark
+     * in, so that a restart honours what is left of it; tests pass a fake one.
+     *
+     * @param millisClock returns the time in milliseconds since the Unix epoch, as {@link
+     *     System#currentTimeMillis()} (the default)
+     * @return this builder
+     * @throws NullPointerException if {@code millisClock} is null
+     */
+    public Builder wallClock(LongSupplier millisClock) {
+      wallClock = Objects.requireNonNull(millisClock, "millisClock");
+      return this;
+    }
 
     /**
      * The clock marks are timed by; tests pass a fake one to step time by hand.
@@ -256,9 +647,9 @@ public final class TransportMemory {
     }
 
     /**
-     * Builds the memory; it starts empty.
+     * Builds the memory: empty, or with what its {@linkplain #sessionStore store} holds.
      *
-     * @return a new memory with this builder's clock and durations
+     * @return a new memory with this builder's clocks, durations and store
      */
     public TransportMemory build() {
       return new TransportMemory(this);

@@ -71,9 +71,11 @@ final class TransportRace {
   /**
    * Whether calls allowed early data may be handed to the first candidate before any candidate is
    * ready: only when there is no race to lose (one candidate) or the first is the transport that
-   * worked for this authority before, the only case where it can hold a resumption ticket and so
-   * send 0-RTT. On a first contact an early call would otherwise sit on a datagram transport that
-   * may be black-holed while TCP wins, and stay there until that transport's handshake timeout.
+   * worked for this authority before, the only case where it can hold a resumption ticket, and it
+   * {@linkplain TransportProvider#supportsEarlyData() can send 0-RTT}. On a first contact an early
+   * call would otherwise sit on a datagram transport that may be black-holed while TCP wins, and
+   * stay there until that transport's handshake timeout; on a transport without 0-RTT it would
+   * gain nothing and could be stranded the same way.
    */
   private final boolean firstMayCarryEarlyData;
   /** How long the next candidate waits for the first: the head start, or longer when straight. */
@@ -106,7 +108,7 @@ final class TransportRace {
     }
     this.candidates = c;
     this.straight = c.size() > 1 && c.get(0).name().equals(cfg.memory.lastWorked(cfg.authority));
-    this.firstMayCarryEarlyData = c.size() <= 1 || straight;
+    this.firstMayCarryEarlyData = c.size() <= 1 || straight && c.get(0).supportsEarlyData();
     this.firstHeadStartNanos = straight
         ? Math.max(cfg.raceHeadStartNanos, 2 * cfg.memory.lastConnectNanos(cfg.authority))
         : cfg.raceHeadStartNanos;
@@ -402,6 +404,7 @@ final class TransportRace {
       Connection c;
       boolean win;
       List<Leg> preferredFailed = new ArrayList<>();
+      List<String> beat = new ArrayList<>();
       synchronized (TransportRace.this) {
         if (done) {
           return;
@@ -420,6 +423,8 @@ final class TransportRace {
           for (Leg l : legs) {
             if (l.index < index && l.failure != null && l.address.equals(address)) {
               preferredFailed.add(l);
+            } else if (l.index < index && l.failure == null) {
+              beat.add(l.provider.name());
             }
           }
         }
@@ -430,7 +435,7 @@ final class TransportRace {
           log.log(Level.FINE, "connect to {0}: {1} won, ready after {2} ms", new Object[] {cfg.authority,
               provider.name(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos)});
         }
-        cfg.memory.markWorked(cfg.authority, provider.name(), System.nanoTime() - startNanos);
+        cfg.memory.markWon(cfg.authority, provider.name(), System.nanoTime() - startNanos, beat);
         for (Leg l : preferredFailed) {
           cfg.memory.markBroken(cfg.authority, l.provider.name());
         }

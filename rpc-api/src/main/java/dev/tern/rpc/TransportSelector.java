@@ -21,18 +21,26 @@ import java.util.Set;
  *
  * <p>Only transports on the class path and {@linkplain TransportProvider#isAvailable() available}
  * are candidates. With the default preference ({@link #DEFAULT_PREFERENCE}) a channel races the
- * first datagram transport ({@code udp} or {@code quic}) that is not marked broken against the
- * first stream transport ({@code tcp}); with a preference it was given, it races every named
- * transport that is not marked broken, in the order given. Transports marked broken in the {@link
- * TransportMemory} are left out while another candidate remains. The channel asks on every
- * (re)connect.
+ * first {@linkplain TransportProvider#isDatagram() datagram transport} ({@code udp} or {@code
+ * quic}) that is not marked broken against the first stream transport ({@code tcp}), the datagram
+ * one first unless the stream one is the transport that worked last time and beat it then; with a
+ * preference it was given, it races every named transport that is not marked broken, in the order
+ * given. Transports marked broken in the {@link TransportMemory} are left out while another
+ * candidate remains. The channel asks on every (re)connect.
  */
 public final class TransportSelector {
   /** The order used when a channel sets none: Tern's UDP protocol, then QUIC, then TCP. */
   public static final List<String> DEFAULT_PREFERENCE =
       Collections.unmodifiableList(Arrays.asList("udp", "quic", "tcp"));
 
-  /** The transports that run over UDP; the others are taken to run over a stream (TCP). */
+  /**
+   * The names of Tern's own transports that run over UDP.
+   *
+   * @deprecated a transport says itself whether it runs over datagrams ({@link
+   *     TransportProvider#isDatagram()}); the selector asks the provider and no longer reads this
+   *     set, so a third-party datagram transport under another name is raced as one
+   */
+  @Deprecated
   public static final Set<String> DATAGRAM_TRANSPORTS =
       Collections.unmodifiableSet(new LinkedHashSet<>(Arrays.asList("udp", "quic")));
 
@@ -177,14 +185,19 @@ public final class TransportSelector {
   }
 
   /**
-   * The transports to race for {@code authority} now, most preferred first: the one to start
-   * first, then those started after the head start or when an earlier one fails. Never empty:
-   * when every usable transport is marked broken in {@code memory}, the most preferred one is
-   * tried anyway.
+   * The transports to race for {@code authority} now, in the order they start: the first at once,
+   * each next one after the head start or when every earlier one has failed. Transports marked
+   * broken in {@code memory} are left out. With the default preference the candidates are the
+   * first datagram transport and the first stream transport, the datagram one first, unless the
+   * transport that {@linkplain TransportMemory#lastWorked last worked} for {@code authority} beat
+   * the other in the race it won and the other has no broken mark (not even an expired one): then
+   * the one that worked goes first. A preference the channel gave is kept as given. Never empty:
+   * when every usable transport is marked broken, the most preferred one is tried anyway.
    *
    * @param authority the channel's authority ({@code host:port}), the key into {@code memory}
-   * @param memory what was learned per authority: which transports are marked broken
-   * @return the candidates, most preferred first; never empty
+   * @param memory what was learned per authority: which transports are marked broken, which one
+   *     worked last
+   * @return the candidates, the one to start first first; never empty
    * @throws StatusRuntimeException UNAVAILABLE naming every preferred transport and why it cannot
    *     be used
    */
@@ -198,9 +211,10 @@ public final class TransportSelector {
    * heeded.
    *
    * @param authority the channel's authority ({@code host:port}), the key into {@code memory}
-   * @param memory what was learned per authority: which transports are marked broken
+   * @param memory what was learned per authority: which transports are marked broken, which one
+   *     worked last
    * @param allowed whether a transport, by name, may race now
-   * @return the candidates, most preferred first; never empty
+   * @return the candidates, the one to start first first; never empty
    * @throws StatusRuntimeException UNAVAILABLE naming every preferred transport and why it cannot
    *     be used
    */
@@ -227,19 +241,43 @@ public final class TransportSelector {
       TransportProvider datagram = null;
       TransportProvider stream = null;
       for (TransportProvider p : fresh) {
-        if (DATAGRAM_TRANSPORTS.contains(p.name())) {
+        if (p.isDatagram()) {
           datagram = datagram == null ? p : datagram;
         } else {
           stream = stream == null ? p : stream;
         }
       }
-      for (TransportProvider p : fresh) {
-        if (p == datagram || p == stream) {
-          out.add(p);
-        }
+      // The datagram transport goes first (it is the one that may be black-holed), whatever the
+      // preference says of a third-party one that is not in the default order.
+      if (datagram != null) {
+        out.add(datagram);
       }
+      if (stream != null) {
+        out.add(stream);
+      }
+      rememberedFirst(authority, memory, out);
     }
     return out.isEmpty() ? Collections.singletonList(usable.get(0)) : out;
+  }
+
+  /**
+   * Moves the transport that last worked for {@code authority} to the front of {@code out} if it
+   * may go ahead of every candidate before it ({@link TransportMemory#mayGoAhead}).
+   */
+  private static void rememberedFirst(String authority, TransportMemory memory,
+      List<TransportProvider> out) {
+    String last = memory.lastWorked(authority);
+    for (int i = 1; last != null && i < out.size(); i++) {
+      if (out.get(i).name().equals(last)) {
+        for (int j = 0; j < i; j++) {
+          if (!memory.mayGoAhead(authority, last, out.get(j).name())) {
+            return;
+          }
+        }
+        out.add(0, out.remove(i));
+        return;
+      }
+    }
   }
 
   /** The usable transports in preference order; never empty. */

@@ -25,6 +25,7 @@ final class ScriptedProvider extends InProcessTransportProvider {
   enum Script { WORKS, BLACK_HOLE, FAILS, READY_THEN_REFUSED }
 
   private final String name;
+  private final boolean datagram;
   volatile Script script;
   /** Completed to let gated connects become ready; complete at once for ungated ones. */
   volatile CompletableFuture<Void> gate = CompletableFuture.completedFuture(null);
@@ -34,14 +35,29 @@ final class ScriptedProvider extends InProcessTransportProvider {
   final AtomicInteger streams = new AtomicInteger();
   final List<ClientTransport> transports = new CopyOnWriteArrayList<>();
 
-  ScriptedProvider(String name, Script script) {
+  /**
+   * @param datagram whether it says it runs over datagrams (and, like {@code udp} and {@code quic},
+   *     that it can send 0-RTT early data), so that a channel races it against a stream transport
+   */
+  ScriptedProvider(String name, Script script, boolean datagram) {
     this.name = name;
     this.script = script;
+    this.datagram = datagram;
   }
 
   @Override
   public String name() {
     return name;
+  }
+
+  @Override
+  public boolean isDatagram() {
+    return datagram;
+  }
+
+  @Override
+  public boolean supportsEarlyData() {
+    return datagram;
   }
 
   /** Transports made that have not yet told of their termination. */

@@ -30,8 +30,8 @@ import org.junit.jupiter.api.Timeout;
 class TransportRaceTest {
   private final AtomicLong clock = new AtomicLong();
   private final TransportMemory memory = TransportMemory.builder().ticker(clock::get).build();
-  private final ScriptedProvider udp = new ScriptedProvider("udp", Script.WORKS);
-  private final ScriptedProvider tcp = new ScriptedProvider("tcp", Script.WORKS);
+  private final ScriptedProvider udp = new ScriptedProvider("udp", Script.WORKS, true);
+  private final ScriptedProvider tcp = new ScriptedProvider("tcp", Script.WORKS, false);
   private final List<ManagedChannel> channels = new ArrayList<>();
   private InProcessAddress address;
   private Server server;
@@ -145,6 +145,36 @@ class TransportRaceTest {
   }
 
   @Test
+  void aThirdPartyTransportThatSaysItRunsOverDatagramsIsRacedAgainstTcp() throws Exception {
+    ScriptedProvider pigeon = new ScriptedProvider("pigeon", Script.BLACK_HOLE, true);
+    ManagedChannel c = track(TernChannelBuilder.forAddress(address).usePlaintext().addTransportProvider(pigeon)
+        .addTransportProvider(tcp).transportMemory(memory).transportRaceHeadStart(200, TimeUnit.MILLISECONDS)
+        .handshakeTimeout(500, TimeUnit.MILLISECONDS).build());
+    long start = System.nanoTime();
+    assertThat(call(c)).isEqualTo("hi");
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start))
+        .as("tcp started only after the datagram transport's head start").isGreaterThanOrEqualTo(200);
+    assertThat(TernChannels.selectedTransport(c)).isEqualTo("tcp");
+    assertThat(pigeon.created.get()).as("the datagram transport went first").isEqualTo(1);
+    await(() -> memory.isBroken(c.authority(), "pigeon"), "pigeon marked broken once its handshake timed out");
+    c.shutdownNow();
+    assertThat(c.awaitTermination(5, TimeUnit.SECONDS)).isTrue();
+    assertThat(pigeon.live()).isZero();
+  }
+
+  @Test
+  void aRememberedFirstRacerThatCannotSendEarlyDataIsNotHandedEarlyCalls() {
+    tcp.script = Script.BLACK_HOLE;
+    ManagedChannel c = track(builder(200).transports("tcp", "udp").handshakeTimeout(30, TimeUnit.SECONDS).build());
+    memory.markWorked(c.authority(), "tcp");
+    String reply = ClientCalls.blockingUnaryCall(c, TestMethods.UNARY,
+        TernCallOptions.withEarlyData(CallOptions.DEFAULT, true).withDeadlineAfter(10, TimeUnit.SECONDS), "hi");
+    assertThat(reply).isEqualTo("hi");
+    assertThat(TernChannels.selectedTransport(c)).isEqualTo("udp");
+    assertThat(tcp.streams.get()).as("nothing was handed to the black-holed tcp racer").isZero();
+  }
+
+  @Test
   void whenEveryTransportFailsTheCallIsUnavailableNamingEach() {
     udp.script = Script.FAILS;
     tcp.script = Script.FAILS;
@@ -218,6 +248,48 @@ class TransportRaceTest {
     long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
     assertThat(tookMillis).isGreaterThanOrEqualTo(400).isLessThan(10_000);
     assertThat(TernChannels.selectedTransport(c)).isEqualTo("tcp");
+  }
+
+  @Test
+  void theTransportRememberedAsTheLastWinnerIsTriedFirst() {
+    ManagedChannel c = track(builder(60_000).build());
+    memory.markWorked(c.authority(), "tcp");
+    assertThat(call(c)).isEqualTo("hi");
+    assertThat(TernChannels.selectedTransport(c)).isEqualTo("tcp");
+    assertThat(tcp.created.get()).isEqualTo(1);
+    assertThat(udp.created.get()).as("tcp went first and won within its head start").isZero();
+  }
+
+  @Test
+  void tcpThatBeatASlowUdpStartsFirstNextTimeAndUdpStillFollowsIfTcpFails() throws Exception {
+    CompletableFuture<Void> udpGate = new CompletableFuture<>();
+    udp.gate = udpGate;
+    ManagedChannel a = track(builder(0).build());
+    assertThat(call(a)).isEqualTo("hi");
+    assertThat(TernChannels.selectedTransport(a)).as("udp still connecting when tcp was ready").isEqualTo("tcp");
+    udpGate.complete(null);
+    await(() -> udp.terminated.get() == 1, "the udp loser, ready late, closed");
+    assertThat(memory.isBroken(a.authority(), "udp")).as("slower is not broken").isFalse();
+
+    ManagedChannel b = track(builder(60_000).build());
+    assertThat(call(b)).isEqualTo("hi");
+    assertThat(TernChannels.selectedTransport(b)).isEqualTo("tcp");
+    assertThat(udp.created.get()).as("tcp started first, udp never had to").isEqualTo(1);
+    assertThat(tcp.created.get()).isEqualTo(2);
+
+    ManagedChannel c = track(builder(60_000).build());
+    assertThat(call(c)).isEqualTo("hi");
+    assertThat(TernChannels.selectedTransport(c)).as("a straight win keeps tcp first").isEqualTo("tcp");
+    assertThat(udp.created.get()).isEqualTo(1);
+
+    tcp.script = Script.BLACK_HOLE;
+    ManagedChannel d = track(builder(200).handshakeTimeout(30, TimeUnit.SECONDS).build());
+    long start = System.nanoTime();
+    assertThat(call(d)).isEqualTo("hi");
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start))
+        .as("udp started after tcp's head start").isGreaterThanOrEqualTo(200).isLessThan(10_000);
+    assertThat(TernChannels.selectedTransport(d)).isEqualTo("udp");
+    assertThat(memory.lastWorked(d.authority())).isEqualTo("udp");
   }
 
   @Test

@@ -48,6 +48,10 @@ public final class ConnectionWatchingProvider implements TransportProvider {
 
   @Override public VersionHandshake versionHandshake() { return inner.versionHandshake(); }
 
+  @Override public boolean isDatagram() { return inner.isDatagram(); }
+
+  @Override public boolean supportsEarlyData() { return inner.supportsEarlyData(); }
+
   @Override public boolean requiresTls() { return inner.requiresTls(); }
 
   @Override public String unusableReason(TransportOptions options) { return inner.unusableReason(options); }

@@ -73,6 +73,31 @@ public interface TransportProvider {
   }
 
   /**
+   * Whether this transport runs over datagrams (UDP), where a network may drop everything while
+   * TCP still passes. A channel that names no transport races the first datagram transport it can
+   * use against the first stream transport, so a black-holed datagram path falls back to TCP.
+   *
+   * @return true if this transport runs over datagrams; false (the default) for a transport over a
+   *     stream such as TCP
+   */
+  default boolean isDatagram() {
+    return false;
+  }
+
+  /**
+   * Whether this transport's client can send calls in its first flight, before its handshake is
+   * done (0-RTT early data, resuming a connection it had to the same server). When such a
+   * transport is the first racer of a connect and is the one that worked for the server before,
+   * the channel hands it calls allowed early data as soon as it starts; a transport that would only
+   * queue them is not given them before the race has a winner.
+   *
+   * @return true if this transport can carry early data; false by default
+   */
+  default boolean supportsEarlyData() {
+    return false;
+  }
+
+  /**
    * Why this transport cannot serve a channel given {@code options}, for instance a key it needs
    * and the channel does not set; null when it can. A channel that names no transport leaves such
    * a transport out of its race (instead of failing an attempt on every first connect); one that

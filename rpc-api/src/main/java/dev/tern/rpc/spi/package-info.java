@@ -10,7 +10,8 @@
  * <ol>
  *   <li>Implement {@link dev.tern.rpc.spi.TransportProvider} and list the class in
  *       {@code META-INF/services/dev.tern.rpc.spi.TransportProvider}. Tern finds it with
- *       {@link java.util.ServiceLoader}.
+ *       {@link java.util.ServiceLoader}. A transport over UDP says so ({@link
+ *       dev.tern.rpc.spi.TransportProvider#isDatagram()}), so that channels race it against TCP.
  *   <li>{@link dev.tern.rpc.spi.ClientTransport}: one connection to one server address, opening one
  *       {@link dev.tern.rpc.spi.ClientStream} per call.
  *   <li>{@link dev.tern.rpc.spi.ServerTransport}: a listener that hands each incoming stream, with its
@@ -59,7 +60,9 @@
  * as soon as {@link dev.tern.rpc.spi.ClientTransport#start} has returned, so a transport with 0-RTT
  * can send them in its first flight; it opens all other streams only after {@code
  * transportReady}. A transport that cannot send early data simply queues those streams until its
- * handshake is done. If the handshake fails, it closes them with {@code UNAVAILABLE}.
+ * handshake is done. If the handshake fails, it closes them with {@code UNAVAILABLE}. A transport
+ * that can says so ({@link dev.tern.rpc.spi.TransportProvider#supportsEarlyData()}): only then does
+ * a channel hand it such calls while another transport is still racing it.
  *
  * <h2>Helpers for transports</h2>
  * <ul>

@@ -72,6 +72,18 @@ public final class QuicTransportProvider implements TransportProvider {
     return true;
   }
 
+  /** True: QUIC runs over UDP, so a channel races it against TCP. */
+  @Override
+  public boolean isDatagram() {
+    return true;
+  }
+
+  /** True: a client resuming a TLS session sends calls allowed early data as 0-RTT. */
+  @Override
+  public boolean supportsEarlyData() {
+    return true;
+  }
+
   @Override
   public VersionHandshake versionHandshake() {
     return VersionHandshake.IN_TRANSPORT;

@@ -36,6 +36,10 @@ final class KeepingProvider implements TransportProvider {
 
   @Override public VersionHandshake versionHandshake() { return inner.versionHandshake(); }
 
+  @Override public boolean isDatagram() { return inner.isDatagram(); }
+
+  @Override public boolean supportsEarlyData() { return inner.supportsEarlyData(); }
+
   @Override public boolean requiresTls() { return inner.requiresTls(); }
 
   @Override

@@ -33,6 +33,18 @@ public final class UdpTransportProvider implements TransportProvider {
     return null;
   }
 
+  /** True: Tern's UDP protocol runs over datagrams, so a channel races it against TCP. */
+  @Override
+  public boolean isDatagram() {
+    return true;
+  }
+
+  /** True: a client that holds a resumption ticket sends idempotent calls in 0-RTT packets. */
+  @Override
+  public boolean supportsEarlyData() {
+    return true;
+  }
+
   /**
    * A client needs the server's pinned key ({@link UdpTransportOptions#PINNED_SERVER_KEY}); a
    * channel without one leaves {@code udp} out of its race.
