@@ -20,8 +20,8 @@ def problems = []
   }
 }
 def log = new File(basedir, 'build.log').text
-if (!log.contains('Tests run: 4, Failures: 0, Errors: 0, Skipped: 0')) {
-  problems << 'the example did not run its 4 tests cleanly (see build.log)'
+if (!log.contains('Tests run: 5, Failures: 0, Errors: 0, Skipped: 0')) {
+  problems << 'the example did not run its 5 tests cleanly (see build.log)'
 }
 if (!problems.isEmpty()) throw new AssertionError(problems.join('\n'))
 return true

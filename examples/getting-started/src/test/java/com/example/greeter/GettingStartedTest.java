@@ -9,6 +9,7 @@ import dev.tern.rpc.TernChannelBuilder;
 import dev.tern.rpc.TernChannels;
 import dev.tern.rpc.TernServerBuilder;
 import dev.tern.rpc.inprocess.InProcessAddress;
+import dev.tern.transport.udp.rpc.UdpTransportOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.Status;
@@ -33,12 +34,15 @@ class GettingStartedTest {
   static DevCertificate certificate;
   static Server server;
   static int port;
+  static int udpPort;
+  static final byte[] UDP_KEY = UdpTransportOptions.newServerKey();
 
   @BeforeAll
   static void startServer() throws Exception {
     certificate = DevCertificate.create(dir);
-    server = GreeterServer.start(0, certificate.server());
+    server = GreeterServer.start(0, certificate.server(), 0, UDP_KEY);
     port = ((java.net.InetSocketAddress) server.getListenSockets().get(0)).getPort();
+    udpPort = ((java.net.InetSocketAddress) server.getListenSockets().get(2)).getPort();
   }
 
   @AfterAll
@@ -47,9 +51,11 @@ class GettingStartedTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"tcp", "quic"})
+  @ValueSource(strings = {"tcp", "quic", "udp"})
   void helloOverTlsOnEachTransport(String transport) throws InterruptedException {
-    ManagedChannel channel = GreeterClient.channel("localhost", port, certificate.client(), transport);
+    boolean udp = transport.equals("udp");
+    ManagedChannel channel = GreeterClient.channel("localhost", udp ? udpPort : port,
+        certificate.client(), transport, udp ? UdpTransportOptions.publicKeyOf(UDP_KEY) : null);
     try {
       assertEquals("Hello, " + transport + "!", GreeterClient.sayHello(channel, transport));
       assertEquals(transport, TernChannels.connectionInfo(channel).transport());
