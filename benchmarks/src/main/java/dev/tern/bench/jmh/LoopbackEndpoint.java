@@ -16,13 +16,19 @@ final class LoopbackEndpoint implements AutoCloseable {
   final Server server;
   final ManagedChannel channel;
 
-  LoopbackEndpoint(String stackName) throws IOException {
+  /**
+   * A server and channel over {@code stackName}.
+   *
+   * @param plaintext whether the HTTP/2-over-TCP stacks ({@code grpc-netty}, {@code tcp}) go without
+   *     TLS; the others always encrypt ({@code quic} has TLS 1.3, {@code udp} its Noise handshake)
+   */
+  LoopbackEndpoint(String stackName, boolean plaintext) throws IOException {
     RpcStack stack = RpcStacks.byName(stackName);
     if (!stack.isAvailable()) {
       throw new IllegalStateException("stack " + stackName + " is not available: " + stack.unavailableReason());
     }
-    // Plaintext where the stack allows it (HTTP/2 over TCP); TLS for the others (QUIC has no plaintext).
-    TlsMaterial tls = stackName.equals(GrpcNettyStack.NAME) || stackName.equals("tcp") ? null : TlsMaterial.generate();
+    boolean http2OverTcp = stackName.equals(GrpcNettyStack.NAME) || stackName.equals("tcp");
+    TlsMaterial tls = plaintext && http2OverTcp ? null : TlsMaterial.generate();
     server = stack.startServer(new InetSocketAddress("127.0.0.1", 0), new BenchService().definition(), tls);
     channel = stack.newChannel("127.0.0.1", ((InetSocketAddress) server.getListenSockets().get(0)).getPort(), tls);
   }

@@ -28,13 +28,21 @@ public class LoopbackUnaryBenchmark {
   @Param({"grpc-netty"})
   public String transport;
 
+  /**
+   * {@code tls} (the default): every stack encrypts, grpc-netty and tcp with TLS as quic and udp
+   * always do, so the cells compare like with like; {@code plaintext}: HTTP/2 over TCP without TLS
+   * (how the sittings before 2026-12-07 ran).
+   */
+  @Param({"tls"})
+  public String security;
+
   private LoopbackEndpoint endpoint;
   private CallOptions options;
 
   /** Starts the server and connects. */
   @Setup(Level.Trial)
   public void setUp() throws Exception {
-    endpoint = new LoopbackEndpoint(transport);
+    endpoint = new LoopbackEndpoint(transport, "plaintext".equals(security));
     options = CallOptions.DEFAULT;
     unary(); // connect before measuring
   }

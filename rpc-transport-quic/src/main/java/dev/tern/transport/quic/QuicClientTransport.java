@@ -209,7 +209,7 @@ final class QuicClientTransport implements ClientTransport {
     if (closing) {
       return;
     }
-    QuicChannel.newBootstrap(udp)
+    io.netty.util.concurrent.Future<QuicChannel> connected = qlogged(QuicChannel.newBootstrap(udp))
         .handler(new ChannelInitializer<QuicChannel>() {
           @Override
           protected void initChannel(QuicChannel ch) {
@@ -221,12 +221,20 @@ final class QuicClientTransport implements ClientTransport {
           }
         })
         .remoteAddress(address)
-        .connect().addListener(f -> {
-          if (!f.isSuccess()) {
-            fail(Status.UNAVAILABLE.withDescription("QUIC connection to " + address + " failed: " + f.cause())
-                .withCause(f.cause()));
-          }
-        });
+        .connect();
+    connected.addListener(f -> {
+      if (!f.isSuccess()) {
+        fail(Status.UNAVAILABLE.withDescription("QUIC connection to " + address + " failed: " + f.cause())
+            .withCause(f.cause()));
+      }
+    });
+  }
+
+  /** {@code b} with quiche's qlog on if {@link QuicTransportOptions#QLOG_DIR} asks for it. */
+  private io.netty.handler.codec.quic.QuicChannelBootstrap qlogged(
+      io.netty.handler.codec.quic.QuicChannelBootstrap b) {
+    io.netty.handler.codec.quic.QLogConfiguration qlog = QuicCodecs.qlog(options, "client to " + address);
+    return qlog == null ? b : b.option(io.netty.handler.codec.quic.QuicChannelOption.QLOG, qlog);
   }
 
   /** Events of the QUIC connection itself. */

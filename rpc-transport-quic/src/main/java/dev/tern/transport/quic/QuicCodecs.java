@@ -52,6 +52,25 @@ final class QuicCodecs {
         .grease(o.get(QuicTransportOptions.GREASE));
   }
 
+  /**
+   * The qlog settings {@link QuicTransportOptions#QLOG_DIR} asks for (its directory created), or
+   * null for none. Netty writes one file per connection into a directory that exists.
+   *
+   * @throws java.io.UncheckedIOException if the directory cannot be created
+   */
+  static io.netty.handler.codec.quic.QLogConfiguration qlog(TransportOptions o, String description) {
+    java.nio.file.Path dir = o.get(QuicTransportOptions.QLOG_DIR);
+    if (dir == null) {
+      return null;
+    }
+    try {
+      java.nio.file.Files.createDirectories(dir);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("cannot create the qlog directory " + dir, e);
+    }
+    return new io.netty.handler.codec.quic.QLogConfiguration(dir.toString(), "tern quic", description);
+  }
+
   static QuicCongestionControlAlgorithm algorithm(QuicTransportOptions.CongestionControl cc) {
     switch (cc) {
       case RENO: return QuicCongestionControlAlgorithm.RENO;

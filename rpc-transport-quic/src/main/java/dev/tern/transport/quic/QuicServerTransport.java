@@ -84,7 +84,12 @@ final class QuicServerTransport implements ServerTransport {
     this.listener = java.util.Objects.requireNonNull(listener, "listener");
     QuicSslContext ssl = QuicTls.server(options.get(TransportOptions.TLS), options.get(QuicTransportOptions.EARLY_DATA));
     resets = new StatelessResets.Server(StatelessResets.masterKey(options.get(TransportOptions.TLS)));
-    ChannelHandler codec = QuicCodecs.apply(new QuicServerCodecBuilder(), options)
+    QuicServerCodecBuilder builder = QuicCodecs.apply(new QuicServerCodecBuilder(), options);
+    io.netty.handler.codec.quic.QLogConfiguration qlog = QuicCodecs.qlog(options, "server on " + bindAddress);
+    if (qlog != null) {
+      builder.option(io.netty.handler.codec.quic.QuicChannelOption.QLOG, qlog);
+    }
+    ChannelHandler codec = builder
         .sslContext(ssl)
         // Connection IDs and reset tokens a restarted server can still read (StatelessResets).
         .localConnectionIdLength(StatelessResets.CID_BYTES)

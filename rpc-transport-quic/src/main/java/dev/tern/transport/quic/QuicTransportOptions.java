@@ -117,6 +117,14 @@ public final class QuicTransportOptions {
   public static final Key<Long> RETRY_TOKEN_LIFETIME_MILLIS = new Key<>("quic.retryTokenLifetimeMillis", 10_000L);
 
   /**
+   * A directory for event logs: quiche writes each connection's qlog there (through Netty's
+   * {@code QuicChannelOption.QLOG}), one file per connection named by its trace id and channel,
+   * which qvis reads. Created if missing. Default null: no log. For looking at a run, not for
+   * production: a busy connection writes megabytes a minute.
+   */
+  public static final Key<java.nio.file.Path> QLOG_DIR = new Key<>("quic.qlogDir", null);
+
+  /**
    * For tests only: impair this side's datagrams (drop, duplicate, reorder) with a seeded random
    * generator; null (the default) sends and receives unimpaired.
    */
@@ -126,7 +134,7 @@ public final class QuicTransportOptions {
   static final java.util.List<Key<?>> ALL = java.util.List.of(CONGESTION_CONTROL, INITIAL_CONGESTION_WINDOW_PACKETS,
       HYSTART, INITIAL_MAX_DATA, MAX_IDLE_TIMEOUT_MILLIS, MAX_UDP_PAYLOAD_SIZE, DISCOVER_PMTU, ACTIVE_MIGRATION,
       MAX_ACK_DELAY_MILLIS, GREASE, EARLY_DATA, CANCEL_PROBE_MILLIS, RETRY_ABOVE_HANDSHAKES, MAX_HANDSHAKES,
-      MAX_HANDSHAKES_PER_ADDRESS, RETRY_TOKEN_LIFETIME_MILLIS, IMPAIRMENT);
+      MAX_HANDSHAKES_PER_ADDRESS, RETRY_TOKEN_LIFETIME_MILLIS, IMPAIRMENT, QLOG_DIR);
 
   private QuicTransportOptions() {}
 

@@ -15,6 +15,7 @@ import dev.tern.transport.udp.packet.ConnectionId;
 import dev.tern.transport.udp.packet.PacketHeader;
 import dev.tern.transport.udp.packet.PacketProtection;
 import dev.tern.transport.udp.recovery.AckTracker;
+import dev.tern.transport.udp.recovery.EventLog;
 import dev.tern.transport.udp.recovery.Flight;
 import dev.tern.transport.udp.recovery.LossDetector;
 import dev.tern.transport.udp.recovery.LossListener;
@@ -802,6 +803,20 @@ public final class Connection {
     return flight.bytesInFlight();
   }
 
+  /**
+   * Reports this connection's packets, losses, recovery state and path changes to {@code log}
+   * from now on (a driver's qlog file, docs/protocol.md §10.9); null for none. On the
+   * connection's thread.
+   */
+  public void setEventLog(EventLog log) {
+    flight.setEventLog(log);
+  }
+
+  /** The original Destination Connection ID of the handshake, which names the connection's log. */
+  public ConnectionId originalDestinationConnectionId() {
+    return originalDcid;
+  }
+
   /** The open stream with {@code id}, or null. */
   public Stream stream(long id) {
     return streams.get(id);
@@ -1054,6 +1069,7 @@ public final class Connection {
       path = fallbackPath;
       fallbackPath = previous;
       fallbackPath.clear();
+      flight.eventLog().pathChanged(nowNs, pathId, true);
       return;
     }
     if (previous.validated) {
@@ -1069,6 +1085,7 @@ public final class Connection {
     // that of a new path (kInitialRtt, RFC 9002 §6.2.2).
     long pto = Math.max(rtt.ptoNs(0), INITIAL_PTO_NS);
     path.validationDeadlineNs = Saturating.add(nowNs, Saturating.mul(3, pto));
+    flight.eventLog().pathChanged(nowNs, pathId, false);
   }
 
   /** RFC 9002 §6.2.2: the probe timeout of a path with no RTT sample, kInitialRtt × 3. */
@@ -1104,6 +1121,7 @@ public final class Connection {
   void onPathValidated() {
     stats.pathsValidated++;
     path.validate();
+    flight.eventLog().pathChanged(nowNs, path.id, true);
     boolean sameHost = fallbackPath.live && pathOracle != null
         && pathOracle.sameHost(fallbackPath.id, path.id);
     fallbackPath.clear();

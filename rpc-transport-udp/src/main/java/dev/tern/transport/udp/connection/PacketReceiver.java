@@ -285,6 +285,7 @@ final class PacketReceiver {
       c.discardInitialSpace();
     }
     c.stats.packetsReceived++;
+    c.flight.eventLog().packetReceived(c.nowNs, space.index, pn, h.packetEnd - h.packetStart);
     c.idle.onPacketReceived(c.nowNs, c.reader.lastWasAckEliciting());
     c.onPeerHeard(c.nowNs);
     if (pn > largestBefore && pathId != c.path.id) {

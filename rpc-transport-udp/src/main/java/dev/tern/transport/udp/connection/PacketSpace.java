@@ -40,7 +40,7 @@ final class PacketSpace {
       SentFrameSink sink, Flight flight) {
     this.index = index;
     this.acks = new AckTracker(maxAckDelayNs);
-    this.loss = new LossDetector(log, rtt, cc, sink, flight);
+    this.loss = new LossDetector(log, rtt, cc, sink, flight, index);
   }
 
   /** Whether the space's keys are gone. */

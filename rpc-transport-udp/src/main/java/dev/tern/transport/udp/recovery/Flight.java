@@ -12,6 +12,18 @@ public final class Flight {
   private long nextSequence;
   /** Told of the packets any space declares lost; {@link LossListener#NONE} until set. */
   LossListener lossListener = LossListener.NONE;
+  /** Told of every packet sent, received and lost; {@link EventLog#NONE} until a driver sets one. */
+  EventLog eventLog = EventLog.NONE;
+
+  /** The connection's event log (a driver's qlog file), or {@link EventLog#NONE}. */
+  public EventLog eventLog() {
+    return eventLog;
+  }
+
+  /** Sets the connection's event log; on its thread. */
+  public void setEventLog(EventLog log) {
+    eventLog = log == null ? EventLog.NONE : log;
+  }
 
   /** Bytes in flight over every space (RFC 9002 §2). */
   public long bytesInFlight() {

@@ -107,6 +107,8 @@ public final class LossDetector {
   private long packetsLost;
   private long ptoFired;
   private long persistentCongestionEvents;
+  /** The packet-number space, as the event log names it. */
+  private final int space;
 
   /** A detector over {@code log}, reporting to {@code cc} and {@code sink}: a single space. */
   public LossDetector(SentPacketLog log, RttEstimator rtt, CongestionController cc,
@@ -120,6 +122,17 @@ public final class LossDetector {
    */
   public LossDetector(SentPacketLog log, RttEstimator rtt, CongestionController cc,
       SentFrameSink sink, Flight flight) {
+    this(log, rtt, cc, sink, flight, 2);
+  }
+
+  /**
+   * As {@link #LossDetector(SentPacketLog, RttEstimator, CongestionController, SentFrameSink,
+   * Flight)}, for packet-number space {@code space} (0 Initial, 1 Handshake, 2 application data),
+   * as the event log names it.
+   */
+  public LossDetector(SentPacketLog log, RttEstimator rtt, CongestionController cc,
+      SentFrameSink sink, Flight flight, int space) {
+    this.space = space;
     java.util.Arrays.fill(skippedPn, -1);
     this.flight = flight;
     this.log = log;
@@ -230,6 +243,7 @@ public final class LossDetector {
     long pn = log.nextPacketNumber();
     long seq = flight.takeSequence();
     log.endPacket(nowNs, bytes, ackEliciting, inFlight, urgent, seq);
+    flight.eventLog.packetSent(nowNs, space, pn, bytes, ackEliciting);
     if (!ackEliciting && !inFlight) {
       // ACK-only packets are never acknowledged by themselves (RFC 9000 §13.2.1): tracking them
       // would only fill the log. Their ACK frames need no retransmission. They are closed as
@@ -311,6 +325,8 @@ public final class LossDetector {
     timerEventNs = nowNs;
     flight.ptoCount = 0; // RFC 9002 §6.2.1: reset on an acknowledgement
     cc.onAckProcessed(nowNs, flight.bytesInFlight);
+    flight.eventLog.metricsUpdated(nowNs, rtt.smoothedRttNs(), rtt.minRttNs(), rtt.latestRttNs(),
+        cc.congestionWindowBytes(), flight.bytesInFlight);
     return true;
   }
 
@@ -355,6 +371,7 @@ public final class LossDetector {
         long seq = log.sequence(pn);
         removeFromFlight(pn, inFlight, size);
         log.close(pn, false, sink);
+        flight.eventLog.packetLost(nowNs, space, pn, size);
         if (eliciting) {
           packetsLost++;
           lostNow++;

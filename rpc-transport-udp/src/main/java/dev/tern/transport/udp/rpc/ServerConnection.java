@@ -6,6 +6,7 @@ import dev.tern.rpc.spi.TransportOptions;
 import dev.tern.rpc.spi.ConnectionAttributes;
 import dev.tern.rpc.spi.ServerTransportListener;
 import dev.tern.transport.udp.connection.Connection;
+import dev.tern.transport.udp.nio.QlogWriter;
 import dev.tern.transport.udp.connection.ConnectionListener;
 import dev.tern.transport.udp.connection.ConnectionState;
 import dev.tern.transport.udp.frame.TransportError;
@@ -58,10 +59,13 @@ final class ServerConnection implements ConnectionListener {
   /** What {@code connectionReady} returned, once the handshake is done; null before. */
   private volatile Attributes attributes;
   private boolean terminatedReported;
+  /** The connection's qlog file, or null (docs/protocol.md §10.9). */
+  private final QlogWriter qlog;
 
   ServerConnection(UdpServerTransport transport, Connection connection, long nowNs) {
     this.transport = transport;
     this.connection = connection;
+    this.qlog = Qlogs.open(transport.options, connection, false, nowNs);
     this.info = ConnectionInfo.builder(UdpTransportProvider.NAME).build();
     TransportOptions o = transport.options;
     long keepAlive = o.get(TransportOptions.KEEP_ALIVE_MILLIS);
@@ -91,6 +95,9 @@ final class ServerConnection implements ConnectionListener {
   void reportTerminated() {
     if (!terminatedReported) {
       terminatedReported = true;
+      if (qlog != null) {
+        qlog.close();
+      }
       events.connectionTerminated();
     }
   }
@@ -294,6 +301,9 @@ final class ServerConnection implements ConnectionListener {
       boolean byPeer) {
     if (closed) {
       return;
+    }
+    if (qlog != null) {
+      qlog.closed(System.nanoTime(), byPeer, error + " " + code + " " + reason);
     }
     closed = true;
     String why = error == TransportError.IDLE_TIMEOUT ? "timed out"

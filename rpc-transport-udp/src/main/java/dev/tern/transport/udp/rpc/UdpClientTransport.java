@@ -16,6 +16,7 @@ import dev.tern.transport.udp.connection.SessionTicket;
 import dev.tern.transport.udp.frame.TransportError;
 import dev.tern.transport.udp.handshake.HandshakeError;
 import dev.tern.transport.udp.nio.Pump;
+import dev.tern.transport.udp.nio.QlogWriter;
 import dev.tern.transport.udp.nio.UdpClientEndpoint;
 import dev.tern.transport.udp.stream.Stream;
 import io.grpc.Status;
@@ -93,6 +94,8 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
   private boolean holdingFirstFlight;
   /** Whether the outcome of a resumption was reported (TransportEvents.earlyData). */
   private boolean earlyDataReported;
+  /** The connection's qlog file, or null (docs/protocol.md §10.9); written on the loop. */
+  private QlogWriter qlog;
 
   UdpClientTransport(InetSocketAddress address, String authority, TransportOptions options) {
     this.address = address;
@@ -154,6 +157,7 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
         // Before the loop's first turn (Thread.start publishes them to it).
         handshakeDeadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         connection = x.connection();
+        qlog = Qlogs.open(options, connection, true, System.nanoTime());
         // Keep-alive runs while calls are open; without calls too if asked (docs/protocol.md
         // §10.7).
         connection.setKeepConnected(options.get(TransportOptions.KEEP_ALIVE_WITHOUT_CALLS));
@@ -454,6 +458,9 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
   @Override
   public void onClosed(Connection c, TransportError error, long code, String reason,
       boolean byPeer) {
+    if (qlog != null) {
+      qlog.closed(System.nanoTime(), byPeer, error + " " + code + " " + reason);
+    }
     if (closing && !byPeer) {
       return;
     }
@@ -693,6 +700,9 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
 
   /** The endpoint ended (its socket is closed); on the loop thread, its last act. */
   private void endpointEnded() {
+    if (qlog != null) {
+      qlog.close(); // the loop has ended: nothing writes to it any more
+    }
     Throwable t = endpoint.failure();
     Status status;
     if (t instanceof PortUnreachableException) {

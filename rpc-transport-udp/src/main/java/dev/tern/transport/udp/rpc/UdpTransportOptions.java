@@ -190,6 +190,16 @@ public final class UdpTransportOptions {
   public static final TransportOptions.Key<DatagramImpairment> IMPAIRMENT =
       new TransportOptions.Key<>("udp.testImpairment", null);
 
+  /**
+   * A directory for event logs: each connection writes its packets, losses, recovery state and
+   * path changes there as a qlog file (docs/protocol.md §10.9; {@code client-<id>.sqlog} or
+   * {@code server-<id>.sqlog}, both ends naming the connection by its original Destination
+   * Connection ID), which qvis reads. Default null: no log. For looking at a run, not for
+   * production: a log takes a few hundred bytes per packet.
+   */
+  public static final TransportOptions.Key<java.nio.file.Path> QLOG_DIR =
+      new TransportOptions.Key<>("udp.qlogDir", null);
+
   /** The session-store kind under which a {@code udp} client keeps its tickets. */
   public static final String TICKET_KIND = "udp.ticket";
 
