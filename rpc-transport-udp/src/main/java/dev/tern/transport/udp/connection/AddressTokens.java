@@ -6,6 +6,7 @@ import dev.tern.transport.udp.crypto.CryptoProvider;
 import dev.tern.transport.udp.crypto.Hkdf;
 import dev.tern.transport.udp.handshake.ServerStaticKey;
 import dev.tern.transport.udp.packet.ConnectionId;
+import dev.tern.transport.udp.util.Buffers;
 import java.nio.ByteBuffer;
 import java.security.MessageDigest;
 import java.util.List;
@@ -133,7 +134,7 @@ public final class AddressTokens {
       return null;
     }
     byte[] token = new byte[length];
-    in.get(offset, token);
+    Buffers.get(in, offset, token);
     byte[] nonce = new byte[AeadAlgorithm.NONCE_BYTES];
     System.arraycopy(token, 1, nonce, 0, nonce.length);
     int plain = aead.open(nonce, token, 0, HEADER, token, HEADER, length - HEADER, token, HEADER);

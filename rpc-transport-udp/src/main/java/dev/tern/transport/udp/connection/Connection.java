@@ -28,6 +28,7 @@ import dev.tern.transport.udp.stream.Stream;
 import dev.tern.transport.udp.stream.StreamFrameWriter;
 import dev.tern.transport.udp.stream.StreamSet;
 import dev.tern.transport.udp.util.Saturating;
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
@@ -427,7 +428,7 @@ public final class Connection {
   public void onDatagram(ByteBuffer datagram, long nowNs, long pathId) {
     observe(nowNs);
     if (state == ConnectionState.CLOSED) {
-      datagram.position(datagram.limit());
+      ((Buffer) datagram).position(datagram.limit());
       return;
     }
     stats.bytesReceived += datagram.remaining();

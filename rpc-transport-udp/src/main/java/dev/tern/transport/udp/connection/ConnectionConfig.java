@@ -12,6 +12,8 @@ import dev.tern.transport.udp.packet.Versions;
 import dev.tern.transport.udp.stream.StreamLimits;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import java.util.function.LongSupplier;
@@ -288,7 +290,7 @@ public final class ConnectionConfig {
         throw new IllegalArgumentException("pinnedServerKeys[" + i + "] is null");
       }
     }
-    return List.of(keys);
+    return Collections.unmodifiableList(Arrays.asList(keys.clone()));
   }
 
   private static List<ServerStaticKey> checkedStaticKeys(ServerStaticKey[] keys) {
@@ -307,7 +309,7 @@ public final class ConnectionConfig {
         }
       }
     }
-    return List.of(keys);
+    return Collections.unmodifiableList(Arrays.asList(keys.clone()));
   }
 
   /** Whether this configuration draws from the cryptographic default source. */
@@ -435,8 +437,8 @@ public final class ConnectionConfig {
     private long timerPrecisionNs;
     private CryptoProvider cryptoProvider;
     private AeadAlgorithm handshakeCipher = AeadAlgorithm.AES_256_GCM;
-    private List<PinnedServerKey> pinnedServerKeys = List.of();
-    private List<ServerStaticKey> serverStaticKeys = List.of();
+    private List<PinnedServerKey> pinnedServerKeys = Collections.emptyList();
+    private List<ServerStaticKey> serverStaticKeys = Collections.emptyList();
     private byte[] clientStaticKey;
     private Predicate<byte[]> clientAllowed;
     private TicketStore ticketStore;

@@ -4,6 +4,7 @@ import dev.tern.transport.udp.frame.CryptoFrame;
 import dev.tern.transport.udp.handshake.HandshakeException;
 import dev.tern.transport.udp.recovery.SentFrameType;
 import dev.tern.transport.udp.recovery.SentPacketLog;
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 
 /**
@@ -31,7 +32,8 @@ final class Handshake {
     ByteBuffer b = ByteBuffer.allocate(TransportParameters.MAX_MESSAGE_BYTES);
     params.encode(b);
     byte[] bytes = new byte[b.position()];
-    b.flip().get(bytes);
+    ((Buffer) b).flip();
+    b.get(bytes);
     return bytes;
   }
 
@@ -92,7 +94,7 @@ final class Handshake {
       return "handshake message must be one CRYPTO frame at offset 0 within 1100 bytes";
     }
     ByteBuffer view = f.source.duplicate();
-    view.limit(f.dataOffset + f.length).position(f.dataOffset);
+    ((Buffer) view).limit(f.dataOffset + f.length).position(f.dataOffset);
     if (crypto != null) {
       view = ByteBuffer.wrap(crypto.readPeer(view));
     }

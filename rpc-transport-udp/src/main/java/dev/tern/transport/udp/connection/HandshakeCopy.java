@@ -1,5 +1,6 @@
 package dev.tern.transport.udp.connection;
 
+import dev.tern.transport.udp.util.Buffers;
 import java.nio.ByteBuffer;
 
 /**
@@ -77,7 +78,7 @@ final class HandshakeCopy {
   private void take(ByteBuffer out, int start, long nowNs) {
     length = out.position() - start;
     bytes = new byte[length];
-    out.duplicate().position(start).get(bytes, 0, length);
+    Buffers.get(out, start, bytes, 0, length);
     dueNs = nowNs + delayNs;
   }
 

@@ -17,6 +17,7 @@ import dev.tern.transport.udp.handshake.ServerHandshakeConfig;
 import dev.tern.transport.udp.handshake.TernHandshake;
 import dev.tern.transport.udp.handshake.TicketStore;
 import dev.tern.transport.udp.packet.ConnectionId;
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
@@ -144,7 +145,8 @@ final class HandshakeCrypto {
       server.writeServerHello(params, out);
     }
     byte[] message = new byte[out.position()];
-    out.flip().get(message);
+    ((Buffer) out).flip();
+    out.get(message);
     return message;
   }
 

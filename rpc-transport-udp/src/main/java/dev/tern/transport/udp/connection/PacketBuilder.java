@@ -10,6 +10,7 @@ import dev.tern.transport.udp.packet.PacketNumber;
 import dev.tern.transport.udp.packet.PacketProtection;
 import dev.tern.transport.udp.packet.PacketWriter;
 import dev.tern.transport.udp.recovery.SentFrameType;
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 
 /**
@@ -531,7 +532,7 @@ final class PacketBuilder {
       }
     }
     if (out.position() == payloadStart && pad != PAD_FILL) {
-      out.position(start);
+      ((Buffer) out).position(start);
       return 0; // nothing fitted or nothing to say
     }
     boolean padded = false;
@@ -688,7 +689,7 @@ final class PacketBuilder {
     }
     padForSample(keys, out, payloadStart, pnLength);
     if (out.position() - start + keys.overheadBytes() > amplificationBudget()) {
-      out.position(start); // withdrawn before sealing: the packet number stays unused
+      ((Buffer) out).position(start); // withdrawn before sealing: the packet number stays unused
       c.stats.closesBlockedByAmplificationLimit++;
       return 0;
     }
@@ -728,7 +729,7 @@ final class PacketBuilder {
   private boolean protect(PacketProtection keys, ByteBuffer out, int start, int payloadStart,
       int pnLength, long pn) {
     if (!keys.seal(out, start, payloadStart, pn)) {
-      out.position(start);
+      ((Buffer) out).position(start);
       c.closeWithError(TransportError.AEAD_LIMIT_REACHED, 0,
           "the packet keys have sealed as many packets as their AEAD allows");
       return false;

@@ -8,6 +8,8 @@ import dev.tern.transport.udp.packet.PacketNumber;
 import dev.tern.transport.udp.packet.PacketProtection;
 import dev.tern.transport.udp.packet.PacketType;
 import dev.tern.transport.udp.packet.Versions;
+import dev.tern.transport.udp.util.Buffers;
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 
@@ -126,7 +128,7 @@ final class PacketReceiver {
       // did (RFC 9000 §9.3: the new path's budget starts with the datagram that opened it).
       c.onAuthenticatedDatagram(pathId, datagramBytes);
     }
-    buf.position(limit);
+    ((Buffer) buf).position(limit);
   }
 
   /**
@@ -200,10 +202,10 @@ final class PacketReceiver {
   private static boolean initialFramesAllowed(Connection c, ByteBuffer buf, PacketHeader h,
       int payloadEnd) {
     int savedLimit = buf.limit();
-    buf.limit(payloadEnd).position(h.payloadOffset());
+    ((Buffer) buf).limit(payloadEnd).position(h.payloadOffset());
     c.initialCheck.begin();
     c.initialCheckReader.read(buf, c.initialCheck);
-    buf.limit(savedLimit);
+    ((Buffer) buf).limit(savedLimit);
     return !c.initialCheck.forbidden();
   }
 
@@ -240,7 +242,7 @@ final class PacketReceiver {
     }
     boolean confirmedBefore = c.handshakeConfirmed;
     int savedLimit = buf.limit();
-    buf.limit(payloadEnd).position(h.payloadOffset());
+    ((Buffer) buf).limit(payloadEnd).position(h.payloadOffset());
     c.dispatcher.begin();
     c.rxSpace = space.index;
     // Streams record data that came in 0-RTT, which may be replayed (RFC 9001 §4.6.1, §9.2).
@@ -253,7 +255,7 @@ final class PacketReceiver {
     if (zeroRtt) {
       c.stats.zeroRttPackets++;
     }
-    buf.limit(savedLimit);
+    ((Buffer) buf).limit(savedLimit);
     if (result != FrameReader.OK) {
       c.stats.malformedDropped++;
       c.closeWithError(TransportError.FRAME_ENCODING_ERROR, result,
@@ -341,7 +343,7 @@ final class PacketReceiver {
     c.stats.retriesAccepted++;
     ConnectionId scid = ConnectionId.read(buf, scidOffset, scidLength);
     byte[] token = new byte[tokenLength];
-    buf.get(tokenOffset, token);
+    Buffers.get(buf, tokenOffset, token);
     c.retrySourceCid = scid;
     c.peerCid = scid;
     c.initialToken = token;

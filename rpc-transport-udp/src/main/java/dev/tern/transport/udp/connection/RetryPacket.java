@@ -5,6 +5,7 @@ import dev.tern.transport.udp.crypto.AeadAlgorithm;
 import dev.tern.transport.udp.crypto.CryptoProvider;
 import dev.tern.transport.udp.crypto.Hkdf;
 import dev.tern.transport.udp.packet.ConnectionId;
+import dev.tern.transport.udp.util.Buffers;
 import java.nio.ByteBuffer;
 import java.security.MessageDigest;
 
@@ -91,7 +92,7 @@ public final class RetryPacket {
     }
     byte[] expected = tag(odcid, in, start, end - TAG_BYTES);
     byte[] actual = new byte[TAG_BYTES];
-    in.get(end - TAG_BYTES, actual);
+    Buffers.get(in, end - TAG_BYTES, actual);
     return MessageDigest.isEqual(expected, actual);
   }
 
@@ -100,7 +101,7 @@ public final class RetryPacket {
     aad[0] = (byte) odcid.length();
     ByteBuffer b = ByteBuffer.wrap(aad, 1, odcid.length());
     odcid.write(b);
-    packet.get(start, aad, 1 + odcid.length(), end - start);
+    Buffers.get(packet, start, aad, 1 + odcid.length(), end - start);
     byte[] tag = new byte[TAG_BYTES];
     // A fresh AEAD per tag: the key and nonce are fixed (RFC 9001 §5.8), and a JCA cipher
     // refuses to seal twice under one key and IV.

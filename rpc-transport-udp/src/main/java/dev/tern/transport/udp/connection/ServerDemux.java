@@ -4,6 +4,7 @@ import dev.tern.transport.udp.crypto.EpochPacketKeys;
 import dev.tern.transport.udp.frame.ConnectionCloseFrame;
 import dev.tern.transport.udp.frame.SimpleFrames;
 import dev.tern.transport.udp.frame.TransportError;
+import dev.tern.transport.udp.util.Buffers;
 import dev.tern.transport.udp.util.LongObjectMap;
 import dev.tern.transport.udp.util.SipHash;
 import dev.tern.transport.udp.packet.ConnectionId;
@@ -14,6 +15,7 @@ import dev.tern.transport.udp.packet.PacketType;
 import dev.tern.transport.udp.packet.PacketWriter;
 import dev.tern.transport.udp.packet.PlaintextProtection;
 import dev.tern.transport.udp.packet.Versions;
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -377,7 +379,7 @@ public final class ServerDemux {
     }
     PacketWriter.patchLength(reply, lengthOffset, reply.position(), keys.overheadBytes());
     if (!keys.seal(reply, start, payloadStart, 0)) {
-      reply.position(start);
+      ((Buffer) reply).position(start);
       return;
     }
     keys.applyHeaderProtection(reply, start, payloadStart - 1);
@@ -481,9 +483,9 @@ public final class ServerDemux {
     if (scratch.capacity() < length) {
       scratch = ByteBuffer.allocate(length); // a datagram larger than any seen so far
     }
-    scratch.clear();
-    scratch.put(0, datagram, start, length);
-    scratch.limit(length);
+    ((Buffer) scratch).clear();
+    Buffers.put(scratch, 0, datagram, start, length);
+    ((Buffer) scratch).limit(length);
     PacketHeader h = scratchHeader;
     if (!h.parse(scratch, 0, ConnectionId.V1_LENGTH)) {
       return false;

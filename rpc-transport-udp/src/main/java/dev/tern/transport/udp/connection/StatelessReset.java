@@ -4,6 +4,7 @@ import dev.tern.transport.udp.crypto.CryptoProvider;
 import dev.tern.transport.udp.crypto.Hkdf;
 import dev.tern.transport.udp.crypto.Hmac;
 import dev.tern.transport.udp.packet.ConnectionId;
+import dev.tern.transport.udp.util.Buffers;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -91,7 +92,7 @@ public final class StatelessReset {
   }
 
   private void writeProofKey(ByteBuffer b, int offset, int length, byte[] dst) {
-    b.get(offset, cid, 0, length);
+    Buffers.get(b, offset, cid, 0, length);
     hmac.init(proofSecret);
     hmac.update(cid, 0, length);
     hmac.doFinal(out, 0);
@@ -121,7 +122,7 @@ public final class StatelessReset {
     if (length > ConnectionId.MAX_LENGTH) {
       throw new IllegalArgumentException("a connection ID is at most 20 bytes: " + length);
     }
-    b.get(offset, cid, 0, length);
+    Buffers.get(b, offset, cid, 0, length);
     hmac.init(key);
     hmac.update(cid, 0, length);
     hmac.doFinal(out, 0);
@@ -199,7 +200,7 @@ public final class StatelessReset {
       return -1;
     }
     byte[] f = new byte[1 + NONCE_BYTES + UPTIME_BYTES];
-    datagram.get(at, f, 1, NONCE_BYTES);
+    Buffers.get(datagram, at, f, 1, NONCE_BYTES);
     byte[] mac = new byte[Hmac.OUTPUT_BYTES];
     f[0] = 'm';
     hmac.init(proofKey);
@@ -213,7 +214,7 @@ public final class StatelessReset {
     hmac.update(f, 0, f.length);
     hmac.doFinal(mac, 0);
     byte[] proof = new byte[PROOF_BYTES];
-    datagram.get(at + NONCE_BYTES + UPTIME_BYTES, proof, 0, PROOF_BYTES);
+    Buffers.get(datagram, at + NONCE_BYTES + UPTIME_BYTES, proof, 0, PROOF_BYTES);
     if (!MessageDigest.isEqual(proof, java.util.Arrays.copyOf(mac, PROOF_BYTES))) {
       return -1;
     }

@@ -2,6 +2,7 @@ package dev.tern.transport.udp.connection;
 
 import dev.tern.transport.udp.packet.ConnectionId;
 import dev.tern.transport.udp.packet.VarInt;
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 
 /**
@@ -200,7 +201,7 @@ public final class TransportParameters {
       if (err != null) {
         return err;
       }
-      in.position(end);
+      ((Buffer) in).position(end);
     }
     if (initialSourceConnectionId == null) {
       return "missing initial_source_connection_id";

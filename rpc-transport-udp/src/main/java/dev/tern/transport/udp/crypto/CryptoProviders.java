@@ -1,8 +1,11 @@
 package dev.tern.transport.udp.crypto;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Supplier;
 
 /**
  * Chooses a {@link CryptoProvider} by name: {@code "jdk"}, {@code "bc"}, or {@code "auto"} (the
@@ -35,14 +38,30 @@ public final class CryptoProviders {
     }
   }
 
-  /** The JDK's provider if it can run here, else BouncyCastle's. */
+  /**
+   * The JDK's provider if it can run here, else BouncyCastle's. On Android always BouncyCastle's:
+   * the JDK's says there that it cannot run ({@link JdkCryptoProvider}).
+   */
   public static CryptoProvider auto() {
+    return auto(JdkCryptoProvider::new);
+  }
+
+  /** {@link #auto()} with the JDK's provider made by {@code jdkProvider}. */
+  static CryptoProvider auto(Supplier<CryptoProvider> jdkProvider) {
     List<String> reasons = new ArrayList<>();
-    CryptoProvider jdk = new JdkCryptoProvider();
-    if (jdk.isAvailable()) {
-      return jdk; // BouncyCastle is not even looked for: it may be absent from the class path
+    try {
+      CryptoProvider jdk = jdkProvider.get();
+      if (jdk.isAvailable()) {
+        return jdk; // BouncyCastle is not even looked for: it may be absent from the class path
+      }
+      reasons.add(jdk.name() + ": " + jdk.unavailableReason());
+    } catch (LinkageError e) {
+      // A class library without the classes the JDK's provider names (Android's API level 26
+      // has neither the XDH key specs nor ChaCha20ParameterSpec) may fail to link it, with a
+      // NoClassDefFoundError or a VerifyError; on Android it says it cannot run before that can
+      // happen, and anywhere else BouncyCastle's is the fallback all the same.
+      reasons.add(JdkCryptoProvider.NAME + ": " + e);
     }
-    reasons.add(jdk.name() + ": " + jdk.unavailableReason());
     CryptoProvider bc = bc();
     if (bc.isAvailable()) {
       return bc;
@@ -53,7 +72,7 @@ public final class CryptoProviders {
 
   /** Both providers, available or not (for diagnostics and tests). */
   public static List<CryptoProvider> all() {
-    return List.of(new JdkCryptoProvider(), bc());
+    return Collections.unmodifiableList(Arrays.asList(new JdkCryptoProvider(), bc()));
   }
 
   private static CryptoProvider bc() {

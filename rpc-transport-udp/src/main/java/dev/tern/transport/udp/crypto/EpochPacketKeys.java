@@ -1,5 +1,6 @@
 package dev.tern.transport.udp.crypto;
 
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 
 /**
@@ -108,7 +109,7 @@ public final class EpochPacketKeys implements PacketKeys {
     int base = out.arrayOffset();
     int end = w.seal(buf, base + packetStart, base + payloadOffset,
         base + out.position(), packetNumber);
-    out.position(end - base);
+    ((Buffer) out).position(end - base);
     sealed++;
     return true;
   }

@@ -5,6 +5,7 @@ import java.util.Arrays;
 import javax.crypto.Cipher;
 import javax.crypto.spec.ChaCha20ParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
+import org.codehaus.mojo.animal_sniffer.IgnoreJRERequirement;
 
 /** The JCA-backed pieces of {@link JdkCryptoProvider}. */
 final class JdkCrypto {
@@ -81,7 +82,9 @@ final class JdkCrypto {
       key = new SecretKeySpec(hpKey, "ChaCha20");
     }
 
+    // ChaCha20ParameterSpec is Java 11: this never runs on Android (JdkCryptoProvider).
     @Override
+    @IgnoreJRERequirement
     public void mask(byte[] sample, int off, byte[] mask) {
       int counter = (sample[off] & 0xff) | (sample[off + 1] & 0xff) << 8
           | (sample[off + 2] & 0xff) << 16 | (sample[off + 3] & 0xff) << 24;

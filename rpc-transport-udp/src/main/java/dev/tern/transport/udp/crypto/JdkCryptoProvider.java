@@ -14,6 +14,7 @@ import javax.crypto.Cipher;
 import javax.crypto.KeyAgreement;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
+import org.codehaus.mojo.animal_sniffer.IgnoreJRERequirement;
 
 /**
  * The {@code "jdk"} provider: the JCA's AES/GCM/NoPadding, ChaCha20-Poly1305, AES/ECB, ChaCha20,
@@ -21,6 +22,16 @@ import javax.crypto.spec.SecretKeySpec;
  * takes a fresh parameter object per message (GCMParameterSpec, IvParameterSpec,
  * ChaCha20ParameterSpec), so this provider allocates a few small objects per packet; the figures
  * are in docs/udp-crypto.md.
+ *
+ * <p>Never on Android: there it says it cannot run before it asks the JCA anything, so {@link
+ * CryptoProviders#auto()} takes BouncyCastle's provider and {@code byName("jdk")} refuses.
+ * Android's JCA is not the JDK's (Conscrypt's algorithms under names and parameter specs of its
+ * own; no X25519 or ChaCha20-Poly1305 before API level 33), and API level 26 has none of the JDK 11
+ * classes this provider uses ({@code XECPrivateKeySpec}, {@code XECPublicKeySpec}, {@code
+ * NamedParameterSpec}, {@code ChaCha20ParameterSpec}). Those are used only in the two methods
+ * that run once this provider was chosen ({@code JdkX25519.agree}, {@code
+ * ChaChaHeaderMask.mask}), marked {@link IgnoreJRERequirement} for the Android API check (README,
+ * "Android").
  */
 public final class JdkCryptoProvider implements CryptoProvider {
   /** The provider's name. */
@@ -31,7 +42,23 @@ public final class JdkCryptoProvider implements CryptoProvider {
       {"Cipher", "AES/ECB/NoPadding"}, {"Cipher", "ChaCha20"}, {"Mac", "HmacSHA256"},
       {"MessageDigest", "SHA-256"}, {"KeyAgreement", "X25519"}, {"KeyFactory", "XDH"}};
 
-  private final String unavailableReason = probe();
+  private final String unavailableReason;
+
+  /** The provider, which finds out whether it can run here. */
+  public JdkCryptoProvider() {
+    this(onAndroid());
+  }
+
+  JdkCryptoProvider(boolean android) {
+    this.unavailableReason = android
+        ? "on Android the JCA is not the JDK's; the bc provider (BouncyCastle) runs there"
+        : probe();
+  }
+
+  /** Whether this is Android, whose runtime (ART, as Dalvik before it) says it is Dalvik. */
+  static boolean onAndroid() {
+    return "Dalvik".equals(System.getProperty("java.vm.name"));
+  }
 
   @Override
   public String name() {
@@ -148,7 +175,9 @@ public final class JdkCryptoProvider implements CryptoProvider {
       return out;
     }
 
+    // The XEC key specs are Java 11: this never runs on Android (the class comment).
     @Override
+    @IgnoreJRERequirement
     public boolean agree(byte[] privateKey, byte[] peerPublicKey, byte[] out) {
       JdkCrypto.checkLength("privateKey", privateKey, KEY_BYTES);
       JdkCrypto.checkLength("peerPublicKey", peerPublicKey, KEY_BYTES);

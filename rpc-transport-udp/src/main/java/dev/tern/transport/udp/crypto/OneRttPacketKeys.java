@@ -1,5 +1,6 @@
 package dev.tern.transport.udp.crypto;
 
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 
 /**
@@ -242,7 +243,7 @@ public final class OneRttPacketKeys implements PacketKeys {
         | (keyPhase() << 2));
     int end = write.seal(buf, base + packetStart, base + payloadOffset, base + out.position(),
         packetNumber);
-    out.position(end - base);
+    ((Buffer) out).position(end - base);
     sealedWithWriteKey++;
     if (firstPnOfWriteGeneration < 0) {
       firstPnOfWriteGeneration = packetNumber;

@@ -1,6 +1,7 @@
 package dev.tern.transport.udp.frame;
 
 import dev.tern.transport.udp.packet.VarInt;
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
@@ -74,7 +75,7 @@ public final class ConnectionCloseFrame {
     }
     reasonOffset = in.position();
     reasonLength = (int) n;
-    in.position(reasonOffset + reasonLength);
+    ((Buffer) in).position(reasonOffset + reasonLength);
     return true;
   }
 

@@ -1,6 +1,7 @@
 package dev.tern.transport.udp.frame;
 
 import dev.tern.transport.udp.packet.VarInt;
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 
 /**
@@ -39,7 +40,7 @@ public final class CryptoFrame {
     }
     length = (int) len;
     dataOffset = in.position();
-    in.position(dataOffset + length);
+    ((Buffer) in).position(dataOffset + length);
     return true;
   }
 }

@@ -2,6 +2,7 @@ package dev.tern.transport.udp.frame;
 
 import dev.tern.transport.udp.packet.ConnectionId;
 import dev.tern.transport.udp.packet.VarInt;
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 
 /**
@@ -56,7 +57,7 @@ public final class NewConnectionIdFrame {
     }
     cidOffset = in.position();
     resetTokenOffset = cidOffset + cidLength;
-    in.position(resetTokenOffset + RESET_TOKEN_BYTES);
+    ((Buffer) in).position(resetTokenOffset + RESET_TOKEN_BYTES);
     return true;
   }
 }

@@ -1,6 +1,8 @@
 package dev.tern.transport.udp.frame;
 
 import dev.tern.transport.udp.packet.VarInt;
+import dev.tern.transport.udp.util.Buffers;
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 
 /**
@@ -72,27 +74,27 @@ public final class NewTicketFrame {
     }
     source = in;
     nonceOffset = in.position();
-    in.position(nonceOffset + nonceLength);
+    ((Buffer) in).position(nonceOffset + nonceLength);
     idLength = in.get() & 0xff;
     if (idLength == 0 || in.remaining() < idLength) {
       return false;
     }
     idOffset = in.position();
-    in.position(idOffset + idLength);
+    ((Buffer) in).position(idOffset + idLength);
     return true;
   }
 
   /** A copy of the nonce. */
   public byte[] nonce() {
     byte[] b = new byte[nonceLength];
-    source.get(nonceOffset, b);
+    Buffers.get(source, nonceOffset, b);
     return b;
   }
 
   /** A copy of the ticket id. */
   public byte[] ticketId() {
     byte[] b = new byte[idLength];
-    source.get(idOffset, b);
+    Buffers.get(source, idOffset, b);
     return b;
   }
 }

@@ -1,6 +1,8 @@
 package dev.tern.transport.udp.frame;
 
 import dev.tern.transport.udp.packet.VarInt;
+import dev.tern.transport.udp.util.Buffers;
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 
 /**
@@ -31,7 +33,7 @@ public final class NewTokenFrame {
   /** A copy of the token. */
   public byte[] token() {
     byte[] t = new byte[length];
-    source.get(tokenOffset, t);
+    Buffers.get(source, tokenOffset, t);
     return t;
   }
 
@@ -47,7 +49,7 @@ public final class NewTokenFrame {
     }
     length = (int) len;
     tokenOffset = in.position();
-    in.position(tokenOffset + length);
+    ((Buffer) in).position(tokenOffset + length);
     return true;
   }
 }

@@ -46,8 +46,9 @@ public final class ClientHandshake {
     h.write(TernHandshake.cipherCode(config.cipher()));
     h.write(serverKey.keyId());
     if (ticket != null) {
-      h.write(ticket.ticketId().length);
-      h.writeBytes(ticket.ticketId());
+      byte[] id = ticket.ticketId();
+      h.write(id.length);
+      h.write(id, 0, id.length);
     }
     this.header = h.toByteArray();
     // A resumption uses the static key of the connection that earned the ticket: the server

@@ -3,6 +3,8 @@ package dev.tern.transport.udp.handshake;
 import dev.tern.transport.udp.crypto.AeadAlgorithm;
 import dev.tern.transport.udp.crypto.CryptoProvider;
 import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -27,7 +29,10 @@ public record ClientHandshakeConfig(CryptoProvider provider, AeadAlgorithm ciphe
     if (pinnedKeys == null || pinnedKeys.isEmpty()) {
       throw new IllegalArgumentException("pinnedKeys must name at least one server key");
     }
-    pinnedKeys = List.copyOf(pinnedKeys);
+    pinnedKeys = Collections.unmodifiableList(new ArrayList<>(pinnedKeys));
+    if (pinnedKeys.contains(null)) {
+      throw new NullPointerException("pinnedKeys holds null");
+    }
     clientStaticKey = clientStaticKey == null ? null : Keys.key32("clientStaticKey",
         clientStaticKey);
   }

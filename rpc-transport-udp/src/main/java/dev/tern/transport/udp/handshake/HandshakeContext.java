@@ -39,16 +39,16 @@ public record HandshakeContext(int version, byte[] clientDcid, byte[] clientScid
    */
   byte[] prologue(byte[] clientHelloHeader) {
     ByteArrayOutputStream b = new ByteArrayOutputStream();
-    b.writeBytes(PROLOGUE_LABEL);
+    b.write(PROLOGUE_LABEL, 0, PROLOGUE_LABEL.length);
     b.write(version >>> 24);
     b.write(version >>> 16);
     b.write(version >>> 8);
     b.write(version);
     b.write(clientDcid.length);
-    b.writeBytes(clientDcid);
+    b.write(clientDcid, 0, clientDcid.length);
     b.write(clientScid.length);
-    b.writeBytes(clientScid);
-    b.writeBytes(clientHelloHeader);
+    b.write(clientScid, 0, clientScid.length);
+    b.write(clientHelloHeader, 0, clientHelloHeader.length);
     return b.toByteArray();
   }
 }

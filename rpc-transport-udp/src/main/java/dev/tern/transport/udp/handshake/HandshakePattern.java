@@ -1,5 +1,8 @@
 package dev.tern.transport.udp.handshake;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -11,20 +14,20 @@ public enum HandshakePattern {
    * IK (§7.5): {@code <- s ... -> e, es, s, ss; <- e, ee, se}. The client knows the server's
    * static key in advance (pinned) and sends its own, encrypted, in the first message.
    */
-  IK("IK", false, true, List.of(List.of(Token.E, Token.ES, Token.S, Token.SS),
-      List.of(Token.E, Token.EE, Token.SE))),
+  IK("IK", false, true, Arrays.asList(Arrays.asList(Token.E, Token.ES, Token.S, Token.SS),
+      Arrays.asList(Token.E, Token.EE, Token.SE))),
   /**
    * IKpsk2 (§9.4): IK with a pre-shared key mixed at the end of the second message; Tern's
    * resumption, the PSK coming from an earlier connection's ticket.
    */
-  IKPSK2("IKpsk2", false, true, List.of(List.of(Token.E, Token.ES, Token.S, Token.SS),
-      List.of(Token.E, Token.EE, Token.SE, Token.PSK))),
+  IKPSK2("IKpsk2", false, true, Arrays.asList(Arrays.asList(Token.E, Token.ES, Token.S, Token.SS),
+      Arrays.asList(Token.E, Token.EE, Token.SE, Token.PSK))),
   /**
    * XX (§7.5): {@code -> e; <- e, ee, s, es; -> s, se}. Neither side knows the other's key in
    * advance: for a server key learned from an advertisement that is checked afterwards.
    */
-  XX("XX", false, false, List.of(List.of(Token.E),
-      List.of(Token.E, Token.EE, Token.S, Token.ES), List.of(Token.S, Token.SE)));
+  XX("XX", false, false, Arrays.asList(Arrays.asList(Token.E),
+      Arrays.asList(Token.E, Token.EE, Token.S, Token.ES), Arrays.asList(Token.S, Token.SE)));
 
   /** A token of a message pattern (Noise §7.1). */
   enum Token { E, S, EE, ES, SE, SS, PSK }
@@ -39,7 +42,12 @@ public enum HandshakePattern {
     this.noiseName = noiseName;
     this.initiatorStaticPreMessage = initiatorStaticPreMessage;
     this.responderStaticPreMessage = responderStaticPreMessage;
-    this.messages = messages;
+    // Arrays.asList above (List.of is Java 9, which Android API level 26 lacks), read-only here.
+    List<List<Token>> m = new ArrayList<>();
+    for (List<Token> message : messages) {
+      m.add(Collections.unmodifiableList(message));
+    }
+    this.messages = Collections.unmodifiableList(m);
   }
 
   /** The pattern's name in a Noise protocol name ("IK", "IKpsk2", "XX"). */

@@ -1,6 +1,7 @@
 package dev.tern.transport.udp.handshake;
 
 import dev.tern.transport.udp.crypto.AeadAlgorithm;
+import dev.tern.transport.udp.util.Buffers;
 import java.nio.ByteBuffer;
 import java.security.MessageDigest;
 
@@ -89,7 +90,7 @@ public final class ServerHandshake {
       }
     }
     byte[] header = new byte[in.position() - start];
-    in.duplicate().position(start).get(header);
+    Buffers.get(in, start, header);
     noise = new HandshakeState(config.provider(),
         ticket == null ? HandshakePattern.IK : HandshakePattern.IKPSK2, cipher, false,
         context.prologue(header), key.privateKey(), null, ticket == null ? null : ticket.psk(),

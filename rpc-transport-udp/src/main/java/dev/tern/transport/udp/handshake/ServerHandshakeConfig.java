@@ -3,6 +3,8 @@ package dev.tern.transport.udp.handshake;
 import dev.tern.transport.udp.crypto.AeadAlgorithm;
 import dev.tern.transport.udp.crypto.CryptoProvider;
 import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
@@ -31,7 +33,10 @@ public record ServerHandshakeConfig(CryptoProvider provider, List<ServerStaticKe
     if (staticKeys == null || staticKeys.isEmpty()) {
       throw new IllegalArgumentException("staticKeys must hold at least one key");
     }
-    staticKeys = List.copyOf(staticKeys);
+    staticKeys = Collections.unmodifiableList(new ArrayList<>(staticKeys));
+    if (staticKeys.contains(null)) {
+      throw new NullPointerException("staticKeys holds null");
+    }
     for (int i = 0; i < staticKeys.size(); i++) {
       for (int j = i + 1; j < staticKeys.size(); j++) {
         if (staticKeys.get(i).keyId() == staticKeys.get(j).keyId()) {
@@ -44,7 +49,7 @@ public record ServerHandshakeConfig(CryptoProvider provider, List<ServerStaticKe
       throw new IllegalArgumentException("ciphers must name at least one AEAD");
     }
     ciphers.forEach(TernHandshake::cipherCode);
-    ciphers = Set.copyOf(EnumSet.copyOf(ciphers));
+    ciphers = Collections.unmodifiableSet(EnumSet.copyOf(ciphers));
   }
 
   /** The key with id {@code keyId}, or null. */

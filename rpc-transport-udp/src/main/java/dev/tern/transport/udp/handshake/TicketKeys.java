@@ -76,7 +76,7 @@ public final class TicketKeys {
   public static TicketKeys of(Key current, Key... previous) {
     List<Key> all = new ArrayList<>();
     all.add(current);
-    all.addAll(List.of(previous));
+    all.addAll(Arrays.asList(previous));
     return new TicketKeys(checked(all));
   }
 

@@ -3,6 +3,7 @@ package dev.tern.transport.udp.nio;
 import dev.tern.rpc.spi.DatagramImpairment;
 import java.io.IOException;
 import java.net.SocketAddress;
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.SplittableRandom;
@@ -38,8 +39,8 @@ final class Impairer {
       if (bytes.capacity() < datagram.remaining()) {
         bytes = ByteBuffer.allocate(datagram.remaining());
       }
-      bytes.clear();
-      bytes.put(datagram.duplicate()).flip();
+      ((Buffer) bytes).clear();
+      ((Buffer) bytes.put(datagram.duplicate())).flip();
       this.peer = peer;
       this.releaseNs = releaseNs;
       return this;
@@ -125,8 +126,8 @@ final class Impairer {
       if (copy.capacity() < datagram.remaining()) {
         copy = ByteBuffer.allocate(datagram.remaining());
       }
-      copy.clear();
-      copy.put(datagram.duplicate()).flip();
+      ((Buffer) copy).clear();
+      ((Buffer) copy.put(datagram.duplicate())).flip();
       endpoint.deliver(copy, from, nowNs);
     }
     endpoint.deliver(datagram, from, nowNs);

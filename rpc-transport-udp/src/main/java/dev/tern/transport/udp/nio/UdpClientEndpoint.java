@@ -10,6 +10,7 @@ import java.net.InetSocketAddress;
 import java.net.PortUnreachableException;
 import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 
@@ -193,7 +194,7 @@ public final class UdpClientEndpoint extends EndpointLoop {
   @Override
   void receive(long nowNs, int batch) throws IOException {
     for (int i = 0; i < batch; i++) {
-      rxDirect.clear();
+      ((Buffer) rxDirect).clear();
       int n;
       try {
         n = channel.read(rxDirect);
@@ -211,9 +212,9 @@ public final class UdpClientEndpoint extends EndpointLoop {
       }
       moved++;
       events.bytesReceived(n);
-      rxDirect.flip();
-      rx.clear();
-      rx.put(rxDirect).flip();
+      ((Buffer) rxDirect).flip();
+      ((Buffer) rx).clear();
+      ((Buffer) rx.put(rxDirect)).flip();
       received(rx, null, nowNs);
     }
   }
@@ -276,14 +277,14 @@ public final class UdpClientEndpoint extends EndpointLoop {
         wantWrite(false);
       }
       while (true) {
-        tx.clear();
+        ((Buffer) tx).clear();
         if (connection.pollDatagram(tx, nowNs) == 0) {
           return;
         }
         moved++;
-        tx.flip();
-        txDirect.clear();
-        txDirect.put(tx).flip();
+        ((Buffer) tx).flip();
+        ((Buffer) txDirect).clear();
+        ((Buffer) txDirect.put(tx)).flip();
         if (impairer != null && impairer.outbound(txDirect, server, impaired)) {
           continue; // dropped or held back by the test's impairment
         }
@@ -317,7 +318,7 @@ public final class UdpClientEndpoint extends EndpointLoop {
     } catch (IOException refused) {
       // The socket can no longer send from its address (RFC 9000 §9.2: the client moves).
       if (replaceSocket(nowNs)) {
-        txDirect.position(0);
+        ((Buffer) txDirect).position(0);
         try {
           int n = channel.write(txDirect);
           events.bytesSent(n);

@@ -12,6 +12,7 @@ import java.net.Inet6Address;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.util.List;
@@ -251,7 +252,7 @@ public final class UdpServerEndpoint extends EndpointLoop {
   @Override
   void receive(long nowNs, int batch) throws IOException {
     for (int i = 0; i < batch; i++) {
-      rxDirect.clear();
+      ((Buffer) rxDirect).clear();
       SocketAddress from;
       try {
         from = channel.receive(rxDirect);
@@ -265,10 +266,10 @@ public final class UdpServerEndpoint extends EndpointLoop {
       }
       received++;
       moved++;
-      rxDirect.flip();
+      ((Buffer) rxDirect).flip();
       events.bytesReceived(rxDirect.remaining());
-      rx.clear();
-      rx.put(rxDirect).flip();
+      ((Buffer) rx).clear();
+      ((Buffer) rx.put(rxDirect)).flip();
       received(rx, from, nowNs);
     }
   }
@@ -280,7 +281,7 @@ public final class UdpServerEndpoint extends EndpointLoop {
     if (!known) {
       pathId = paths.provisionalId();
     }
-    reply.clear();
+    ((Buffer) reply).clear();
     handlingFrom = from;
     long retries = demux.retriesSent();
     Connection c;
@@ -300,7 +301,7 @@ public final class UdpServerEndpoint extends EndpointLoop {
       events.refused(TransportEvents.SHUTTING_DOWN);
     }
     if (reply.position() > 0) {
-      reply.flip();
+      ((Buffer) reply).flip();
       // Stateless: Version Negotiation (docs/protocol.md §3), a stateless reset (§8), a Retry
       // or a refusal (§9.7, §9.9).
       sendTo(reply, from);
@@ -343,7 +344,7 @@ public final class UdpServerEndpoint extends EndpointLoop {
       any = false;
       for (int i = 0; i < list.size(); i++) {
         Connection c = list.get(i);
-        tx.clear();
+        ((Buffer) tx).clear();
         if (c.pollDatagram(tx, nowNs) == 0) {
           if (c.state() == ConnectionState.CLOSED) {
             anyClosed = true;
@@ -357,9 +358,9 @@ public final class UdpServerEndpoint extends EndpointLoop {
           unroutable++;
           continue;
         }
-        tx.flip();
-        txDirect.clear();
-        txDirect.put(tx).flip();
+        ((Buffer) tx).flip();
+        ((Buffer) txDirect).clear();
+        ((Buffer) txDirect.put(tx)).flip();
         if (impairer != null && impairer.outbound(txDirect, to, impaired)) {
           continue; // dropped or held back by the test's impairment
         }
@@ -392,8 +393,8 @@ public final class UdpServerEndpoint extends EndpointLoop {
   }
 
   private void sendTo(ByteBuffer datagram, SocketAddress to) {
-    txDirect.clear();
-    txDirect.put(datagram).flip();
+    ((Buffer) txDirect).clear();
+    ((Buffer) txDirect.put(datagram)).flip();
     try {
       events.bytesSent(channel.send(txDirect, to));
     } catch (IOException e) {

@@ -1,5 +1,6 @@
 package dev.tern.transport.udp.packet;
 
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 
 /**
@@ -110,7 +111,7 @@ public final class PacketHeader {
     }
     int saved = buf.position();
     try {
-      buf.position(p);
+      ((Buffer) buf).position(p);
       if (type == PacketType.INITIAL) {
         long tokenLength = VarInt.read(buf);
         if (tokenLength < 0 || tokenLength > buf.remaining()) {
@@ -118,7 +119,7 @@ public final class PacketHeader {
         }
         this.tokenOffset = buf.position();
         this.tokenLength = (int) tokenLength;
-        buf.position(buf.position() + (int) tokenLength);
+        ((Buffer) buf).position(buf.position() + (int) tokenLength);
       } else {
         this.tokenOffset = buf.position();
         this.tokenLength = 0; // RFC 9000 §17.2.3: a 0-RTT packet has no Token field
@@ -134,7 +135,7 @@ public final class PacketHeader {
       }
       return readPn(buf, p, p + (int) length) && finish(p + (int) length);
     } finally {
-      buf.position(saved);
+      ((Buffer) buf).position(saved);
     }
   }
 

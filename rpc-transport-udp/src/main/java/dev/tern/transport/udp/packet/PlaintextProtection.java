@@ -1,7 +1,7 @@
 package dev.tern.transport.udp.packet;
 
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
-import java.util.zip.CRC32C;
 
 /**
  * Version 1's plaintext protection (docs/protocol.md §5): no encryption, no authentication and no
@@ -13,8 +13,6 @@ import java.util.zip.CRC32C;
 public final class PlaintextProtection implements PacketProtection {
   /** The trailer length. */
   public static final int TRAILER_BYTES = 4;
-
-  private final CRC32C crc = new CRC32C();
 
   @Override
   public int overheadBytes() {
@@ -31,7 +29,7 @@ public final class PlaintextProtection implements PacketProtection {
   @Override
   public boolean seal(ByteBuffer out, int packetStart, int payloadOffset, long packetNumber) {
     int end = out.position();
-    out.putInt((int) checksum(out, packetStart, end));
+    out.putInt(checksum(out, packetStart, end));
     return true;
   }
 
@@ -48,16 +46,16 @@ public final class PlaintextProtection implements PacketProtection {
       return -1;
     }
     int expected = buf.getInt(payloadEnd);
-    return (int) checksum(buf, packetStart, payloadEnd) == expected ? payloadEnd : -1;
+    return checksum(buf, packetStart, payloadEnd) == expected ? payloadEnd : -1;
   }
 
-  private long checksum(ByteBuffer buf, int from, int to) {
+  /** The CRC-32C of {@code buf}'s bytes {@code [from, to)}; position and limit are kept. */
+  static int checksum(ByteBuffer buf, int from, int to) {
     int savedPosition = buf.position();
     int savedLimit = buf.limit();
-    crc.reset();
-    buf.limit(to).position(from);
-    crc.update(buf);
-    buf.limit(savedLimit).position(savedPosition);
-    return crc.getValue();
+    ((Buffer) buf).limit(to).position(from);
+    int crc = Crc32c.of(buf);
+    ((Buffer) buf).limit(savedLimit).position(savedPosition);
+    return crc;
   }
 }

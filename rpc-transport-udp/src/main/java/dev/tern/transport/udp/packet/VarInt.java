@@ -1,5 +1,6 @@
 package dev.tern.transport.udp.packet;
 
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 
 /**
@@ -68,7 +69,7 @@ public final class VarInt {
     for (int i = 1; i < length; i++) {
       value = (value << 8) | (in.get(pos + i) & 0xff);
     }
-    in.position(pos + length);
+    ((Buffer) in).position(pos + length);
     return value;
   }
 }

@@ -5,7 +5,6 @@ import dev.tern.rpc.spi.SessionStores;
 import dev.tern.rpc.spi.TransportOptions;
 import dev.tern.transport.udp.connection.SessionTicket;
 import java.nio.ByteBuffer;
-import java.util.HexFormat;
 
 /**
  * A {@code udp} client's resumption tickets in the channel's {@link SessionStore}
@@ -29,7 +28,13 @@ final class ClientTickets {
 
   /** The store's server name for tickets of {@code authority} under a pinned key. */
   static String serverName(String authority, int keyId, byte[] pinnedKey) {
-    return authority + "#udp-key-" + keyId + ":" + HexFormat.of().formatHex(pinnedKey);
+    // The key in lower-case hex, by hand: HexFormat is Java 17, which Android API level 26 lacks.
+    StringBuilder name = new StringBuilder().append(authority).append("#udp-key-").append(keyId)
+        .append(':');
+    for (byte b : pinnedKey) {
+      name.append(Character.forDigit((b >> 4) & 0xf, 16)).append(Character.forDigit(b & 0xf, 16));
+    }
+    return name.toString();
   }
 
   /** A ticket taken from the store with the RPC version its requests use. */

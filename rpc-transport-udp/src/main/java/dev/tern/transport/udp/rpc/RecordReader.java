@@ -1,6 +1,7 @@
 package dev.tern.transport.udp.rpc;
 
 import io.grpc.Status;
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.util.Locale;
 
@@ -80,9 +81,9 @@ final class RecordReader {
           grow(n);
         }
         int limit = src.limit();
-        src.limit(src.position() + n);
+        ((Buffer) src).limit(src.position() + n);
         record.put(src);
-        src.limit(limit);
+        ((Buffer) src).limit(limit);
       }
     }
   }
@@ -120,7 +121,7 @@ final class RecordReader {
   private void grow(int n) {
     long wanted = Math.max((long) record.position() + n, 2L * record.capacity());
     ByteBuffer bigger = ByteBuffer.allocate((int) Math.min(recordBytes, wanted));
-    record.flip();
+    ((Buffer) record).flip();
     bigger.put(record);
     record = bigger;
   }
@@ -131,7 +132,7 @@ final class RecordReader {
    */
   ByteBuffer take() {
     ByteBuffer r = record;
-    r.flip();
+    ((Buffer) r).flip();
     record = null;
     prefixFilled = 0;
     return r;

@@ -9,6 +9,7 @@ import io.grpc.Deadline;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -88,7 +89,7 @@ final class RpcFraming {
     void ensure(int n) {
       if (b.remaining() < n) {
         ByteBuffer bigger = ByteBuffer.allocate(Math.max(b.capacity() * 2, b.position() + n));
-        b.flip();
+        ((Buffer) b).flip();
         bigger.put(b);
         b = bigger;
       }
@@ -142,7 +143,7 @@ final class RpcFraming {
 
     ByteBuffer finish() {
       b.putInt(1, b.position() - PREFIX);
-      b.flip();
+      ((Buffer) b).flip();
       return b;
     }
   }

@@ -7,6 +7,7 @@ import dev.tern.transport.udp.stream.Stream;
 import io.grpc.DecompressorRegistry;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicLong;
@@ -210,8 +211,8 @@ abstract class RpcStream {
         reportEnd();
         return;
       }
-      scratch.clear();
-      scratch.limit(Math.min(scratch.capacity(), reader.needed()));
+      ((Buffer) scratch).clear();
+      ((Buffer) scratch).limit(Math.min(scratch.capacity(), reader.needed()));
       int n = connection.read(stream, scratch);
       if (n <= 0) {
         if (stream != null && stream.receive().isFinished()) {
@@ -222,7 +223,7 @@ abstract class RpcStream {
         }
         return;
       }
-      scratch.flip();
+      ((Buffer) scratch).flip();
       try {
         reader.feed(scratch);
       } catch (StatusRuntimeException e) {
@@ -246,7 +247,7 @@ abstract class RpcStream {
     }
     int n;
     do {
-      scratch.clear();
+      ((Buffer) scratch).clear();
       n = connection.read(stream, scratch);
     } while (n > 0 && stream != null);
     if (stream != null && (stream.receive().isFinished() || stream.receive().isReset())) {

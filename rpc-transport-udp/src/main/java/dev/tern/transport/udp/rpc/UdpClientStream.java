@@ -10,6 +10,7 @@ import io.grpc.Compressor;
 import io.grpc.Deadline;
 import io.grpc.Metadata;
 import io.grpc.Status;
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 
 /**
@@ -134,7 +135,7 @@ final class UdpClientStream extends RpcStream implements ClientStream {
 
   @Override
   void onRecord(int type, ByteBuffer record) {
-    record.position(RpcFraming.PREFIX);
+    ((Buffer) record).position(RpcFraming.PREFIX);
     switch (type) {
       case RpcFraming.RESPONSE_HEADERS:
         if (headersSeen) {
@@ -158,7 +159,7 @@ final class UdpClientStream extends RpcStream implements ClientStream {
       case RpcFraming.MESSAGE:
       case RpcFraming.MESSAGE_COMPRESSED:
         requested--;
-        record.position(0);
+        ((Buffer) record).position(0);
         ByteBuffer message = decode(record, transport.options.get(
             TransportOptions.DECOMPRESSOR_REGISTRY), transport.maxInboundMessageBytes, false);
         delivered = true;

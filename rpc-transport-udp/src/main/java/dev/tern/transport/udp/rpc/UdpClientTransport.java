@@ -22,6 +22,7 @@ import dev.tern.transport.udp.stream.Stream;
 import io.grpc.Status;
 import java.net.InetSocketAddress;
 import java.net.PortUnreachableException;
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -605,7 +606,7 @@ final class UdpClientTransport implements ClientTransport, ConnectionListener, P
   private void drop(Stream s) {
     int n;
     do {
-      scratch.clear();
+      ((Buffer) scratch).clear();
       n = connection.read(s, scratch);
     } while (n > 0);
   }

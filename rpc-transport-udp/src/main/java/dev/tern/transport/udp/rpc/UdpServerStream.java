@@ -11,6 +11,7 @@ import dev.tern.transport.udp.stream.Stream;
 import io.grpc.Compressor;
 import io.grpc.Metadata;
 import io.grpc.Status;
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 
 /**
@@ -56,7 +57,7 @@ final class UdpServerStream extends RpcStream implements ServerStream {
             + " (record type 0x" + Integer.toHexString(type) + ")"));
         return;
       }
-      record.position(RpcFraming.PREFIX);
+      ((Buffer) record).position(RpcFraming.PREFIX);
       early = stream.receivedInEarlyData();
       RpcFraming.Request r = RpcFraming.parseRequest(record, early);
       onRequest(r);
@@ -67,7 +68,7 @@ final class UdpServerStream extends RpcStream implements ServerStream {
           + " after the request header");
     }
     requested--;
-    record.position(0);
+    ((Buffer) record).position(0);
     ByteBuffer message = decode(record, owner.transport.options.get(
         TransportOptions.DECOMPRESSOR_REGISTRY), owner.transport.maxInboundMessageBytes, true);
     listener.onMessage(message);

@@ -17,6 +17,7 @@ import dev.tern.transport.udp.stream.StreamLimits;
 import io.grpc.Attributes;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 
@@ -58,7 +59,7 @@ public final class UdpTransportOptions {
    * docs/udp-crypto.md §5.2). Ids must differ from {@link #SERVER_KEY_ID}. Default: none.
    */
   public static final TransportOptions.Key<Map<Integer, byte[]>> ADDITIONAL_SERVER_KEYS =
-      new TransportOptions.Key<>("udp.additionalServerKeys", Map.of());
+      new TransportOptions.Key<>("udp.additionalServerKeys", Collections.emptyMap());
   /**
    * Client: its own 32-byte X25519 private key ({@link #newServerKey()} makes one too), proved to
    * the server in the handshake; the server knows the client by {@link #publicKeyOf} it. Default:

@@ -22,12 +22,28 @@ public final class Saturating {
 
   /** {@code a * b}, clamped to the range of {@code long}. */
   public static long mul(long a, long b) {
-    long hi = Math.multiplyHigh(a, b);
+    long hi = multiplyHigh(a, b);
     long lo = a * b;
     if ((hi == 0 && lo >= 0) || (hi == -1 && lo < 0)) {
       return lo;
     }
     return (a < 0) == (b < 0) ? Long.MAX_VALUE : Long.MIN_VALUE;
+  }
+
+  /**
+   * The high 64 bits of the 128-bit product {@code a * b}, signed: {@code Math.multiplyHigh}, which
+   * is Java 9 and missing from Android API level 26. Four 32-bit partial products, the signed
+   * high halves carrying the sign (Hacker's Delight §8-2, "mulhs").
+   */
+  static long multiplyHigh(long a, long b) {
+    long a0 = a & 0xffffffffL;
+    long a1 = a >> 32;
+    long b0 = b & 0xffffffffL;
+    long b1 = b >> 32;
+    long lowLow = a0 * b0;
+    long t = a1 * b0 + (lowLow >>> 32); // within +-(2^63 - 2^31): no overflow
+    long middle = (t & 0xffffffffL) + a0 * b1;
+    return a1 * b1 + (t >> 32) + (middle >> 32);
   }
 
   /**

@@ -19,6 +19,22 @@ class CryptoProvidersTest {
   }
 
   @Test
+  void onAndroidTheJdkProviderCannotRunAndAutoTakesBouncyCastle() {
+    assertThat(JdkCryptoProvider.onAndroid()).as("this is a JDK").isFalse();
+    JdkCryptoProvider android = new JdkCryptoProvider(true);
+    assertThat(android.isAvailable()).isFalse();
+    assertThat(android.unavailableReason()).contains("Android");
+    assertThat(CryptoProviders.auto(() -> android)).isInstanceOf(BcCryptoProvider.class);
+  }
+
+  @Test
+  void aJdkProviderThatFailsToLinkLeavesAutoToBouncyCastle() {
+    assertThat(CryptoProviders.auto(() -> {
+      throw new NoClassDefFoundError("java/security/spec/XECPrivateKeySpec");
+    })).isInstanceOf(BcCryptoProvider.class);
+  }
+
+  @Test
   void anUnknownNameIsRefusedWithTheChoices() {
     assertThatThrownBy(() -> CryptoProviders.byName("conscrypt"))
         .isInstanceOf(IllegalArgumentException.class)

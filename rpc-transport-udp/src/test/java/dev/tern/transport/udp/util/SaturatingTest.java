@@ -3,6 +3,7 @@ package dev.tern.transport.udp.util;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /** Saturating arithmetic clamps at the ends of {@code long} and is exact in between. */
@@ -26,6 +27,36 @@ class SaturatingTest {
     assertThat(Saturating.mul(Long.MIN_VALUE, -1)).isEqualTo(Long.MAX_VALUE);
     assertThat(Saturating.mul(1L << 31, 1L << 31)).isEqualTo(1L << 62);
     assertThat(Saturating.mul(1L << 32, 1L << 31)).isEqualTo(Long.MAX_VALUE);
+  }
+
+  @Test
+  void multiplyHighIsTheJdks() {
+    long[] edges = {0, 1, -1, 2, -2, 3, 1_000_000L, -1_000_000L, Integer.MAX_VALUE,
+        Integer.MIN_VALUE, 0xffffffffL, -0xffffffffL, 1L << 32, -(1L << 32), (1L << 32) + 1,
+        1L << 62, -(1L << 62), Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE - 1,
+        Long.MIN_VALUE + 1, 0x7fffffff80000000L, 0x80000000ffffffffL, 0x00000000ffffffffL << 16,
+        0x5555555555555555L, 0xaaaaaaaaaaaaaaaaL};
+    for (long a : edges) {
+      for (long b : edges) {
+        check(a, b);
+      }
+    }
+    Random r = new Random(9);
+    for (int i = 0; i < 1_000_000; i++) {
+      long a = r.nextLong();
+      long b = r.nextLong();
+      check(a, b);
+      check(a >> r.nextInt(64), b >> r.nextInt(64)); // products of every magnitude and sign
+    }
+  }
+
+  private static void check(long a, long b) {
+    long expected = Math.multiplyHigh(a, b);
+    long actual = Saturating.multiplyHigh(a, b);
+    if (actual != expected) {
+      throw new AssertionError("multiplyHigh(" + a + ", " + b + ") = " + actual + ", the JDK's "
+          + expected);
+    }
   }
 
   @Test
