@@ -34,6 +34,8 @@ public final class QlogWriter implements EventLog, Closeable {
 
   private final Path file;
   private final long startNs;
+  /** The time of the last event written: times never go back (see {@link #begin}). */
+  private long lastNs;
   private final StringBuilder sb = new StringBuilder(256);
   private char[] chars = new char[256];
   private BufferedWriter out;
@@ -42,6 +44,7 @@ public final class QlogWriter implements EventLog, Closeable {
     this.file = file;
     this.out = out;
     this.startNs = startNs;
+    this.lastNs = startNs;
   }
 
   /**
@@ -166,7 +169,16 @@ public final class QlogWriter implements EventLog, Closeable {
     flushRecord();
   }
 
+  /**
+   * Starts an event's record. The core stamps packets with the time of its loop's turn and the
+   * close is stamped when it is reported, so an event can carry a time a little before the last
+   * one written: it takes the last one's, and the log's times never go back.
+   */
   private void begin(long nowNs, String name) {
+    if (nowNs - lastNs < 0) {
+      nowNs = lastNs;
+    }
+    lastNs = nowNs;
     sb.append(RS).append("{\"time\":");
     millis(nowNs - startNs);
     sb.append(",\"name\":\"").append(name).append("\",\"data\":{");
