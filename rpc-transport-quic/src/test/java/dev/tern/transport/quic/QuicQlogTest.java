@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -54,22 +55,19 @@ class QuicQlogTest {
     }
   }
 
-  private static String onlyLog(Path dir) throws IOException, InterruptedException {
+  /** The one qlog file in {@code dir}, once it holds a received packet. */
+  private static String onlyLog(Path dir) {
     // quiche writes the file as the connection is freed, on its event loop: wait for it, bounded.
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (true) {
-      try (Stream<Path> files = Files.list(dir)) {
-        List<Path> logs = files.filter(p -> p.toString().endsWith(".qlog")).toList();
-        if (logs.size() == 1 && Files.size(logs.get(0)) > 0) {
-          String text = Files.readString(logs.get(0), StandardCharsets.UTF_8);
-          if (text.contains("packet_received") || System.nanoTime() > deadline) {
-            return text;
-          }
-        } else if (System.nanoTime() > deadline) {
-          throw new AssertionError("qlog files in " + dir + ": " + logs);
-        }
-      }
-      Thread.sleep(20);
+    return Awaitility.await("a qlog with a received packet in " + dir).atMost(10, TimeUnit.SECONDS)
+        .pollInterval(20, TimeUnit.MILLISECONDS).until(() -> readOnlyLog(dir),
+            text -> text != null && text.contains("packet_received"));
+  }
+
+  /** The text of the one .qlog file in {@code dir}, or null while there is not exactly one. */
+  private static String readOnlyLog(Path dir) throws IOException {
+    try (Stream<Path> files = Files.list(dir)) {
+      List<Path> logs = files.filter(p -> p.toString().endsWith(".qlog")).toList();
+      return logs.size() == 1 ? Files.readString(logs.get(0), StandardCharsets.UTF_8) : null;
     }
   }
 }

@@ -11,6 +11,8 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * A client application as a process of its own: it keeps its tickets in a session-store file,
@@ -60,9 +62,12 @@ final class ZeroRttClientProcess {
     int before = store.added.get();
     try {
       String answer = UdpZeroRttTest.call(channel, UdpZeroRttTest.IDEMPOTENT);
-      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (store.added.get() == before && System.nanoTime() - until < 0) {
-        Thread.sleep(10); // the ticket follows the handshake (NEW_TICKET)
+      try {
+        // The ticket follows the handshake (NEW_TICKET).
+        Awaitility.await("the connection's ticket").atMost(10, TimeUnit.SECONDS)
+            .pollInterval(10, TimeUnit.MILLISECONDS).until(() -> store.added.get() > before);
+      } catch (ConditionTimeoutException none) {
+        // reported below as tickets=0
       }
       return answer + " tickets=" + (store.added.get() - before);
     } finally {
