@@ -1,6 +1,7 @@
 package dev.tern.transport.udp.rpc;
 
 import dev.tern.conformance.PeerProcess;
+import dev.tern.netlab.emu.NetlabEmulator;
 import dev.tern.rpc.TernChannelBuilder;
 import dev.tern.rpc.spi.SessionStores;
 import dev.tern.rpc.spi.TransportOptions;
@@ -8,7 +9,6 @@ import io.grpc.ManagedChannel;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
@@ -26,14 +26,9 @@ final class ZeroRttClientProcess {
   /** Runs the client as a new process against {@code port}; its RESULT line, without "RESULT ". */
   static String run(int port, Path sessions) throws Exception {
     String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-cp");
-    cmd.add(cp);
-    cmd.add(ZeroRttClientProcess.class.getName());
-    cmd.add(Integer.toString(port));
-    cmd.add(sessions.toString());
-    cmd.add(java.util.HexFormat.of().formatHex(Loopback.PIN)); // the key is drawn per process
+    List<String> cmd = NetlabEmulator.javaCommand(cp, ZeroRttClientProcess.class.getName(),
+        Integer.toString(port), sessions.toString(),
+        java.util.HexFormat.of().formatHex(Loopback.PIN)); // the key is drawn per process
     try (PeerProcess client = PeerProcess.start(new ProcessBuilder(cmd))) {
       return client.expect("RESULT ", 60).substring("RESULT ".length());
     }
