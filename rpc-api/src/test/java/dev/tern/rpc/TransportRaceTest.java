@@ -391,7 +391,10 @@ class TransportRaceTest {
     assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
     // The refusal itself, or the in-process transport's word for a stream it met shut down.
     assertThat(e.getStatus().getDescription()).containsAnyOf("refused after its handshake", "shut down");
-    assertThat(c.getState(false)).isEqualTo(io.grpc.ConnectivityState.TRANSIENT_FAILURE);
+    // The transport tells the channel of its end on its own event thread, which may run after the
+    // failed call has reached this thread; the backoff (4 s or more) keeps TRANSIENT_FAILURE in place.
+    org.awaitility.Awaitility.await("TRANSIENT_FAILURE after the refusal").atMost(java.time.Duration.ofSeconds(2))
+        .until(() -> c.getState(false) == io.grpc.ConnectivityState.TRANSIENT_FAILURE);
     // The call was sent once and refused, then replayed once (transparent retry) on a second
     // connection at most; the backoff (4 s or more with jitter) holds every later connect back.
     int made = udp.created.get();
