@@ -123,6 +123,12 @@ public final class Connection {
   long nowNs;
   long idleTimeoutNs;
   long closeDeadlineNs = Long.MAX_VALUE;
+  /**
+   * The closing state's period still waits for its start: the first CONNECTION_CLOSE sent, or
+   * the first timer run if none can be sent. An application closes between the driver's turns,
+   * when {@link #nowNs} is the time of the last turn, which may be older than three PTOs.
+   */
+  boolean closePeriodUnstarted;
   int probesPending;
   boolean handshakeDonePending;
   boolean handshakeConfirmed;
@@ -493,7 +499,9 @@ public final class Connection {
       return;
     }
     if (state == ConnectionState.CLOSING || state == ConnectionState.DRAINING) {
-      if (nowNs >= closeDeadlineNs) {
+      if (closePeriodUnstarted) {
+        startClosePeriod(); // no close could be sent yet: the period runs from now
+      } else if (nowNs >= closeDeadlineNs) {
         state = ConnectionState.CLOSED;
       }
       return;
@@ -883,8 +891,18 @@ public final class Connection {
     closingPacketsReceived = 0;
     closingNextAnswer = 1;
     state = ConnectionState.CLOSING;
-    closeDeadlineNs = Saturating.add(nowNs, threePtoNs()); // RFC 9000 §10.2
+    // RFC 9000 §10.2: the closing state lasts three PTOs, counted from the CONNECTION_CLOSE sent
+    // (or a timer's run), not from nowNs: a close the application asks for between turns would
+    // otherwise find its period over, and the connection CLOSED, before its close was ever sent.
+    closeDeadlineNs = Saturating.add(nowNs, threePtoNs());
+    closePeriodUnstarted = true;
     listener.onClosed(this, error, code, reason == null ? "" : reason, false);
+  }
+
+  /** The closing state's three PTOs begin now (RFC 9000 §10.2). */
+  void startClosePeriod() {
+    closePeriodUnstarted = false;
+    closeDeadlineNs = Saturating.add(nowNs, threePtoNs());
   }
 
   /**

@@ -658,6 +658,9 @@ final class PacketBuilder {
     if (initial && n > 0 && c.appSpace.protection != null && max - n > MIN_CLOSE_PACKET) {
       n += writeCloseIn(c.appSpace, false, out, out.position());
     }
+    if (n > 0 && c.closePeriodUnstarted) {
+      c.startClosePeriod(); // poll observed the time: the period runs from this send
+    }
     return n;
   }
 

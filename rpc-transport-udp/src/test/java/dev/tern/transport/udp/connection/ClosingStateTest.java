@@ -207,6 +207,51 @@ class ClosingStateTest {
     assertThat(drain(server)).isEmpty();
   }
 
+  /**
+   * An application closes between the driver's turns, when the connection's clock is the last
+   * turn's: with more than three PTOs since then, the driver's timer run and its sends of the turn
+   * must still carry the CONNECTION_CLOSE to the peer before the connection ends (the closing
+   * period counts from the send, RFC 9000 §10.2).
+   */
+  @Test
+  void aCloseLongAfterTheLastTurnIsStillSentBeforeTheClosingPeriodEnds() {
+    handshake();
+    drain(client);
+    long threePto = 3 * client.rtt.ptoNs(0);
+    client.close(5, "shut down");
+    // The driver's next turn, much later: timers first, then sends, as the NIO loop runs them.
+    now += 10 * threePto;
+    if (client.nextTimeoutNs() <= now) {
+      client.onTimeout(now);
+    }
+    assertThat(client.state()).as("not over before its close went out").isEqualTo(ConnectionState.CLOSING);
+    List<byte[]> close = drain(client);
+    assertThat(close).hasSize(1);
+    server.onDatagram(ByteBuffer.wrap(close.get(0)), now, 0);
+    assertThat(server.state()).isEqualTo(ConnectionState.DRAINING);
+    assertThat(server.closeCode()).isEqualTo(5);
+    // The period runs three PTOs from that turn.
+    assertThat(client.nextTimeoutNs()).isEqualTo(now + threePto);
+    client.onTimeout(now + threePto - 1);
+    assertThat(client.state()).isEqualTo(ConnectionState.CLOSING);
+    client.onTimeout(now + threePto);
+    assertThat(client.state()).isEqualTo(ConnectionState.CLOSED);
+  }
+
+  /** A close the peer's silence keeps from being sent still ends three PTOs after the timer found it. */
+  @Test
+  void aCloseThatCannotBeSentEndsThreeProbeTimeoutsAfterTheTimerRan() {
+    handshake();
+    client.close(5, "shut down");
+    long threePto = 3 * client.rtt.ptoNs(0);
+    now += 10 * threePto;
+    client.onTimeout(now);
+    assertThat(client.state()).isEqualTo(ConnectionState.CLOSING);
+    assertThat(client.nextTimeoutNs()).isEqualTo(now + threePto);
+    client.onTimeout(now + threePto);
+    assertThat(client.state()).isEqualTo(ConnectionState.CLOSED);
+  }
+
   @Test
   void anApplicationCloseInAnInitialIsSentAsApplicationErrorWithoutItsReason() {
     client = Connection.client(Forge.seeded(ConnectionConfig.defaults(), 1),
