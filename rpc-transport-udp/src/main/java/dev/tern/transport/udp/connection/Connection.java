@@ -1056,6 +1056,11 @@ public final class Connection {
     return cc.current();
   }
 
+  /** The name of the crypto provider the connection runs on ({@code jdk}, {@code bc}). */
+  public String cryptoProviderName() {
+    return config.cryptoProvider().name();
+  }
+
   /**
    * An authenticated datagram of {@code bytes} came from path {@code pathId}: it raises that
    * path's anti-amplification budget if it is not validated (RFC 9000 §8.1, §9.3). Datagrams from

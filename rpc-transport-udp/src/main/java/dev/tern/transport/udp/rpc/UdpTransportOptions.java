@@ -151,6 +151,15 @@ public final class UdpTransportOptions {
       new TransportOptions.Key<>("udp.congestionControl", null);
 
   /**
+   * The cryptography each connection runs on: {@code "auto"} (the default: the JDK's where it has
+   * every primitive, else BouncyCastle's; on Android always BouncyCastle's), {@code "jdk"} or
+   * {@code "bc"} (BouncyCastle's, which must be on the class path). An unknown name, or a provider
+   * that cannot run here, fails the transport's creation with a message saying why.
+   */
+  public static final TransportOptions.Key<String> CRYPTO_PROVIDER =
+      new TransportOptions.Key<>("udp.cryptoProvider", CryptoProviders.AUTO);
+
+  /**
    * The protocol's idle timeout, {@code max_idle_timeout} in milliseconds (30 s; 0: none): a
    * connection that receives nothing for the smaller of both sides' values is discarded
    * silently (RFC 9000 §10.1). Keep-alive PINGs defer it: the keep-alive interval in force is
@@ -257,6 +266,15 @@ public final class UdpTransportOptions {
     }
     ConnectionConfig.Builder b = ConnectionConfig.builder().limits(limits).rpcVersions(rpc)
         .timerPrecisionNs(EndpointLoop.TIMER_PRECISION_NS);
+    String crypto = o.get(CRYPTO_PROVIDER);
+    if (crypto != null && !CryptoProviders.AUTO.equals(crypto)) {
+      try {
+        b.cryptoProvider(CryptoProviders.byName(crypto));
+      } catch (IllegalArgumentException | IllegalStateException e) {
+        throw new IllegalArgumentException(CRYPTO_PROVIDER.name()
+            + " (UdpTransportOptions.CRYPTO_PROVIDER): " + e.getMessage(), e);
+      }
+    }
     CongestionControl cc = o.get(CONGESTION_CONTROL);
     if (cc != null) {
       b.congestionControl(cc);

@@ -155,6 +155,40 @@ class UdpTransportOptionsTest {
   }
 
   @Test
+  void theCryptoProviderOptionChoosesTheConnectionsCryptography() {
+    TransportOptions keys = TransportOptions.defaults().with(UdpTransportOptions.PINNED_SERVER_KEY, new byte[32]);
+    assertThat(UdpTransportOptions.client(keys).cryptoProvider().name()).as("auto, on a JDK").isEqualTo("jdk");
+    assertThat(UdpTransportOptions.client(keys.with(UdpTransportOptions.CRYPTO_PROVIDER, "bc"))
+        .cryptoProvider().name()).isEqualTo("bc");
+    assertThatThrownBy(() -> UdpTransportOptions.client(keys.with(UdpTransportOptions.CRYPTO_PROVIDER, "rot13")))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("udp.cryptoProvider")
+        .hasMessageContaining("rot13");
+  }
+
+  /** A client on BouncyCastle (as on Android) and a server on the JDK's crypto talk. */
+  @Test
+  void aClientOnBouncyCastleCallsAServerOnTheJdksCrypto() throws Exception {
+    Loopback.EchoServer server = new Loopback.EchoServer(Loopback.serverOptions()
+        .with(UdpTransportOptions.CRYPTO_PROVIDER, "jdk"));
+    try {
+      UdpClientTransport client = Loopback.connect(server.port(),
+          Loopback.clientOptions().with(UdpTransportOptions.CRYPTO_PROVIDER, "bc"), new Loopback.Events());
+      try {
+        CompletableFuture<String> name = new CompletableFuture<>();
+        assertThat(client.run(() -> name.complete(client.connection().cryptoProviderName()))).isTrue();
+        assertThat(name.get(10, TimeUnit.SECONDS)).isEqualTo("bc");
+        Loopback.Call call = Loopback.echo(client, "test.Crypto/Echo", "over BouncyCastle");
+        assertThat(call.status.get(10, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.OK);
+        assertThat(call.messages.poll()).isEqualTo("over BouncyCastle");
+      } finally {
+        client.shutdownNow(Status.CANCELLED.withDescription("test over"));
+      }
+    } finally {
+      assertThat(server.stop()).isTrue();
+    }
+  }
+
+  @Test
   void aPinIsThePublicKeyOfTheServerKey() {
     byte[] key = UdpTransportOptions.newServerKey();
     assertThat(UdpTransportOptions.publicKeyOf(key)).hasSize(32).isNotEqualTo(key);
