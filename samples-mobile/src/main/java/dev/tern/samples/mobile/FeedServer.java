@@ -1,0 +1,86 @@
+package dev.tern.samples.mobile;
+
+import dev.tern.rpc.TernServerBuilder;
+import dev.tern.rpc.TernTls;
+import dev.tern.transport.okhttp.OkHttpTransportProvider;
+import dev.tern.transport.udp.rpc.UdpTransportOptions;
+import dev.tern.transport.udp.rpc.UdpTransportProvider;
+import io.grpc.Server;
+import java.io.File;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.List;
+
+/**
+ * The feed's server, for the sample client to call: {@code udp} and {@code okhttp} (gRPC over
+ * HTTP/2 on TCP, TLS) on the same port number, as a production server would offer both.
+ *
+ * <p>Usage: {@code FeedServer PORT CERT.pem KEY.pem UDP-KEY-FILE}. The {@code udp} key file is
+ * created on first run (32 random bytes); the server prints the pin a client needs.
+ */
+public final class FeedServer {
+  private FeedServer() {}
+
+  /**
+   * Starts the feed on {@code port}, over {@code udp} and {@code okhttp} unless {@code transports}
+   * names fewer.
+   *
+   * @param bind the address to listen on
+   * @param port the port of every listener (UDP and TCP ports are apart: one number serves both)
+   * @param tls the certificate and key of the {@code okhttp} listener
+   * @param udpKey the {@code udp} server's 32-byte private key
+   * @param transports the transports to listen with; none: both
+   * @return the started server
+   * @throws IOException if a listener cannot bind
+   */
+  public static Server start(InetAddress bind, int port, TernTls tls, byte[] udpKey, String... transports)
+      throws IOException {
+    List<String> listen = transports.length == 0
+        ? Arrays.asList(UdpTransportProvider.NAME, OkHttpTransportProvider.NAME) : Arrays.asList(transports);
+    TernServerBuilder b = TernServerBuilder.create()
+        .addTransportProvider(new UdpTransportProvider())
+        .addTransportProvider(new OkHttpTransportProvider())
+        .transportOption(UdpTransportOptions.SERVER_STATIC_KEY, udpKey)
+        .tls(tls)
+        .addService(new FeedService());
+    for (String t : listen) {
+      b.listen(t, new InetSocketAddress(bind, port));
+    }
+    return b.build().start();
+  }
+
+  /** Reads the key file, or creates it with a new key. */
+  static byte[] udpKey(Path file) throws IOException {
+    if (Files.exists(file)) {
+      return Files.readAllBytes(file);
+    }
+    byte[] key = UdpTransportOptions.newServerKey();
+    Files.write(file, key);
+    return key;
+  }
+
+  /**
+   * Serves until the process is stopped.
+   *
+   * @param args the port, the certificate and key files (PEM) and the {@code udp} key file
+   * @throws Exception if the server cannot start
+   */
+  public static void main(String[] args) throws Exception {
+    if (args.length != 4) {
+      System.err.println("usage: FeedServer PORT CERT.pem KEY.pem UDP-KEY-FILE");
+      System.exit(2);
+    }
+    byte[] key = udpKey(Paths.get(args[3]));
+    Server server = start(InetAddress.getLoopbackAddress(), Integer.parseInt(args[0]),
+        TernTls.newBuilder().keyManager(new File(args[1]), new File(args[2])).build(), key);
+    System.out.println("feed server on " + server.getListenSockets() + "; udp pin "
+        + Base64.getEncoder().encodeToString(UdpTransportOptions.publicKeyOf(key)));
+    server.awaitTermination();
+  }
+}
