@@ -6,6 +6,7 @@ import dev.tern.rpc.TernChannels;
 import dev.tern.rpc.TernTls;
 import dev.tern.samples.mobile.feed.FeedGrpc;
 import dev.tern.samples.mobile.feed.FollowRequest;
+import dev.tern.samples.mobile.feed.HoldRequest;
 import dev.tern.samples.mobile.feed.Item;
 import dev.tern.samples.mobile.feed.Page;
 import dev.tern.samples.mobile.feed.PageRequest;
@@ -32,10 +33,14 @@ import java.util.concurrent.TimeUnit;
  *       fallback for networks that block UDP), the first ready kept.
  * </ul>
  *
- * <p>Usage: {@code FeedClient HOST PORT TRUSTED.pem UDP-PIN [--crypto auto|jdk|bc] MODE...}, the
- * pin in base64 as the server prints it. {@code --crypto bc} runs the {@code udp} transport on
- * BouncyCastle, as it runs on Android. Each mode prints one line; the exit status is 1 if any
- * failed.
+ * <p>Usage: {@code FeedClient HOST PORT TRUSTED.pem UDP-PIN [--crypto auto|jdk|bc]
+ * [--authority NAME] [--idle-seconds N] [--hold-seconds N] [--keepalive-seconds N] MODE...}, the
+ * pin in base64 as the server prints it; {@code --authority} names the host the server's
+ * certificate is for, where it is not HOST. {@code --crypto bc} runs the {@code udp} transport on BouncyCastle, as it runs
+ * on Android. After reading the feed, {@code --idle-seconds} leaves the channel open with no call
+ * (an app in the background), and {@code --hold-seconds} makes one quiet call the server answers
+ * that much later, with a keep-alive PING every {@code --keepalive-seconds} while it is open. Each
+ * mode prints a line per step; the exit status is 1 if any failed.
  */
 public final class FeedClient {
   private FeedClient() {}
@@ -48,6 +53,11 @@ public final class FeedClient {
    * @return the channel; shut it down when done
    */
   public static ManagedChannel channel(String host, int port, TernTls trust, byte[] udpPin, String mode,
+      String crypto) {
+    return builder(host, port, trust, udpPin, mode, crypto).build();
+  }
+
+  private static TernChannelBuilder builder(String host, int port, TernTls trust, byte[] udpPin, String mode,
       String crypto) {
     TernChannelBuilder b = TernChannelBuilder.forAddress(host, port).tls(trust)
         .transportOption(UdpTransportOptions.PINNED_SERVER_KEY, udpPin)
@@ -62,7 +72,16 @@ public final class FeedClient {
       default:
         throw new IllegalArgumentException("mode must be udp, okhttp or race; got " + mode);
     }
-    return b.build();
+    return b;
+  }
+
+  /**
+   * As {@link #channel(String, int, TernTls, byte[], String, String)}, with a keep-alive PING
+   * every {@code keepAliveSeconds} while a call is open (none without one: the radio rests).
+   */
+  public static ManagedChannel channel(String host, int port, TernTls trust, byte[] udpPin, String mode,
+      String crypto, int keepAliveSeconds) {
+    return builder(host, port, trust, udpPin, mode, crypto).keepAliveTime(keepAliveSeconds, TimeUnit.SECONDS).build();
   }
 
   /** What one mode did. */
@@ -112,7 +131,8 @@ public final class FeedClient {
    */
   public static void main(String[] args) throws Exception {
     if (args.length < 5) {
-      System.err.println("usage: FeedClient HOST PORT TRUSTED.pem UDP-PIN [--crypto auto|jdk|bc] udp|okhttp|race...");
+      System.err.println("usage: FeedClient HOST PORT TRUSTED.pem UDP-PIN [--crypto auto|jdk|bc] [--authority NAME] [--idle-seconds N]"
+          + " [--hold-seconds N] [--keepalive-seconds N] udp|okhttp|race...");
       System.exit(2);
     }
     String host = args[0];
@@ -120,24 +140,57 @@ public final class FeedClient {
     TernTls trust = TernTls.newBuilder().trustManager(new File(args[2])).build();
     byte[] pin = Base64.getDecoder().decode(args[3]);
     String crypto = "auto";
+    String authority = null;
+    int idleSeconds = 0;
+    int holdSeconds = 0;
+    int keepAliveSeconds = 0;
     List<String> modes = new ArrayList<>();
     for (int i = 4; i < args.length; i++) {
       if (args[i].equals("--crypto") && i + 1 < args.length) {
         crypto = args[++i];
+      } else if (args[i].equals("--authority") && i + 1 < args.length) {
+        authority = args[++i];
+      } else if (args[i].equals("--idle-seconds") && i + 1 < args.length) {
+        idleSeconds = Integer.parseInt(args[++i]);
+      } else if (args[i].equals("--hold-seconds") && i + 1 < args.length) {
+        holdSeconds = Integer.parseInt(args[++i]);
+      } else if (args[i].equals("--keepalive-seconds") && i + 1 < args.length) {
+        keepAliveSeconds = Integer.parseInt(args[++i]);
       } else {
         modes.add(args[i]);
       }
     }
     int failed = 0;
     for (String mode : modes) {
-      ManagedChannel channel = channel(host, port, trust, pin, mode, crypto);
+      TernChannelBuilder b = builder(host, port, trust, pin, mode, crypto);
+      if (authority != null) {
+        b.overrideAuthority(authority); // the name the server's certificate carries
+      }
+      if (keepAliveSeconds > 0) {
+        b.keepAliveTime(keepAliveSeconds, TimeUnit.SECONDS);
+      }
+      ManagedChannel channel = b.build();
       try {
         Result r = readFeed(channel, 20, 50);
         System.out.println(mode + ": ok over " + r.transport + ": page of " + r.pageItems + ", followed "
             + r.followed + " items in " + r.millis + " ms");
+        if (idleSeconds > 0) {
+          // The app in the background: the channel open, no call. Times are System.nanoTime(),
+          // which a packet log on the same machine can be lined up with.
+          long from = System.nanoTime();
+          Thread.sleep(TimeUnit.SECONDS.toMillis(idleSeconds));
+          System.out.println(mode + ": idle from " + from + " to " + System.nanoTime() + " ns");
+        }
+        if (holdSeconds > 0) {
+          long from = System.nanoTime();
+          FeedGrpc.newBlockingStub(channel).withDeadlineAfter(holdSeconds + 30L, TimeUnit.SECONDS)
+              .hold(HoldRequest.newBuilder().setMillis(holdSeconds * 1000).build());
+          System.out.println(mode + ": hold from " + from + " to " + System.nanoTime() + " ns");
+        }
       } catch (StatusRuntimeException | IllegalStateException e) {
         failed++;
-        System.out.println(mode + ": failed: " + e.getMessage());
+        Throwable cause = e.getCause();
+        System.out.println(mode + ": failed: " + e.getMessage() + (cause == null ? "" : " (" + cause + ")"));
       } finally {
         channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
       }

@@ -16,12 +16,14 @@ import java.nio.file.Paths;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The feed's server, for the sample client to call: {@code udp} and {@code okhttp} (gRPC over
  * HTTP/2 on TCP, TLS) on the same port number, as a production server would offer both.
  *
- * <p>Usage: {@code FeedServer PORT CERT.pem KEY.pem UDP-KEY-FILE}. The {@code udp} key file is
+ * <p>Usage: {@code FeedServer PORT CERT.pem KEY.pem UDP-KEY-FILE [BIND-ADDRESS]} (loopback by
+ * default). The {@code udp} key file is
  * created on first run (32 random bytes); the server prints the pin a client needs.
  */
 public final class FeedServer {
@@ -48,6 +50,9 @@ public final class FeedServer {
         .addTransportProvider(new OkHttpTransportProvider())
         .transportOption(UdpTransportOptions.SERVER_STATIC_KEY, udpKey)
         .tls(tls)
+        // Clients may keep a quiet call's connection alive with a PING every 5 s or more
+        // (grpc-java's servers refuse more than one per 5 minutes unless told).
+        .permitKeepAliveTime(5, TimeUnit.SECONDS)
         .addService(new FeedService());
     for (String t : listen) {
       b.listen(t, new InetSocketAddress(bind, port));
@@ -68,16 +73,18 @@ public final class FeedServer {
   /**
    * Serves until the process is stopped.
    *
-   * @param args the port, the certificate and key files (PEM) and the {@code udp} key file
+   * @param args the port, the certificate and key files (PEM), the {@code udp} key file and,
+   *     optionally, the address to listen on
    * @throws Exception if the server cannot start
    */
   public static void main(String[] args) throws Exception {
-    if (args.length != 4) {
-      System.err.println("usage: FeedServer PORT CERT.pem KEY.pem UDP-KEY-FILE");
+    if (args.length != 4 && args.length != 5) {
+      System.err.println("usage: FeedServer PORT CERT.pem KEY.pem UDP-KEY-FILE [BIND-ADDRESS]");
       System.exit(2);
     }
     byte[] key = udpKey(Paths.get(args[3]));
-    Server server = start(InetAddress.getLoopbackAddress(), Integer.parseInt(args[0]),
+    InetAddress bind = args.length == 5 ? InetAddress.getByName(args[4]) : InetAddress.getLoopbackAddress();
+    Server server = start(bind, Integer.parseInt(args[0]),
         TernTls.newBuilder().keyManager(new File(args[1]), new File(args[2])).build(), key);
     System.out.println("feed server on " + server.getListenSockets() + "; udp pin "
         + Base64.getEncoder().encodeToString(UdpTransportOptions.publicKeyOf(key)));

@@ -2,15 +2,29 @@ package dev.tern.samples.mobile;
 
 import dev.tern.samples.mobile.feed.FeedGrpc;
 import dev.tern.samples.mobile.feed.FollowRequest;
+import dev.tern.samples.mobile.feed.HoldRequest;
 import dev.tern.samples.mobile.feed.Item;
 import dev.tern.samples.mobile.feed.Page;
 import dev.tern.samples.mobile.feed.PageRequest;
 import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /** The feed: a fixed set of items, newest first, made up from their number. */
 public final class FeedService extends FeedGrpc.FeedImplBase {
+  /** The longest {@code Hold}: an hour. */
+  public static final int MAX_HOLD_MILLIS = 3_600_000;
+
+  /** Answers held calls when their time is up. */
+  private static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "feed-hold");
+    t.setDaemon(true);
+    return t;
+  });
+
   /** The most items one page holds. */
   public static final int MAX_PAGE = 100;
 
@@ -33,6 +47,19 @@ public final class FeedService extends FeedGrpc.FeedImplBase {
     }
     out.onNext(page.build());
     out.onCompleted();
+  }
+
+  @Override
+  public void hold(HoldRequest request, StreamObserver<Item> out) {
+    if (request.getMillis() < 0 || request.getMillis() > MAX_HOLD_MILLIS) {
+      out.onError(Status.INVALID_ARGUMENT.withDescription("a call is held 0 to " + MAX_HOLD_MILLIS
+          + " ms; asked for " + request.getMillis()).asRuntimeException());
+      return;
+    }
+    TIMER.schedule(() -> {
+      out.onNext(item(1_000));
+      out.onCompleted();
+    }, request.getMillis(), TimeUnit.MILLISECONDS);
   }
 
   @Override
