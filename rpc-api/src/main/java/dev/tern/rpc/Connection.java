@@ -11,6 +11,8 @@ final class Connection {
   /** The channel's counters for this connection's transport. */
   final TransportMetrics metrics;
   private volatile int headerVersion;
+  /** Why the channel's connect chose this connection's transport; set once it won its race. */
+  volatile String selection;
 
   Connection(ClientTransport transport, TransportProvider provider, TransportMetrics metrics) {
     this.transport = transport;

@@ -36,6 +36,22 @@ public final class TernChannels {
   }
 
   /**
+   * Why the channel's connection runs over its transport: how the connect's race went (which
+   * transport was ready first and when, which failed and why, which were still connecting or never
+   * started) and which transports were left out and why (marked broken after a failure, refused
+   * by a call policy). For logs and diagnostics; the wording may change.
+   *
+   * @param channel a channel built by {@link TernChannelBuilder} (itself, not one wrapped with
+   *     interceptors)
+   * @return a sentence, or null while not connected
+   * @throws IllegalArgumentException if {@code channel} was not built by {@link TernChannelBuilder}
+   */
+  public static String selectionReason(Channel channel) {
+    Connection c = tern(channel).connections().current();
+    return c == null ? null : c.selection;
+  }
+
+  /**
    * Tells the channel that the device's network changed: call it from the platform's network
    * callback (on Android, {@code ConnectivityManager.NetworkCallback.onAvailable} and {@code
    * onLost}; docs/mobile.md). The channel's {@link TransportMemory} forgets what it learned (marks

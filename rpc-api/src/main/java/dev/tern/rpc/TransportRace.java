@@ -68,6 +68,8 @@ final class TransportRace {
   private final List<TransportProvider> candidates;
   private final List<Leg> legs = new ArrayList<>();
   private boolean straight;
+  /** Whether the first candidate was put first as the transport that worked last time. */
+  private final boolean rememberedFirst;
   /**
    * Whether calls allowed early data may be handed to the first candidate before any candidate is
    * ready: only when there is no race to lose (one candidate) or the first is the transport that
@@ -108,6 +110,7 @@ final class TransportRace {
     }
     this.candidates = c;
     this.straight = c.size() > 1 && c.get(0).name().equals(cfg.memory.lastWorked(cfg.authority));
+    this.rememberedFirst = straight;
     this.firstMayCarryEarlyData = c.size() <= 1 || straight && c.get(0).supportsEarlyData();
     this.firstHeadStartNanos = straight
         ? Math.max(cfg.raceHeadStartNanos, 2 * cfg.memory.lastConnectNanos(cfg.authority))
@@ -247,6 +250,57 @@ final class TransportRace {
     if (!startNext() && allFailed) {
       report(lossStatus());
     }
+  }
+
+  /**
+   * Why {@code won} carries the channel's calls: how the race went (who failed and why, who was
+   * still connecting or never started) and which transports were left out of it and why, for
+   * {@link TernChannels#selectionReason}. Under the race's lock.
+   */
+  private String selection(Leg won, long readyNanos) {
+    StringBuilder b = new StringBuilder(won.provider.name());
+    boolean oneAddress = addresses == null || addresses.size() == 1;
+    if (plan.size() == 1) {
+      b.append(cfg.selector.usable().size() > 1 ? ": the one transport left to try"
+          : cfg.selector.explicit() ? ": the one transport the channel names"
+          : ": the one transport on the class path");
+    } else {
+      b.append(": ready first, ").append(TimeUnit.NANOSECONDS.toMillis(readyNanos)).append(" ms after it started");
+      if (rememberedFirst && won.index == 0) {
+        b.append(", tried first as the transport that worked last time");
+      }
+      for (Leg l : legs) {
+        if (l == won) {
+          continue;
+        }
+        b.append("; ").append(l.provider.name());
+        if (!oneAddress) {
+          b.append(" to ").append(l.address);
+        }
+        b.append(l.failure != null ? " failed (" + describe(l.failure) + ")" : " was still connecting");
+      }
+      for (int i = next; i < plan.size(); i++) {
+        b.append("; ").append(plan.get(i).provider().name());
+        if (!oneAddress) {
+          b.append(" to ").append(plan.get(i).address());
+        }
+        b.append(" not started");
+      }
+    }
+    for (TransportProvider p : cfg.selector.usable()) {
+      if (candidates.contains(p)) {
+        continue;
+      }
+      b.append("; ").append(p.name()).append(" left out: ");
+      if (cfg.memory.isBroken(cfg.authority, p.name())) {
+        b.append("marked broken for ").append(cfg.authority).append(" after an earlier failure");
+      } else if (!cfg.transportAllowed(p.name())) {
+        b.append("refused by the channel's call policies");
+      } else {
+        b.append("a channel races one datagram and one stream transport by default");
+      }
+    }
+    return b.toString();
   }
 
   private synchronized Status lossStatus() {
@@ -429,6 +483,9 @@ final class TransportRace {
           }
         }
         c = index == 0 && first != null ? first : new Connection(transport, provider, metrics);
+        if (win) {
+          c.selection = selection(this, System.nanoTime() - startNanos);
+        }
       }
       if (win) {
         if (log.isLoggable(Level.FINE)) {

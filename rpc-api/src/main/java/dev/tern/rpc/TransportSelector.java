@@ -281,7 +281,7 @@ public final class TransportSelector {
   }
 
   /** The usable transports in preference order; never empty. */
-  private List<TransportProvider> usable() {
+  List<TransportProvider> usable() {
     List<TransportProvider> out = new ArrayList<>();
     StringBuilder why = new StringBuilder();
     for (String name : preference) {

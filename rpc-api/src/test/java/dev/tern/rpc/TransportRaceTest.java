@@ -93,6 +93,7 @@ class TransportRaceTest {
     udpGate.complete(null);
     assertThat(reply.get(10, TimeUnit.SECONDS)).isEqualTo("hi");
     assertThat(TernChannels.selectedTransport(c)).isEqualTo("udp");
+    assertThat(TernChannels.selectionReason(c)).startsWith("udp: ready first, ").endsWith("; tcp was still connecting");
     assertThat(TernChannels.connectionInfo(c).transport()).isEqualTo("udp");
     assertThat(chosen.get(5, TimeUnit.SECONDS).transport()).isEqualTo("udp");
     tcpGate.complete(null);
@@ -111,12 +112,16 @@ class TransportRaceTest {
     long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
     assertThat(tookMillis).as("TCP starts only after the head start").isGreaterThanOrEqualTo(200);
     assertThat(TernChannels.selectedTransport(first)).isEqualTo("tcp");
+    assertThat(TernChannels.selectionReason(first)).as("while udp's handshake was pending")
+        .startsWith("tcp: ready first, ").endsWith("; udp was still connecting");
     await(() -> memory.isBroken(first.authority(), "udp"), "udp marked broken once its handshake timed out");
     assertThat(udp.terminated.get()).isEqualTo(1);
 
     ManagedChannel second = track(builder(10_000).build());
     assertThat(call(second)).isEqualTo("hi");
     assertThat(TernChannels.selectedTransport(second)).isEqualTo("tcp");
+    assertThat(TernChannels.selectionReason(second)).isEqualTo("tcp: the one transport left to try; udp left out:"
+        + " marked broken for " + second.authority() + " after an earlier failure");
     assertThat(udp.created.get()).as("a broken udp is not tried again").isEqualTo(1);
   }
 
@@ -140,6 +145,8 @@ class TransportRaceTest {
     ManagedChannel c = track(builder(60_000).build());
     assertThat(call(c)).isEqualTo("hi");
     assertThat(TernChannels.selectedTransport(c)).isEqualTo("tcp");
+    assertThat(TernChannels.selectionReason(c)).startsWith("tcp: ready first, ")
+        .endsWith("; udp failed (UNAVAILABLE: port unreachable (scripted))");
     assertThat(memory.isBroken(c.authority(), "udp")).isTrue();
     assertThat(memory.brokenForNanos(c.authority(), "udp")).isEqualTo(TimeUnit.MINUTES.toNanos(5));
   }
@@ -337,6 +344,14 @@ class TransportRaceTest {
     assertThat(call(c)).isEqualTo("hi");
     assertThat(TernChannels.selectedTransport(c)).isEqualTo("tcp");
     assertThat(udp.created.get()).as("tcp went first and won before udp's turn").isZero();
+  }
+
+  @Test
+  void aChannelNamingOneTransportSaysSo() {
+    ManagedChannel c = track(builder(0).transports("tcp").build());
+    assertThat(TernChannels.selectionReason(c)).as("before a connection").isNull();
+    assertThat(call(c)).isEqualTo("hi");
+    assertThat(TernChannels.selectionReason(c)).isEqualTo("tcp: the one transport the channel names");
   }
 
   @Test
