@@ -66,9 +66,81 @@ public final class Demo {
       }
     }
     System.out.println();
+    try {
+      transportChoice(certificate);
+    } catch (Exception e) {
+      failures++;
+      System.out.printf("transport choice FAILED: %s%n", e);
+    }
+    System.out.println();
     MetricsTable.print(registry, System.out);
     if (failures > 0) {
       throw new IllegalStateException(failures + " transport(s) failed");
+    }
+  }
+
+  /**
+   * A channel that names {@code udp} and {@code tcp} races them to a server offering both on one
+   * port number: which transport each call used, and why ({@link TernChannels#selectionReason}).
+   * Then the same with the server's UDP port black-holed (a socket that answers nothing, as a
+   * network that drops UDP), twice with one memory: the first call falls back to TCP after the
+   * head start, the next one leaves udp out as broken.
+   */
+  private static void transportChoice(SelfSignedCertificate certificate) throws Exception {
+    System.out.println("transport choice (a channel naming udp, tcp):");
+    byte[] udpKey = UdpTransportOptions.newServerKey();
+    java.net.InetAddress loopback = java.net.InetAddress.getByName("127.0.0.1");
+    for (boolean blocked : new boolean[] {false, true}) {
+      TernServerBuilder sb = TernServerBuilder.create().addService(new GreeterService())
+          .transportOption(UdpTransportOptions.SERVER_STATIC_KEY, udpKey).tls(certificate.server());
+      java.nio.channels.DatagramChannel hole = null;
+      int port;
+      Server server;
+      if (blocked) {
+        server = sb.listen("tcp", new InetSocketAddress(loopback, 0)).build().start();
+        port = ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
+        hole = java.nio.channels.DatagramChannel.open().bind(new InetSocketAddress(loopback, port));
+      } else {
+        server = sb.listen("tcp", new InetSocketAddress(loopback, 0)).build().start();
+        port = ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
+        server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        server = TernServerBuilder.create().addService(new GreeterService())
+            .transportOption(UdpTransportOptions.SERVER_STATIC_KEY, udpKey).tls(certificate.server())
+            .listen("tcp", new InetSocketAddress(loopback, port)).listen("udp", new InetSocketAddress(loopback, port))
+            .build().start();
+      }
+      dev.tern.rpc.TransportMemory memory = dev.tern.rpc.TransportMemory.builder().build();
+      List<ManagedChannel> channels = new ArrayList<>();
+      try {
+        for (int attempt = 1; attempt <= (blocked ? 2 : 1); attempt++) {
+          // A 2 s handshake timeout: the black-holed udp racer gives up, and is marked broken, soon.
+          ManagedChannel channel = TernChannelBuilder.forAddress("localhost", port).transports("udp", "tcp")
+              .tls(certificate.client()).transportMemory(memory).handshakeTimeout(2, TimeUnit.SECONDS)
+              .transportOption(UdpTransportOptions.PINNED_SERVER_KEY, UdpTransportOptions.publicKeyOf(udpKey)).build();
+          channels.add(channel);
+          long start = System.nanoTime();
+          GreeterGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS)
+              .sayHello(HelloRequest.newBuilder().setName("choice").build());
+          System.out.printf("  %-20s %5.0f ms over %-4s why: %s%n",
+              blocked ? "UDP blocked, call " + attempt + ":" : "both offered:", (System.nanoTime() - start) / 1e6,
+              TernChannels.selectedTransport(channel), TernChannels.selectionReason(channel));
+          if (blocked && attempt == 1) {
+            // The first channel stays open while its udp racer waits out its handshake timeout.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!memory.isBroken(channel.authority(), "udp") && System.nanoTime() < deadline) {
+              Thread.sleep(50);
+            }
+          }
+        }
+      } finally {
+        for (ManagedChannel c : channels) {
+          c.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+        server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        if (hole != null) {
+          hole.close();
+        }
+      }
     }
   }
 
