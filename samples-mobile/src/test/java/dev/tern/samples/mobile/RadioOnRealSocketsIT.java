@@ -164,7 +164,7 @@ class RadioOnRealSocketsIT {
         for (int i = 1; i < bursts.size(); i++) {
           double gap = bursts.get(i) - bursts.get(i - 1);
           if (gap > (KEEP_ALIVE_SECONDS - 1) * 1e3) {
-            steadyGaps.add(gap);
+            steadyGaps.add((double) Math.round(gap));
           }
         }
         summary.append(String.format("%s quiet call: %d packets from the client in %d bursts; gaps at the"
