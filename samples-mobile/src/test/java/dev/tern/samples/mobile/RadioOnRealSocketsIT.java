@@ -163,7 +163,7 @@ class RadioOnRealSocketsIT {
         List<Double> steadyGaps = new ArrayList<>();
         for (int i = 1; i < bursts.size(); i++) {
           double gap = bursts.get(i) - bursts.get(i - 1);
-          if (gap > (KEEP_ALIVE_SECONDS - 1) * 1e3) {
+          if (gap > (KEEP_ALIVE_SECONDS - 1) * 1e3) { // the waiting PINGs come sooner than this
             steadyGaps.add((double) Math.round(gap));
           }
         }
@@ -174,7 +174,7 @@ class RadioOnRealSocketsIT {
             .isBetween(expected - 2, expected);
         for (double gap : steadyGaps) {
           assertThat(gap).as("%s gap between PINGs", w[0])
-              .isBetween(KEEP_ALIVE_SECONDS * 1e3 - 50, KEEP_ALIVE_SECONDS * 1e3 + 1_000);
+              .isBetween(KEEP_ALIVE_SECONDS * 1e3 - 500, KEEP_ALIVE_SECONDS * 1e3 + 1_000);
         }
       }
     }
