@@ -4,16 +4,21 @@ import dev.tern.rpc.ConnectionInfo;
 import dev.tern.rpc.TernChannelBuilder;
 import dev.tern.rpc.TernChannels;
 import dev.tern.rpc.TernTls;
+import dev.tern.rpc.TransportMemory;
 import dev.tern.samples.mobile.feed.FeedGrpc;
 import dev.tern.samples.mobile.feed.FollowRequest;
 import dev.tern.samples.mobile.feed.HoldRequest;
 import dev.tern.samples.mobile.feed.Item;
 import dev.tern.samples.mobile.feed.Page;
 import dev.tern.samples.mobile.feed.PageRequest;
+import dev.tern.rpc.spi.SessionStore;
+import dev.tern.rpc.spi.SessionStores;
+import dev.tern.rpc.spi.TransportOptions;
 import dev.tern.transport.udp.rpc.UdpTransportOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import java.io.File;
+import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Iterator;
@@ -34,9 +39,11 @@ import java.util.concurrent.TimeUnit;
  * </ul>
  *
  * <p>Usage: {@code FeedClient HOST PORT TRUSTED.pem UDP-PIN [--crypto auto|jdk|bc]
- * [--authority NAME] [--idle-seconds N] [--hold-seconds N] [--keepalive-seconds N] MODE...}, the
- * pin in base64 as the server prints it; {@code --authority} names the host the server's
- * certificate is for, where it is not HOST. {@code --crypto bc} runs the {@code udp} transport on BouncyCastle, as it runs
+ * [--authority NAME] [--state FILE] [--idle-seconds N] [--hold-seconds N] [--keepalive-seconds N]
+ * MODE...}, the pin in base64 as the server prints it; {@code --authority} names the host the
+ * server's certificate is for, where it is not HOST; {@code --state} keeps what the channel learns
+ * (the transport that worked, broken marks, 0-RTT tickets) in a file across runs, as an app keeps
+ * it across restarts. {@code --crypto bc} runs the {@code udp} transport on BouncyCastle, as it runs
  * on Android. After reading the feed, {@code --idle-seconds} leaves the channel open with no call
  * (an app in the background), and {@code --hold-seconds} makes one quiet call the server answers
  * that much later, with a keep-alive PING every {@code --keepalive-seconds} while it is open. Each
@@ -94,20 +101,31 @@ public final class FeedClient {
     public final int followed;
     /** Time from the channel's creation to the last item, in milliseconds. */
     public final long millis;
+    /** Time from the channel's creation to the first call's reply (the page), in milliseconds. */
+    public final long firstCallMillis;
+    /** Why the channel chose its transport ({@link TernChannels#selectionReason}). */
+    public final String why;
 
-    Result(String transport, int pageItems, int followed, long millis) {
+    Result(String transport, int pageItems, int followed, long millis, long firstCallMillis, String why) {
       this.transport = transport;
       this.pageItems = pageItems;
       this.followed = followed;
       this.millis = millis;
+      this.firstCallMillis = firstCallMillis;
+      this.why = why;
     }
   }
 
   /** Reads a page of {@code pageSize} and follows {@code follow} items on {@code channel}. */
   public static Result readFeed(ManagedChannel channel, int pageSize, int follow) {
-    long start = System.nanoTime();
+    return readFeed(channel, pageSize, follow, System.nanoTime());
+  }
+
+  /** As {@link #readFeed(ManagedChannel, int, int)}, times counted from {@code start} (nanoTime). */
+  static Result readFeed(ManagedChannel channel, int pageSize, int follow, long start) {
     FeedGrpc.FeedBlockingStub feed = FeedGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS);
     Page page = feed.latest(PageRequest.newBuilder().setSize(pageSize).build());
+    long firstCallNanos = System.nanoTime() - start;
     int followed = 0;
     Iterator<Item> items = feed.follow(FollowRequest.newBuilder().setCount(follow).build());
     while (items.hasNext()) {
@@ -119,7 +137,8 @@ public final class FeedClient {
     }
     ConnectionInfo info = TernChannels.connectionInfo(channel);
     return new Result(info == null ? "?" : info.transport(), page.getItemsCount(), followed,
-        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), TimeUnit.NANOSECONDS.toMillis(firstCallNanos),
+        TernChannels.selectionReason(channel));
   }
 
   /**
@@ -131,8 +150,8 @@ public final class FeedClient {
    */
   public static void main(String[] args) throws Exception {
     if (args.length < 5) {
-      System.err.println("usage: FeedClient HOST PORT TRUSTED.pem UDP-PIN [--crypto auto|jdk|bc] [--authority NAME] [--idle-seconds N]"
-          + " [--hold-seconds N] [--keepalive-seconds N] udp|okhttp|race...");
+      System.err.println("usage: FeedClient HOST PORT TRUSTED.pem UDP-PIN [--crypto auto|jdk|bc] [--authority NAME]"
+          + " [--state FILE] [--idle-seconds N] [--hold-seconds N] [--keepalive-seconds N] udp|okhttp|race...");
       System.exit(2);
     }
     String host = args[0];
@@ -141,6 +160,7 @@ public final class FeedClient {
     byte[] pin = Base64.getDecoder().decode(args[3]);
     String crypto = "auto";
     String authority = null;
+    SessionStore state = null;
     int idleSeconds = 0;
     int holdSeconds = 0;
     int keepAliveSeconds = 0;
@@ -148,6 +168,8 @@ public final class FeedClient {
     for (int i = 4; i < args.length; i++) {
       if (args[i].equals("--crypto") && i + 1 < args.length) {
         crypto = args[++i];
+      } else if (args[i].equals("--state") && i + 1 < args.length) {
+        state = SessionStores.file(Paths.get(args[++i]), 256);
       } else if (args[i].equals("--authority") && i + 1 < args.length) {
         authority = args[++i];
       } else if (args[i].equals("--idle-seconds") && i + 1 < args.length) {
@@ -169,11 +191,19 @@ public final class FeedClient {
       if (keepAliveSeconds > 0) {
         b.keepAliveTime(keepAliveSeconds, TimeUnit.SECONDS);
       }
+      if (state != null) {
+        // What an app keeps across its restarts: which transport worked and which is broken for
+        // the server (the channel's memory), and the udp transport's resumption tickets (0-RTT).
+        b.transportMemory(TransportMemory.builder().sessionStore(state).build())
+            .transportOption(TransportOptions.SESSION_STORE, state);
+      }
+      long start = System.nanoTime();
       ManagedChannel channel = b.build();
       try {
-        Result r = readFeed(channel, 20, 50);
+        Result r = readFeed(channel, 20, 50, start);
         System.out.println(mode + ": ok over " + r.transport + ": page of " + r.pageItems + ", followed "
-            + r.followed + " items in " + r.millis + " ms");
+            + r.followed + " items in " + r.millis + " ms (first call " + r.firstCallMillis + " ms)");
+        System.out.println(mode + ": why " + r.why);
         if (idleSeconds > 0) {
           // The app in the background: the channel open, no call. Times are System.nanoTime(),
           // which a packet log on the same machine can be lined up with.
