@@ -23,8 +23,8 @@ import java.util.concurrent.TimeUnit;
  * HTTP/2 on TCP, TLS) on the same port number, as a production server would offer both.
  *
  * <p>Usage: {@code FeedServer PORT CERT.pem KEY.pem UDP-KEY-FILE [BIND-ADDRESS]} (loopback by
- * default). The {@code udp} key file is
- * created on first run (32 random bytes); the server prints the pin a client needs.
+ * default). The {@code udp} key file is created on first run (32 random bytes); the server prints
+ * the pin a client needs.
  */
 public final class FeedServer {
   private FeedServer() {}
