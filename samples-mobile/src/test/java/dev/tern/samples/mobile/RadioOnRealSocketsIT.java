@@ -2,21 +2,15 @@ package dev.tern.samples.mobile;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tern.conformance.TestCertificates;
-import dev.tern.netlab.emu.NetlabEmulator;
 import dev.tern.netlab.emu.Netns;
 import dev.tern.netlab.link.LinkProfiles;
-import dev.tern.transport.udp.rpc.UdpTransportOptions;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -56,60 +50,32 @@ class RadioOnRealSocketsIT {
     int idleSeconds = Integer.getInteger("tern.radio.idle.seconds", 20);
     int holdSeconds = Integer.getInteger("tern.radio.hold.seconds", 35);
     Path dir = Paths.get(System.getProperty("tern.shrunk.jar")).resolveSibling("radio");
-    Files.createDirectories(dir);
-    TestCertificates certs = TestCertificates.generate();
-    Path cert = Files.write(dir.resolve("cert.pem"), certs.certificatePem());
-    Path key = Files.write(dir.resolve("key.pem"), certs.privateKeyPem());
-    byte[] udpKey = UdpTransportOptions.newServerKey();
-    Path udpKeyFile = Files.write(dir.resolve("udp.key"), udpKey);
     Path log = dir.resolve("packets.tsv");
-    int port = 50_443;
-
     List<String[]> windows = new ArrayList<>();
     long startNs;
-    try (NetlabEmulator emu = NetlabEmulator.builder().profile(LinkProfiles.get("lan")).seed(1).packetLog(log)
-        .start()) {
-      startNs = emu.startNs();
-      Process server = emu.serverProcess(NetlabEmulator.javaCommand(System.getProperty("java.class.path"),
-          FeedServer.class.getName(), Integer.toString(port), cert.toString(), key.toString(),
-          udpKeyFile.toString(), emu.serverAddress())).redirectErrorStream(true).start();
-      try {
-        BufferedReader serverOut = new BufferedReader(new InputStreamReader(server.getInputStream(),
-            StandardCharsets.UTF_8));
-        String line;
-        while ((line = serverOut.readLine()) != null && !line.startsWith("feed server on")) {
-          // the JVM's own lines, if any
-        }
-        assertThat(line).as("the server's start").isNotNull();
-        List<CompletableFuture<String>> clients = new ArrayList<>();
-        for (String mode : Arrays.asList("udp", "okhttp")) {
-          Process client = emu.clientProcess(Arrays.asList(
-              Paths.get(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
-              System.getProperty("tern.shrunk.jar"), emu.serverAddress(), Integer.toString(port), cert.toString(),
-              Base64.getEncoder().encodeToString(UdpTransportOptions.publicKeyOf(udpKey)), "--crypto", "bc",
-              "--authority", "localhost", "--idle-seconds", Integer.toString(idleSeconds),
-              "--hold-seconds", Integer.toString(holdSeconds),
-              "--keepalive-seconds", Integer.toString(KEEP_ALIVE_SECONDS), mode)).redirectErrorStream(true).start();
-          clients.add(CompletableFuture.supplyAsync(() -> {
-            try {
-              String out = new String(client.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-              return client.waitFor() + "\n" + out;
-            } catch (IOException | InterruptedException e) {
-              throw new IllegalStateException(e);
-            }
-          }));
-        }
-        for (CompletableFuture<String> c : clients) {
-          String result = c.get(idleSeconds + holdSeconds + 120L, TimeUnit.SECONDS);
-          assertThat(result).as("a client's exit status and output").startsWith("0\n");
-          Matcher m = WINDOW.matcher(result);
-          while (m.find()) {
-            windows.add(new String[] {m.group(1), m.group(2), m.group(3), m.group(4)});
+    try (FeedLab lab = FeedLab.start(LinkProfiles.get("lan"), false, log, dir, 50_443)) {
+      startNs = lab.emu.startNs();
+      List<CompletableFuture<String>> clients = new ArrayList<>();
+      for (String mode : Arrays.asList("udp", "okhttp")) {
+        Process client = lab.client("--idle-seconds", Integer.toString(idleSeconds),
+            "--hold-seconds", Integer.toString(holdSeconds),
+            "--keepalive-seconds", Integer.toString(KEEP_ALIVE_SECONDS), mode).start();
+        clients.add(CompletableFuture.supplyAsync(() -> {
+          try {
+            String out = new String(client.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            return client.waitFor() + "\n" + out;
+          } catch (IOException | InterruptedException e) {
+            throw new IllegalStateException(e);
           }
+        }));
+      }
+      for (CompletableFuture<String> c : clients) {
+        String result = c.get(idleSeconds + holdSeconds + 120L, TimeUnit.SECONDS);
+        assertThat(result).as("a client's exit status and output").startsWith("0\n");
+        Matcher m = WINDOW.matcher(result);
+        while (m.find()) {
+          windows.add(new String[] {m.group(1), m.group(2), m.group(3), m.group(4)});
         }
-      } finally {
-        server.destroy();
-        server.waitFor(10, TimeUnit.SECONDS);
       }
     }
     assertThat(windows).as("idle and hold windows of both clients").hasSize(4);

@@ -2,21 +2,14 @@ package dev.tern.samples.mobile;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tern.conformance.TestCertificates;
-import dev.tern.netlab.emu.NetlabEmulator;
 import dev.tern.netlab.emu.Netns;
 import dev.tern.netlab.link.LinkProfile;
 import dev.tern.netlab.link.LinkProfiles;
-import dev.tern.transport.udp.rpc.UdpTransportOptions;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Base64;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -50,43 +43,21 @@ class UdpBlockedFallbackIT {
     Netns.requireRoot();
     int processes = Integer.getInteger("tern.fallback.processes", 3);
     Path dir = Paths.get(System.getProperty("tern.shrunk.jar")).resolveSibling("fallback");
-    Files.createDirectories(dir);
-    TestCertificates certs = TestCertificates.generate();
-    Path cert = Files.write(dir.resolve("cert.pem"), certs.certificatePem());
-    Path key = Files.write(dir.resolve("key.pem"), certs.privateKeyPem());
-    byte[] udpKey = UdpTransportOptions.newServerKey();
-    Path udpKeyFile = Files.write(dir.resolve("udp.key"), udpKey);
     LinkProfile mobile = LinkProfiles.get("mobile");
-    int port = 50_444;
     List<Long> firstCalls = new ArrayList<>();
     List<String> whys = new ArrayList<>();
     String[] restarted;
-    try (NetlabEmulator emu = NetlabEmulator.builder().profile(mobile).seed(1).blockUdp(true).start()) {
-      Process server = emu.serverProcess(NetlabEmulator.javaCommand(System.getProperty("java.class.path"),
-          FeedServer.class.getName(), Integer.toString(port), cert.toString(), key.toString(),
-          udpKeyFile.toString(), emu.serverAddress())).redirectErrorStream(true).start();
-      try {
-        BufferedReader serverOut = new BufferedReader(new InputStreamReader(server.getInputStream(),
-            StandardCharsets.UTF_8));
-        String line;
-        while ((line = serverOut.readLine()) != null && !line.startsWith("feed server on")) {
-          // the JVM's own lines, if any
-        }
-        assertThat(line).as("the server's start").isNotNull();
-        Path state = null;
-        for (int i = 0; i < processes; i++) {
-          state = dir.resolve("state-" + i);
-          Files.deleteIfExists(state);
-          String[] r = run(emu, port, cert, udpKey, state);
-          firstCalls.add(Long.parseLong(r[1]));
-          whys.add(r[2]);
-          assertThat(r[0]).as("the transport of fresh client %d; why: %s", i, r[2]).isEqualTo("okhttp");
-        }
-        restarted = run(emu, port, cert, udpKey, state);
-      } finally {
-        server.destroy();
-        server.waitFor(10, TimeUnit.SECONDS);
+    try (FeedLab lab = FeedLab.start(mobile, true, null, dir, 50_444)) {
+      Path state = null;
+      for (int i = 0; i < processes; i++) {
+        state = dir.resolve("state-" + i);
+        Files.deleteIfExists(state);
+        String[] r = run(lab, state);
+        firstCalls.add(Long.parseLong(r[1]));
+        whys.add(r[2]);
+        assertThat(r[0]).as("the transport of fresh client %d; why: %s", i, r[2]).isEqualTo("okhttp");
       }
+      restarted = run(lab, state);
     }
     assertThat(restarted[0]).as("the restarted client's transport").isEqualTo("okhttp");
     assertThat(restarted[2]).as("why the restarted client chose it")
@@ -107,12 +78,8 @@ class UdpBlockedFallbackIT {
   }
 
   /** One client process: {transport, first call ms, why}. */
-  private static String[] run(NetlabEmulator emu, int port, Path cert, byte[] udpKey, Path state) throws Exception {
-    Process client = emu.clientProcess(Arrays.asList(
-        Paths.get(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
-        System.getProperty("tern.shrunk.jar"), emu.serverAddress(), Integer.toString(port), cert.toString(),
-        Base64.getEncoder().encodeToString(UdpTransportOptions.publicKeyOf(udpKey)), "--crypto", "bc",
-        "--authority", "localhost", "--state", state.toString(), "race")).redirectErrorStream(true).start();
+  private static String[] run(FeedLab lab, Path state) throws Exception {
+    Process client = lab.client("--state", state.toString(), "race").start();
     String out = new String(client.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(client.waitFor(120, TimeUnit.SECONDS)).isTrue();
     assertThat(client.exitValue()).as("exit status; output:%n%s", out).isZero();
