@@ -109,7 +109,38 @@ public final class Demo {
             .listen("tcp", new InetSocketAddress(loopback, port)).listen("udp", new InetSocketAddress(loopback, port))
             .build().start();
       }
-      dev.tern.rpc.TransportMemory memory = dev.tern.rpc.TransportMemory.builder().build();
+      // The memory writes to its store on every change that matters: the demo waits on that.
+      java.util.concurrent.Semaphore memoryChanged = new java.util.concurrent.Semaphore(0);
+      dev.tern.rpc.spi.SessionStore inner = dev.tern.rpc.spi.SessionStores.inMemory(16);
+      dev.tern.rpc.spi.SessionStore store = new dev.tern.rpc.spi.SessionStore() {
+        @Override
+        public void add(String server, String kind, byte[] value, long expiresAtMillis) {
+          inner.add(server, kind, value, expiresAtMillis);
+        }
+
+        @Override
+        public byte[] take(String server, String kind, long nowMillis) {
+          return inner.take(server, kind, nowMillis);
+        }
+
+        @Override
+        public void put(String server, String kind, byte[] value, long expiresAtMillis) {
+          inner.put(server, kind, value, expiresAtMillis);
+          memoryChanged.release();
+        }
+
+        @Override
+        public byte[] get(String server, String kind, long nowMillis) {
+          return inner.get(server, kind, nowMillis);
+        }
+
+        @Override
+        public void remove(String server, String kind) {
+          inner.remove(server, kind);
+          memoryChanged.release();
+        }
+      };
+      dev.tern.rpc.TransportMemory memory = dev.tern.rpc.TransportMemory.builder().sessionStore(store).build();
       List<ManagedChannel> channels = new ArrayList<>();
       try {
         for (int attempt = 1; attempt <= (blocked ? 2 : 1); attempt++) {
@@ -127,8 +158,9 @@ public final class Demo {
           if (blocked && attempt == 1) {
             // The first channel stays open while its udp racer waits out its handshake timeout.
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (!memory.isBroken(channel.authority(), "udp") && System.nanoTime() < deadline) {
-              Thread.sleep(50);
+            while (!memory.isBroken(channel.authority(), "udp")
+                && memoryChanged.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+              // a change that was not the mark: wait for the next one
             }
           }
         }
