@@ -88,6 +88,10 @@ final class ClientCallStreamListener<RespT> implements ClientStreamListener {
   public void onHeaders(Metadata headers) {
     hooks.committed();
     Connection c = hooks.connection();
+    String advertised = c == null ? null : headers.get(AltSvc.KEY);
+    if (advertised != null) {
+      c.advertised(advertised);
+    }
     if (c != null && c.versionInHeaders()) {
       String selected = headers.get(ProtocolVersions.SELECTED_KEY);
       if (selected == null) {

@@ -43,8 +43,12 @@ final class ServerCallDispatcher implements ServerTransportListener {
   /** Counts each call's end: told once per stream, as every tracer, refused streams included. */
   private final ServerStreamTracer finishCounter;
 
-  ServerCallDispatcher(TernServer server, ServerConfig cfg, boolean versionInHeaders,
+  /** The name of the transport whose streams this dispatcher serves. */
+  private final String transport;
+
+  ServerCallDispatcher(TernServer server, ServerConfig cfg, String transport, boolean versionInHeaders,
       SecurityLevel securityLevel, ScheduledExecutorService scheduler, TransportMetrics metrics) {
+    this.transport = transport;
     this.metrics = metrics;
     this.finishCounter = new ServerStreamTracer() {
       @Override
@@ -147,7 +151,8 @@ final class ServerCallDispatcher implements ServerTransportListener {
         : base.withDeadline(headers.deadline(), scheduler);
     MethodDescriptor<ReqT, RespT> method = def.getMethodDescriptor();
     TernServerCall<ReqT, RespT> call = new TernServerCall<>(stream, method, headers.authority(),
-        headers.acceptedMessageEncodings(), tracers, cfg, securityLevel, info, selected, early, transportAttributes);
+        headers.acceptedMessageEncodings(), tracers, cfg, securityLevel, info, selected, early, transportAttributes,
+        server.advertisement(transport));
     ServerCallStreamListener<ReqT> adapter = new ServerCallStreamListener<>(stream, method, call, context,
         new SerializingExecutor(callExecutor(call, headers)), tracers, cfg.maxInboundMessageSize);
     context.addListener(ctx -> {

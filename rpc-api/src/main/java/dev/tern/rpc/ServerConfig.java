@@ -33,6 +33,11 @@ final class ServerConfig {
   dev.tern.rpc.metrics.TernMetrics metrics = dev.tern.rpc.metrics.TernMetrics.create();
   /** The server's name in {@link #metrics}. */
   String metricsScope = "server";
+  /**
+   * The max-age of the server's {@code alt-svc} advertisement in seconds, or -1 when it advertises
+   * nothing ({@code TernServerBuilder.advertiseTransports}); set once by the builder.
+   */
+  long advertisementMaxAgeSeconds = AltSvc.DEFAULT_MAX_AGE_SECONDS;
 
   ServerConfig(ServiceRegistry registry, HandlerRegistry fallback, List<ServerInterceptor> interceptors,
       List<ServerStreamTracer.Factory> tracerFactories, Executor executor, CompressorRegistry compressors,

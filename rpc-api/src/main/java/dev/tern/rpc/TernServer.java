@@ -14,7 +14,11 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -39,6 +43,10 @@ final class TernServer extends Server {
   private final TransportSelector providers;
   private final ExecutorService ownedExecutor;
   private final List<ServerTransport> transports = new ArrayList<>();
+  /** The provider of each of {@link #transports}, in the same order. */
+  private final List<TransportProvider> listening = new ArrayList<>();
+  /** The {@code alt-svc} value for calls on each transport, by name; none for a transport not there. */
+  private volatile Map<String, String> advertisements = Collections.emptyMap();
   private final CountDownLatch terminated = new CountDownLatch(1);
   private ScheduledThreadPoolExecutor scheduler;
   private int live;
@@ -76,11 +84,13 @@ final class TernServer extends Server {
         ServerTransport t = p.newServerTransport(l.address, options.with(TransportOptions.EVENTS, metrics));
         SecurityLevel level = options.get(TransportOptions.TLS) == null ? SecurityLevel.NONE
             : SecurityLevel.PRIVACY_AND_INTEGRITY;
-        t.start(new ServerCallDispatcher(this, cfg,
+        t.start(new ServerCallDispatcher(this, cfg, l.transport,
             p.versionHandshake() == TransportProvider.VersionHandshake.PER_CALL_HEADER, level, scheduler, metrics));
         transports.add(t);
+        listening.add(p);
         live++;
       }
+      advertisements = advertisements();
     } catch (IOException | RuntimeException e) {
       shutdownNow();
       throw e;
@@ -89,6 +99,51 @@ final class TernServer extends Server {
       allTerminated();
     }
     return this;
+  }
+
+  /**
+   * The {@code alt-svc} value for the response headers of calls on {@code transport}: the
+   * advertised transports this server also listens with that clients prefer to it ({@code udp},
+   * then {@code quic}, then other datagram transports, over TCP), or null if there is none.
+   */
+  String advertisement(String transport) {
+    return advertisements.get(transport);
+  }
+
+  /** What each transport's calls advertise (see {@link #advertisement}); under this server's lock. */
+  private Map<String, String> advertisements() {
+    if (cfg.advertisementMaxAgeSeconds < 0) {
+      return Collections.emptyMap();
+    }
+    Map<String, String> out = new HashMap<>();
+    for (TransportProvider carrier : listening) {
+      List<AltSvc.Alternative> alts = new ArrayList<>();
+      Set<String> seen = new HashSet<>();
+      for (int i = 0; i < transports.size(); i++) {
+        TransportProvider p = listening.get(i);
+        String id = p.altSvcProtocolId();
+        if (id == null || rank(p) >= rank(carrier)
+            || !(transports.get(i).listenAddress() instanceof InetSocketAddress at)
+            || !seen.add(id + ":" + at.getPort())) {
+          continue;
+        }
+        alts.add(new AltSvc.Alternative(id, "", at.getPort(), cfg.advertisementMaxAgeSeconds, true,
+            p.altSvcParameters(options)));
+      }
+      if (!alts.isEmpty()) {
+        out.put(carrier.name(), AltSvc.format(alts));
+      }
+    }
+    return Collections.unmodifiableMap(out);
+  }
+
+  /** How much clients prefer a transport: lower is better, as the channel's default preference. */
+  private static int rank(TransportProvider p) {
+    int i = TransportSelector.DEFAULT_PREFERENCE.indexOf(p.name());
+    if (i >= 0 && p.isDatagram()) {
+      return i;
+    }
+    return p.isDatagram() ? TransportSelector.DEFAULT_PREFERENCE.size() : TransportSelector.DEFAULT_PREFERENCE.size() + 1;
   }
 
   synchronized void transportTerminated() {

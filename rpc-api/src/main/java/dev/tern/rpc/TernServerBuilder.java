@@ -69,6 +69,8 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
   private BinaryLog binaryLog;
   private dev.tern.rpc.metrics.TernMetrics metrics;
   private String metricsScope = "server";
+  private boolean advertise = true;
+  private long advertisementMaxAgeSeconds = AltSvc.DEFAULT_MAX_AGE_SECONDS;
 
   private TernServerBuilder() {}
 
@@ -313,6 +315,41 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
       throw new IllegalArgumentException("maxInboundMessageSize must be >= 0, was " + bytes);
     }
     maxInboundMessageSize = bytes;
+    return this;
+  }
+
+  /**
+   * Whether the server tells its clients which better transports it also listens with (default:
+   * it does), in an {@code alt-svc} field (RFC 7838) in the response headers of every call on a
+   * TLS connection: on {@code tcp}, {@code okhttp} and {@code quic} calls, the server's {@code
+   * udp} (with its port and public key) and, on TCP, its {@code quic} listener. A Tern client that
+   * authenticated the server learns it and races the advertised transport on its next connect,
+   * even without the server key it would otherwise need (docs/transport-choice.md).
+   *
+   * @param advertise false to send no advertisement
+   * @return this builder
+   */
+  public TernServerBuilder advertiseTransports(boolean advertise) {
+    this.advertise = advertise;
+    return this;
+  }
+
+  /**
+   * How long clients may use what the server advertises ({@code ma}, RFC 7838 §3.1; default 24
+   * hours): a client that has not heard it again by then no longer races the advertised
+   * transports. Keep it shorter than the time between rotations of the {@code udp} server key.
+   *
+   * @param maxAge the max-age, at least 1 s
+   * @param unit the unit of {@code maxAge}
+   * @return this builder
+   * @throws IllegalArgumentException if {@code maxAge} is under a second
+   */
+  public TernServerBuilder advertisementMaxAge(long maxAge, TimeUnit unit) {
+    long seconds = unit.toSeconds(maxAge);
+    if (seconds < 1) {
+      throw new IllegalArgumentException("advertisement max-age must be at least 1 s, was " + maxAge + " " + unit);
+    }
+    advertisementMaxAgeSeconds = seconds;
     return this;
   }
 
@@ -797,6 +834,7 @@ public final class TernServerBuilder extends ServerBuilder<TernServerBuilder> {
         owned != null ? owned : executor, compressors, decompressors, maxInboundMessageSize,
         protocolVersions.clone(), callExecutors, binaryLog, transportFilters,
         options.get(TransportOptions.HANDSHAKE_TIMEOUT_MILLIS));
+    cfg.advertisementMaxAgeSeconds = advertise ? advertisementMaxAgeSeconds : -1;
     if (metrics != null) {
       cfg.metrics = metrics;
       cfg.metricsScope = metricsScope;

@@ -25,6 +25,8 @@ final class TernServerCall<ReqT, RespT> extends io.grpc.ServerCall<ReqT, RespT> 
   private final SecurityLevel securityLevel;
   private final Attributes attributes;
   private final String selectedVersion;
+  /** The {@code alt-svc} value for the response headers, or null (none, or not over TLS). */
+  private final String advertisement;
   private volatile boolean cancelled;
   private volatile Status closeStatus;
   private boolean headersSent;
@@ -36,7 +38,7 @@ final class TernServerCall<ReqT, RespT> extends io.grpc.ServerCall<ReqT, RespT> 
   TernServerCall(ServerStream stream, MethodDescriptor<ReqT, RespT> method, String authority,
       List<String> acceptedEncodings, List<ServerStreamTracer> tracers, ServerConfig cfg,
       SecurityLevel securityLevel, ConnectionInfo info, String selectedVersion, boolean earlyData,
-      Attributes transportAttributes) {
+      Attributes transportAttributes, String advertisement) {
     this.stream = stream;
     this.method = method;
     this.authority = authority;
@@ -49,6 +51,9 @@ final class TernServerCall<ReqT, RespT> extends io.grpc.ServerCall<ReqT, RespT> 
     this.securityLevel = stated != null ? stated
         : info.sslSession() != null ? SecurityLevel.PRIVACY_AND_INTEGRITY : securityLevel;
     this.selectedVersion = selectedVersion;
+    // Advertised only on connections the client can authenticate the server on: it learns keys
+    // from it, and ignores the field over plaintext anyway.
+    this.advertisement = this.securityLevel == SecurityLevel.PRIVACY_AND_INTEGRITY ? advertisement : null;
     // The connection's attributes as the transport filters left them, plus the call's own.
     this.attributes = transportAttributes.toBuilder().set(TernServerCalls.EARLY_DATA_ATTR, earlyData).build();
   }
@@ -96,6 +101,9 @@ final class TernServerCall<ReqT, RespT> extends io.grpc.ServerCall<ReqT, RespT> 
     md.merge(headers);
     if (selectedVersion != null) {
       md.put(ProtocolVersions.SELECTED_KEY, selectedVersion);
+    }
+    if (advertisement != null && !md.containsKey(AltSvc.KEY)) {
+      md.put(AltSvc.KEY, advertisement);
     }
     if (compression != null && acceptedEncodings.contains(compression)) {
       stream.setMessageCompression(compression);

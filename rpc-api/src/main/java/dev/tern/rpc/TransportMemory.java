@@ -24,7 +24,7 @@ import java.util.logging.Logger;
 
 /**
  * What channels learned about transports, per server authority: which transport last worked, and
- * which are marked broken and until when.
+ * which are marked broken and until when, and which better transports its server advertised.
  *
  * <p>A transport that failed to connect while a less preferred one worked is marked broken for
  * that authority: channels leave it out of their races until the mark expires. The first mark
@@ -44,6 +44,13 @@ import java.util.logging.Logger;
  * when, in wall-clock time, so that a restart honours what is left of a mark. The memory reads the
  * store once, when it is built, and writes it after each change that matters (a mark, another
  * transport working, a network change, which empties it).
+ *
+ * <p>A server's {@code alt-svc} advertisement ({@link AltSvc}), learnt by a channel from a server
+ * it authenticated, is kept per authority and transport until its max-age runs out ({@link
+ * #advertisement}); a newer advertisement replaces the authority's whole list (RFC 7838 §3), and
+ * one that is new or changed a transport's port or parameters clears that transport's broken mark
+ * (what failed was another route). A network change forgets the advertisements that do not say {@code
+ * persist=1} (RFC 7838 §3.1).
  */
 public final class TransportMemory {
   /** How many authorities one memory holds before forgetting the least recently used. */
@@ -56,7 +63,7 @@ public final class TransportMemory {
   /** The kind of that entry. */
   static final String STORE_KIND = "transport.memory";
   /** The format of that entry's bytes (see {@link #encode}). */
-  private static final int FORMAT_VERSION = 1;
+  private static final int FORMAT_VERSION = 2;
   /**
    * The most bytes the entry takes: the least recently used authorities that do not fit are not
    * written (well inside a store's default bound, {@code SessionStores.DEFAULT_MAX_BYTES}).
@@ -99,7 +106,12 @@ public final class TransportMemory {
      */
     Set<String> aheadOf;
     final Map<String, Mark> marks = new HashMap<>();
+    /** Advertised alternatives by transport name, with when each stops being fresh. */
+    final Map<String, Advertised> advertised = new LinkedHashMap<>();
   }
+
+  /** An advertised alternative and the wall-clock time (Unix millis) its max-age runs out. */
+  private record Advertised(String transport, AltSvc.Alternative alternative, long expiresAtMillis) {}
 
   /** One transport's broken mark: how many times in a row it was marked, and until when. */
   private static final class Mark {
@@ -322,10 +334,98 @@ public final class TransportMemory {
    */
   public void networkChanged() {
     synchronized (this) {
-      authorities.clear();
+      // What a server said of itself with persist=1 holds on any network (RFC 7838 §3.1).
+      authorities.values().removeIf(a -> {
+        a.lastWorked = null;
+        a.aheadOf = null;
+        a.lastConnectNanos = 0;
+        a.marks.clear();
+        a.advertised.values().removeIf(ad -> !ad.alternative().persist());
+        return a.advertised.isEmpty();
+      });
       changes++;
     }
     save();
+  }
+
+  /**
+   * Records what {@code authority}'s server advertised, by transport name: the list replaces every
+   * alternative known for it (RFC 7838 §3); an empty map forgets them ({@code clear}). An
+   * alternative that is new, or whose port or parameters changed, clears its transport's broken
+   * mark: it was earned on another route. The store is
+   * written when the list changed, or when more than half of a stored max-age has passed (so that
+   * a restart does not find it expired while the server keeps saying it).
+   *
+   * @param authority the server authority, {@code host[:port]} as the channel names it
+   * @param byTransport the alternatives, keyed by the name of the transport each is for
+   * @throws NullPointerException if an argument is null
+   */
+  public void advertised(String authority, Map<String, AltSvc.Alternative> byTransport) {
+    Objects.requireNonNull(authority, "authority");
+    synchronized (this) {
+      long now = wallClock.getAsLong();
+      Authority a = authorities.get(authority);
+      if (a == null) {
+        if (byTransport.isEmpty()) {
+          return;
+        }
+        a = new Authority();
+        authorities.put(authority, a);
+      }
+      boolean changed = !a.advertised.keySet().equals(byTransport.keySet());
+      Map<String, Advertised> next = new LinkedHashMap<>();
+      for (Map.Entry<String, AltSvc.Alternative> e : byTransport.entrySet()) {
+        AltSvc.Alternative alt = Objects.requireNonNull(e.getValue(), "alternative");
+        long expires = now + Math.min(alt.maxAgeSeconds(), Integer.MAX_VALUE) * 1000L;
+        Advertised before = a.advertised.get(e.getKey());
+        if (before == null || !sameService(before.alternative(), alt)) {
+          // A mark earned before the server said where and how to reach the transport (or said it
+          // differently) was earned on another route.
+          changed = true;
+          a.marks.remove(e.getKey());
+        } else if (before.alternative().persist() == alt.persist()
+            && before.alternative().maxAgeSeconds() == alt.maxAgeSeconds()
+            && expires - before.expiresAtMillis() <= alt.maxAgeSeconds() * 500L
+            && before.expiresAtMillis() <= expires) {
+          // The same again, less than half its max-age after it was recorded: kept as it was (at
+          // least half its max-age still ahead), and the store is not rewritten for it.
+          next.put(e.getKey(), before);
+          continue;
+        } else {
+          changed = true;
+        }
+        next.put(e.getKey(), new Advertised(e.getKey(), alt, expires));
+      }
+      a.advertised.clear();
+      a.advertised.putAll(next);
+      if (changed) {
+        changes++;
+      } else {
+        return;
+      }
+    }
+    save();
+  }
+
+  /** Whether two alternatives name the same service: protocol, host, port and parameters. */
+  private static boolean sameService(AltSvc.Alternative x, AltSvc.Alternative y) {
+    return x.protocolId().equals(y.protocolId()) && x.host().equals(y.host()) && x.port() == y.port()
+        && x.parameters().equals(y.parameters());
+  }
+
+  /**
+   * The alternative {@code authority}'s server advertised for {@code transport}, while its
+   * max-age lasts.
+   *
+   * @param authority the server authority, {@code host[:port]} as the channel names it
+   * @param transport the transport's name, as its provider gives it
+   * @return the alternative, or null if none was advertised or it is no longer fresh
+   * @throws NullPointerException if an argument is null
+   */
+  public synchronized AltSvc.Alternative advertisement(String authority, String transport) {
+    Authority a = authorities.get(Objects.requireNonNull(authority, "authority"));
+    Advertised ad = a == null ? null : a.advertised.get(Objects.requireNonNull(transport, "transport"));
+    return ad == null || ad.expiresAtMillis() <= wallClock.getAsLong() ? null : ad.alternative();
   }
 
   /** Writes this memory to its store if it changed since the last write; never throws. */
@@ -347,6 +447,9 @@ public final class TransportMemory {
         for (Authority a : authorities.values()) {
           for (Mark m : a.marks.values()) {
             latestMark = Math.max(latestMark, untilMillis(m, now));
+          }
+          for (Advertised ad : a.advertised.values()) {
+            latestMark = Math.max(latestMark, ad.expiresAtMillis());
           }
         }
         expiresAt = Math.max(latestMark, now + STORED_FOR_MILLIS);
@@ -378,8 +481,12 @@ public final class TransportMemory {
    * transport worked (1) and if so its name (UTF), its connect time in nanoseconds (8) and the
    * transports it goes ahead of (count (4), -1 for every one, then each name (UTF)), then the
    * marks (count (4), then each: transport (UTF), times marked in a row (4), end in Unix millis
-   * (8)). Authorities past {@link #MAX_STORED_BYTES}, or with a name longer than {@link
-   * #MAX_STORED_NAME}, are left out; the store's own file has a checksum.
+   * (8)), then the advertised alternatives (count (4), then each: transport (UTF), protocol id
+   * (UTF), host (UTF), port (4), max-age in seconds (8), persist (1), end in Unix millis (8),
+   * parameter count (4) and each parameter's name and value (UTF, UTF)). Format version 1, written
+   * before advertisements were kept, is the same without them. Authorities past {@link
+   * #MAX_STORED_BYTES}, or with a name longer than {@link #MAX_STORED_NAME}, are left out; the
+   * store's own file has a checksum.
    */
   private byte[] encode(long nowMillis) {
     List<Map.Entry<String, Authority>> newestFirst = new ArrayList<>(authorities.entrySet());
@@ -449,12 +556,47 @@ public final class TransportMemory {
       out.writeInt(m.getValue().count);
       out.writeLong(untilMillis(m.getValue(), nowMillis));
     }
+    List<Advertised> ads = new ArrayList<>();
+    for (Advertised ad : a.advertised.values()) {
+      if (ad.expiresAtMillis() > nowMillis && !tooLong(ad.transport()) && fits(ad.alternative())) {
+        ads.add(ad);
+      }
+    }
+    out.writeInt(ads.size());
+    for (Advertised ad : ads) {
+      AltSvc.Alternative alt = ad.alternative();
+      out.writeUTF(ad.transport());
+      out.writeUTF(alt.protocolId());
+      out.writeUTF(alt.host());
+      out.writeInt(alt.port());
+      out.writeLong(alt.maxAgeSeconds());
+      out.writeBoolean(alt.persist());
+      out.writeLong(ad.expiresAtMillis());
+      out.writeInt(alt.parameters().size());
+      for (Map.Entry<String, String> p : alt.parameters().entrySet()) {
+        out.writeUTF(p.getKey());
+        out.writeUTF(p.getValue());
+      }
+    }
     out.flush();
     return bytes.toByteArray();
   }
 
   private static boolean tooLong(String name) {
     return name != null && name.length() > MAX_STORED_NAME;
+  }
+
+  /** Whether every string of {@code alt} is short enough to be written. */
+  private static boolean fits(AltSvc.Alternative alt) {
+    if (tooLong(alt.protocolId()) || tooLong(alt.host())) {
+      return false;
+    }
+    for (Map.Entry<String, String> p : alt.parameters().entrySet()) {
+      if (tooLong(p.getKey()) || tooLong(p.getValue())) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Reads what the store holds; anything unreadable is ignored with a warning. */
@@ -499,7 +641,7 @@ public final class TransportMemory {
       throws IOException {
     DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));
     int version = in.readUnsignedByte();
-    if (version != FORMAT_VERSION) {
+    if (version != FORMAT_VERSION && version != 1) {
       return "its format version is " + version + ", not " + FORMAT_VERSION;
     }
     int count = in.readInt();
@@ -542,6 +684,33 @@ public final class TransportMemory {
             : leftMillis >= maxBrokenNanos / 1_000_000 ? maxBrokenNanos : leftMillis * 1_000_000;
         m.untilNanos = tick + left;
         a.marks.put(transport, m);
+      }
+      int ads = version == 1 ? 0 : in.readInt();
+      if (ads < 0 || ads > AltSvc.MAX_ALTERNATIVES) {
+        return "an entry of " + authority + " is out of range";
+      }
+      for (int j = 0; j < ads; j++) {
+        String transport = in.readUTF();
+        String protocolId = in.readUTF();
+        String host = in.readUTF();
+        int port = in.readInt();
+        long maxAge = in.readLong();
+        boolean persist = in.readBoolean();
+        long expires = in.readLong();
+        int params = in.readInt();
+        if (port < 1 || port > 65535 || maxAge < 0 || params < 0 || params > 32) {
+          return "an advertisement of " + authority + " is out of range";
+        }
+        Map<String, String> p = new LinkedHashMap<>();
+        for (int k = 0; k < params; k++) {
+          p.put(in.readUTF(), in.readUTF());
+        }
+        if (expires > nowMillis) {
+          // Never fresher than its max-age from now (the wall clock may have been set back).
+          long capped = Math.min(expires, nowMillis + Math.min(maxAge, Integer.MAX_VALUE) * 1000L);
+          a.advertised.put(transport, new Advertised(transport,
+              new AltSvc.Alternative(protocolId, host, port, maxAge, persist, p), capped));
+        }
       }
       if (into.put(authority, a) != null) {
         return authority + " is there twice";

@@ -6,10 +6,13 @@ import dev.tern.rpc.spi.TransportOptions;
 import dev.tern.rpc.spi.TransportProvider;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -66,6 +69,8 @@ final class TransportRace {
   private final ScheduledExecutorService scheduler;
   private final Outcome outcome;
   private final List<TransportProvider> candidates;
+  /** The candidates their server advertised ({@code alt-svc}), by name: where and how to reach them. */
+  private final Map<String, TransportSelector.Route> routes = new HashMap<>();
   private final List<Leg> legs = new ArrayList<>();
   private boolean straight;
   /** Whether the first candidate was put first as the transport that worked last time. */
@@ -109,6 +114,12 @@ final class TransportRace {
       failure = e;
     }
     this.candidates = c;
+    for (TransportProvider p : c) {
+      TransportSelector.Route r = cfg.selector.advertisedRoute(p, cfg.authority, cfg.memory);
+      if (r != null) {
+        routes.put(p.name(), r);
+      }
+    }
     this.straight = c.size() > 1 && c.get(0).name().equals(cfg.memory.lastWorked(cfg.authority));
     this.rememberedFirst = straight;
     this.firstMayCarryEarlyData = c.size() <= 1 || straight && c.get(0).supportsEarlyData();
@@ -145,8 +156,12 @@ final class TransportRace {
     }
   }
 
-  /** One attempt of the race: a transport to one of the resolved addresses. */
-  private record Candidate(TransportProvider provider, SocketAddress address) {}
+  /**
+   * One attempt of the race: a transport to one of the resolved addresses (on the port its server
+   * advertised for it, if it did), with its options.
+   */
+  private record Candidate(TransportProvider provider, SocketAddress target, SocketAddress address,
+      TransportOptions options) {}
 
   private void resolveAndStart() {
     List<SocketAddress> resolved;
@@ -167,7 +182,14 @@ final class TransportRace {
     List<Candidate> p = new ArrayList<>(resolved.size() * candidates.size());
     for (SocketAddress a : resolved) {
       for (TransportProvider t : candidates) {
-        p.add(new Candidate(t, a));
+        TransportSelector.Route r = routes.get(t.name());
+        if (r == null) {
+          p.add(new Candidate(t, a, a, cfg.options));
+        } else {
+          SocketAddress at = a instanceof InetSocketAddress isa && !isa.isUnresolved()
+              ? new InetSocketAddress(isa.getAddress(), r.port()) : a;
+          p.add(new Candidate(t, a, at, r.options()));
+        }
       }
     }
     synchronized (this) {
@@ -219,7 +241,7 @@ final class TransportRace {
         headStartTimer = null;
       }
       Candidate c = plan.get(next);
-      leg = new Leg(next, c.provider(), c.address());
+      leg = new Leg(next, c.provider(), c.target(), c.address(), c.options());
       next++;
       legs.add(leg);
       if (next < plan.size()) {
@@ -238,7 +260,7 @@ final class TransportRace {
     synchronized (this) {
       straight = false;
       // A transport preferred over the winner failed at the winner's own address: broken here.
-      mark = winner != null && !abandoned && leg.index < winner.index && leg.address.equals(winner.address);
+      mark = winner != null && !abandoned && leg.index < winner.index && leg.target.equals(winner.target);
       allFailed = winner == null && next >= plan.size() && legs.stream().allMatch(l -> l.failure != null);
     }
     if (mark) {
@@ -268,6 +290,9 @@ final class TransportRace {
       b.append(": ready first, ").append(TimeUnit.NANOSECONDS.toMillis(readyNanos)).append(" ms after it started");
       if (rememberedFirst && won.index == 0) {
         b.append(", tried first as the transport that worked last time");
+      }
+      if (won.address != won.target && won.address instanceof InetSocketAddress at) {
+        b.append(", on port ").append(at.getPort()).append(" as the server advertised (alt-svc)");
       }
       for (Leg l : legs) {
         if (l == won) {
@@ -362,7 +387,11 @@ final class TransportRace {
   private final class Leg implements ClientTransport.Listener {
     final int index;
     final TransportProvider provider;
+    /** The resolved address this attempt is for (broken marks compare these). */
+    final SocketAddress target;
+    /** Where it connects: {@link #target}, or on the port the server advertised. */
     final SocketAddress address;
+    final TransportOptions options;
     final TransportMetrics metrics;
     ClientTransport transport;
     ScheduledFuture<?> timeout;
@@ -371,10 +400,13 @@ final class TransportRace {
     boolean done;
     Status failure;
 
-    Leg(int index, TransportProvider provider, SocketAddress address) {
+    Leg(int index, TransportProvider provider, SocketAddress target, SocketAddress address,
+        TransportOptions options) {
       this.index = index;
       this.provider = provider;
+      this.target = target;
       this.address = address;
+      this.options = options;
       this.metrics = cfg.metrics(provider.name());
     }
 
@@ -390,7 +422,7 @@ final class TransportRace {
         }
         try {
           transport = provider.newClientTransport(address, cfg.authority,
-              cfg.options.with(TransportOptions.EVENTS, metrics));
+              options.with(TransportOptions.EVENTS, metrics));
           metrics.handshakeStarted();
           outcome.created(transport);
         } catch (RuntimeException e) {
@@ -429,7 +461,7 @@ final class TransportRace {
         return;
       }
       if (index == 0) {
-        Connection c = new Connection(transport, provider, metrics);
+        Connection c = new Connection(transport, provider, metrics, cfg);
         boolean open;
         synchronized (TransportRace.this) {
           first = c;
@@ -475,14 +507,14 @@ final class TransportRace {
             headStartTimer.cancel(false);
           }
           for (Leg l : legs) {
-            if (l.index < index && l.failure != null && l.address.equals(address)) {
+            if (l.index < index && l.failure != null && l.target.equals(target)) {
               preferredFailed.add(l);
             } else if (l.index < index && l.failure == null) {
               beat.add(l.provider.name());
             }
           }
         }
-        c = index == 0 && first != null ? first : new Connection(transport, provider, metrics);
+        c = index == 0 && first != null ? first : new Connection(transport, provider, metrics, cfg);
         if (win) {
           c.selection = selection(this, System.nanoTime() - startNanos);
         }

@@ -54,6 +54,8 @@ public final class TransportSelector {
   private final boolean plaintext;
   /** Why a transport cannot serve the channel's options ({@link TransportProvider#unusableReason}). */
   private final Map<String, String> unusable;
+  /** The channel's options ({@link #configuredFor}), or null when not configured for a channel. */
+  private final TransportOptions options;
 
   /**
    * A selector over {@code providers}.
@@ -66,13 +68,14 @@ public final class TransportSelector {
    * @throws NullPointerException if {@code preference} or {@code providers} is null
    */
   public TransportSelector(List<String> preference, Iterable<? extends TransportProvider> providers) {
-    this(preference, providers, false, Collections.emptyMap());
+    this(preference, providers, false, Collections.emptyMap(), null);
   }
 
   private TransportSelector(List<String> preference, Iterable<? extends TransportProvider> providers,
-      boolean plaintext, Map<String, String> unusable) {
+      boolean plaintext, Map<String, String> unusable, TransportOptions options) {
     this.plaintext = plaintext;
     this.unusable = unusable;
+    this.options = options;
     this.providers = new LinkedHashMap<>();
     List<TransportProvider> sorted = new ArrayList<>();
     providers.forEach(sorted::add);
@@ -131,7 +134,8 @@ public final class TransportSelector {
    * nothing else is left).
    */
   TransportSelector plaintext() {
-    return new TransportSelector(explicit ? preference : Collections.emptyList(), providers.values(), true, unusable);
+    return new TransportSelector(explicit ? preference : Collections.emptyList(), providers.values(), true, unusable,
+        options);
   }
 
   /**
@@ -147,7 +151,47 @@ public final class TransportSelector {
       }
     }
     return new TransportSelector(explicit ? preference : Collections.emptyList(), providers.values(), plaintext,
-        Collections.unmodifiableMap(new LinkedHashMap<>(reasons)));
+        Collections.unmodifiableMap(new LinkedHashMap<>(reasons)), options);
+  }
+
+  /**
+   * Where and how to connect {@code p} to {@code authority} as its server advertised it: the port
+   * and the options of the {@code alt-svc} alternative {@code memory} holds for it, or null if it
+   * holds none that is fresh, on the same host, and that this client can use ({@link
+   * TransportProvider#optionsForAlternative}, then {@link TransportProvider#unusableReason}).
+   */
+  Route advertisedRoute(TransportProvider p, String authority, TransportMemory memory) {
+    if (authority == null || memory == null || p.altSvcProtocolId() == null) {
+      return null;
+    }
+    AltSvc.Alternative alt = memory.advertisement(authority, p.name());
+    if (alt == null || !alt.sameHost() || !alt.protocolId().equals(p.altSvcProtocolId())) {
+      return null;
+    }
+    TransportOptions base = options != null ? options : TransportOptions.defaults();
+    TransportOptions o = p.optionsForAlternative(base, alt.parameters());
+    return o == null || p.unusableReason(o) != null ? null : new Route(alt.port(), o);
+  }
+
+  /**
+   * An advertised way to reach a server over one transport.
+   *
+   * @param port the advertised port, on the host the channel resolved
+   * @param options the options to connect with
+   */
+  record Route(int port, TransportOptions options) {}
+
+  /**
+   * The transport named by {@code protocolId} in an {@code alt-svc} advertisement ({@link
+   * TransportProvider#altSvcProtocolId()}), among those on the class path; null if none.
+   */
+  String transportForProtocolId(String protocolId) {
+    for (TransportProvider p : providers.values()) {
+      if (protocolId.equals(p.altSvcProtocolId())) {
+        return p.name();
+      }
+    }
+    return null;
   }
 
   /** The names of the transports on the class path (or given by hand). */
@@ -220,7 +264,7 @@ public final class TransportSelector {
    */
   public List<TransportProvider> candidates(String authority, TransportMemory memory,
       java.util.function.Predicate<String> allowed) {
-    List<TransportProvider> usable = usable();
+    List<TransportProvider> usable = usable(authority, memory);
     List<TransportProvider> fresh = new ArrayList<>();
     List<TransportProvider> unmarked = new ArrayList<>();
     for (TransportProvider p : usable) {
@@ -282,11 +326,22 @@ public final class TransportSelector {
 
   /** The usable transports in preference order; never empty. */
   List<TransportProvider> usable() {
+    return usable(null, null);
+  }
+
+  /**
+   * The usable transports in preference order, counting a transport the channel's options cannot
+   * serve as usable when {@code authority}'s server advertised what it lacks; never empty.
+   */
+  private List<TransportProvider> usable(String authority, TransportMemory memory) {
     List<TransportProvider> out = new ArrayList<>();
     StringBuilder why = new StringBuilder();
     for (String name : preference) {
       TransportProvider p = providers.get(name);
       String misconfigured = explicit ? null : unusable.get(name);
+      if (misconfigured != null && p != null && advertisedRoute(p, authority, memory) != null) {
+        misconfigured = null;
+      }
       if (p != null && p.isAvailable() && !(plaintext && p.requiresTls()) && misconfigured == null) {
         out.add(p);
       } else {

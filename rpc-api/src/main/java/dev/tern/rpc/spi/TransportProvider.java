@@ -111,6 +111,48 @@ public interface TransportProvider {
   }
 
   /**
+   * The protocol id that names this transport in a server's {@code alt-svc} advertisement (RFC
+   * 7838 §3: an ALPN protocol id), or null if servers never advertise it. A Tern server lists, in
+   * the response headers of calls on each of its TLS connections, the transports it also listens
+   * with that clients prefer to the one the call came on ({@code udp} over {@code quic} over
+   * TCP), each with its port; a client that learns one from a server it authenticated may race
+   * it on its next connect, on that port, even without the options it would otherwise need.
+   *
+   * @return the protocol id, or null (the default) for a transport that is not advertised
+   */
+  default String altSvcProtocolId() {
+    return null;
+  }
+
+  /**
+   * What a server listening with this transport adds to its advertisement besides the port and the
+   * max-age: what a client needs to connect (a server key) and which versions it speaks. Names are
+   * lower-case tokens; values are strings. Only called when {@link #altSvcProtocolId()} is not
+   * null.
+   *
+   * @param serverOptions the server's transport options
+   * @return the parameters, empty by default
+   */
+  default java.util.Map<String, String> altSvcParameters(TransportOptions serverOptions) {
+    return java.util.Collections.emptyMap();
+  }
+
+  /**
+   * The options of a client connection to a server that advertised this transport with {@code
+   * parameters} (those of {@link #altSvcParameters} as the client received them), or null if this
+   * client cannot use the advertisement (it shares no version with the server, a parameter it
+   * needs is missing or malformed). What the channel set itself wins over what was advertised.
+   *
+   * @param channelOptions the channel's transport options
+   * @param parameters the advertised parameters
+   * @return the options to connect with, or null to leave the advertisement unused
+   */
+  default TransportOptions optionsForAlternative(TransportOptions channelOptions,
+      java.util.Map<String, String> parameters) {
+    return channelOptions;
+  }
+
+  /**
    * A new, unstarted client transport to one server.
    *
    * @param address the server's address

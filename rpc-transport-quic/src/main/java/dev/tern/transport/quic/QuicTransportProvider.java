@@ -72,6 +72,15 @@ public final class QuicTransportProvider implements TransportProvider {
     return true;
   }
 
+  /**
+   * {@code h3}: a Tern server advertises its {@code quic} listener as HTTP/3 (RFC 9114 §3.1.1),
+   * which it is, to its TCP clients.
+   */
+  @Override
+  public String altSvcProtocolId() {
+    return QuicTls.ALPN;
+  }
+
   /** True: QUIC runs over UDP, so a channel races it against TCP. */
   @Override
   public boolean isDatagram() {

@@ -4,8 +4,13 @@ import dev.tern.rpc.spi.ClientTransport;
 import dev.tern.rpc.spi.ServerTransport;
 import dev.tern.rpc.spi.TransportOptions;
 import dev.tern.rpc.spi.TransportProvider;
+import dev.tern.transport.udp.connection.ConnectionConfig;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.util.Base64;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * The {@code udp} transport: gRPC calls over Tern's own reliable UDP protocol (docs/protocol.md,
@@ -53,6 +58,87 @@ public final class UdpTransportProvider implements TransportProvider {
   public String unusableReason(TransportOptions options) {
     return options.get(UdpTransportOptions.PINNED_SERVER_KEY) == null
         ? "no pinned server key (UdpTransportOptions.PINNED_SERVER_KEY) is set" : null;
+  }
+
+  /** The protocol id a server's {@code alt-svc} names this transport by. */
+  public static final String ALT_SVC_PROTOCOL_ID = "tern-udp";
+
+  /** {@value #ALT_SVC_PROTOCOL_ID}: servers advertise their {@code udp} listener to TCP and QUIC clients. */
+  @Override
+  public String altSvcProtocolId() {
+    return ALT_SVC_PROTOCOL_ID;
+  }
+
+  /**
+   * What a client needs to reach this server over {@code udp}: {@code key}, the public key of the
+   * server's static key (base64url, RFC 4648 §5, no padding), {@code kid}, its key id, {@code v},
+   * the wire versions it accepts (hexadecimal, comma-separated), and {@code rpc}, the Tern
+   * protocol versions it serves (comma-separated).
+   */
+  @Override
+  public Map<String, String> altSvcParameters(TransportOptions serverOptions) {
+    byte[] key = serverOptions.get(UdpTransportOptions.SERVER_STATIC_KEY);
+    if (key == null) {
+      return Collections.emptyMap();
+    }
+    Map<String, String> out = new LinkedHashMap<>();
+    out.put("key", Base64.getUrlEncoder().withoutPadding().encodeToString(UdpTransportOptions.publicKeyOf(key)));
+    out.put("kid", Integer.toString(serverOptions.get(UdpTransportOptions.SERVER_KEY_ID)));
+    StringBuilder v = new StringBuilder();
+    for (int version : ConnectionConfig.defaults().versions()) {
+      v.append(v.length() == 0 ? "" : ",").append(Integer.toHexString(version));
+    }
+    out.put("v", v.toString());
+    StringBuilder rpc = new StringBuilder();
+    for (int version : serverOptions.get(TransportOptions.PROTOCOL_VERSIONS)) {
+      rpc.append(rpc.length() == 0 ? "" : ",").append(version);
+    }
+    out.put("rpc", rpc.toString());
+    return out;
+  }
+
+  /**
+   * Pins the advertised key (unless the channel pinned one itself: its own wins) if this client
+   * shares a wire version and a Tern protocol version with the server; null otherwise, or if a
+   * parameter is missing or malformed.
+   */
+  @Override
+  public TransportOptions optionsForAlternative(TransportOptions channelOptions, Map<String, String> parameters) {
+    try {
+      if (!sharesOne(parameters.get("v"), 16, ConnectionConfig.defaults().versions())
+          || !sharesOne(parameters.get("rpc"), 10, channelOptions.get(TransportOptions.PROTOCOL_VERSIONS))) {
+        return null;
+      }
+      if (channelOptions.get(UdpTransportOptions.PINNED_SERVER_KEY) != null) {
+        return channelOptions;
+      }
+      String key = parameters.get("key");
+      String kid = parameters.get("kid");
+      byte[] pin = key == null ? null : Base64.getUrlDecoder().decode(key);
+      if (pin == null || pin.length != 32 || kid == null) {
+        return null;
+      }
+      return channelOptions.with(UdpTransportOptions.PINNED_SERVER_KEY, pin)
+          .with(UdpTransportOptions.SERVER_KEY_ID, Integer.parseInt(kid));
+    } catch (IllegalArgumentException e) { // a bad base64 or number: NumberFormatException is one
+      return null;
+    }
+  }
+
+  /** Whether the comma-separated {@code list} (in {@code radix}) holds one of {@code ours}. */
+  private static boolean sharesOne(String list, int radix, int[] ours) {
+    if (list == null || list.length() > 256) {
+      return false;
+    }
+    for (String item : list.split(",", 16)) {
+      int theirs = Integer.parseUnsignedInt(item.trim(), radix);
+      for (int v : ours) {
+        if (v == theirs) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   @Override
