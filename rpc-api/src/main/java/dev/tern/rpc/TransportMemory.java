@@ -48,8 +48,8 @@ import java.util.logging.Logger;
  * <p>A server's {@code alt-svc} advertisement ({@link AltSvc}), learnt by a channel from a server
  * it authenticated, is kept per authority and transport until its max-age runs out ({@link
  * #advertisement}); a newer advertisement replaces the authority's whole list (RFC 7838 §3), and
- * one that is new or changed a transport's port or parameters clears that transport's broken mark
- * (what failed was another route). A network change forgets the advertisements that do not say {@code
+ * one that changed a transport's port or parameters, or is new and names another port than the
+ * authority's, clears that transport's broken mark (what failed was another route). A network change forgets the advertisements that do not say {@code
  * persist=1} (RFC 7838 §3.1).
  */
 public final class TransportMemory {
@@ -351,8 +351,8 @@ public final class TransportMemory {
   /**
    * Records what {@code authority}'s server advertised, by transport name: the list replaces every
    * alternative known for it (RFC 7838 §3); an empty map forgets them ({@code clear}). An
-   * alternative that is new, or whose port or parameters changed, clears its transport's broken
-   * mark: it was earned on another route. The store is
+   * alternative whose port or parameters changed, or a new one on another port than the
+   * authority's, clears its transport's broken mark: it was earned on another route. The store is
    * written when the list changed, or when more than half of a stored max-age has passed (so that
    * a restart does not find it expired while the server keeps saying it).
    *
@@ -379,10 +379,12 @@ public final class TransportMemory {
         long expires = now + Math.min(alt.maxAgeSeconds(), Integer.MAX_VALUE) * 1000L;
         Advertised before = a.advertised.get(e.getKey());
         if (before == null || !sameService(before.alternative(), alt)) {
-          // A mark earned before the server said where and how to reach the transport (or said it
-          // differently) was earned on another route.
+          // A mark earned before the server said the transport is on another port than the
+          // authority's (or before it changed what it said) was earned on another route.
           changed = true;
-          a.marks.remove(e.getKey());
+          if (before != null || alt.port() != portOf(authority)) {
+            a.marks.remove(e.getKey());
+          }
         } else if (before.alternative().persist() == alt.persist()
             && before.alternative().maxAgeSeconds() == alt.maxAgeSeconds()
             && expires - before.expiresAtMillis() <= alt.maxAgeSeconds() * 500L
@@ -405,6 +407,19 @@ public final class TransportMemory {
       }
     }
     save();
+  }
+
+  /** The port of {@code host:port} (or {@code [v6]:port}), or -1 if it names none. */
+  private static int portOf(String authority) {
+    int colon = authority.lastIndexOf(':');
+    if (colon < 0 || authority.indexOf(']', colon) >= 0) {
+      return -1;
+    }
+    try {
+      return Integer.parseInt(authority.substring(colon + 1));
+    } catch (NumberFormatException e) {
+      return -1;
+    }
   }
 
   /** Whether two alternatives name the same service: protocol, host, port and parameters. */

@@ -186,7 +186,7 @@ final class TransportRace {
         if (r == null) {
           p.add(new Candidate(t, a, a, cfg.options));
         } else {
-          SocketAddress at = a instanceof InetSocketAddress isa && !isa.isUnresolved()
+          SocketAddress at = a instanceof InetSocketAddress isa && !isa.isUnresolved() && isa.getPort() != r.port()
               ? new InetSocketAddress(isa.getAddress(), r.port()) : a;
           p.add(new Candidate(t, a, at, r.options()));
         }

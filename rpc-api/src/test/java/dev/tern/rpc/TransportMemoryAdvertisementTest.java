@@ -65,6 +65,12 @@ class TransportMemoryAdvertisementTest {
     m.markBroken("a:1", "udp");
     m.advertised("a:1", Map.of("udp", udp(7444, 60, true, "k2")));
     assertThat(m.isBroken("a:1", "udp")).as("another port").isFalse();
+    m.markBroken("b:443", "udp");
+    m.advertised("b:443", Map.of("udp", udp(443, 60, true, "k")));
+    assertThat(m.isBroken("b:443", "udp")).as("first heard on the port where it failed").isTrue();
+    m.markBroken("[::1]:443", "udp");
+    m.advertised("[::1]:443", Map.of("udp", udp(8443, 60, true, "k")));
+    assertThat(m.isBroken("[::1]:443", "udp")).as("first heard on another port").isFalse();
   }
 
   @Test

@@ -68,6 +68,7 @@ public final class Demo {
     System.out.println();
     try {
       transportChoice(certificate);
+      advertisedTransport(certificate);
     } catch (Exception e) {
       failures++;
       System.out.printf("transport choice FAILED: %s%n", e);
@@ -173,6 +174,39 @@ public final class Demo {
           hole.close();
         }
       }
+    }
+  }
+
+  /**
+   * A channel that names no transport and holds no {@code udp} key talks TCP to a server that also
+   * listens with {@code udp} on another port; the server's answer advertises it ({@code alt-svc},
+   * with its key), and the next channel with the same memory connects over {@code udp} there.
+   */
+  private static void advertisedTransport(SelfSignedCertificate certificate) throws Exception {
+    System.out.println("learning from the server (a channel naming no transport, with no udp key):");
+    java.net.InetAddress loopback = java.net.InetAddress.getByName("127.0.0.1");
+    Server server = TernServerBuilder.create().addService(new GreeterService()).tls(certificate.server())
+        .transportOption(UdpTransportOptions.SERVER_STATIC_KEY, UdpTransportOptions.newServerKey())
+        .listen("tcp", new InetSocketAddress(loopback, 0)).listen("udp", new InetSocketAddress(loopback, 0))
+        .build().start();
+    int port = ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
+    dev.tern.rpc.TransportMemory memory = dev.tern.rpc.TransportMemory.builder().build();
+    try {
+      for (String when : new String[] {"first contact:", "next connection:"}) {
+        ManagedChannel channel = TernChannelBuilder.forAddress("localhost", port).tls(certificate.client())
+            .transportMemory(memory).build();
+        try {
+          long start = System.nanoTime();
+          GreeterGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS)
+              .sayHello(HelloRequest.newBuilder().setName("advertised").build());
+          System.out.printf("  %-20s %5.0f ms over %-4s why: %s%n", when, (System.nanoTime() - start) / 1e6,
+              TernChannels.selectedTransport(channel), TernChannels.selectionReason(channel));
+        } finally {
+          channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+      }
+    } finally {
+      server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
     }
   }
 
