@@ -40,7 +40,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Usage: {@code FeedClient HOST PORT TRUSTED.pem UDP-PIN [--crypto auto|jdk|bc]
  * [--authority NAME] [--state FILE] [--idle-seconds N] [--hold-seconds N] [--keepalive-seconds N]
- * MODE...}, the pin in base64 as the server prints it; {@code --authority} names the host the
+ * MODE...}, the pin in base64 as the server prints it, or {@code -} for none (the channel races
+ * {@code udp} once the server has advertised its key over TLS, docs/transport-choice.md); {@code --authority} names the host the
  * server's certificate is for, where it is not HOST; {@code --state} keeps what the channel learns
  * (the transport that worked, broken marks, 0-RTT tickets) in a file across runs, as an app keeps
  * it across restarts. {@code --crypto bc} runs the {@code udp} transport on BouncyCastle, as it runs
@@ -67,8 +68,10 @@ public final class FeedClient {
   private static TernChannelBuilder builder(String host, int port, TernTls trust, byte[] udpPin, String mode,
       String crypto) {
     TernChannelBuilder b = TernChannelBuilder.forAddress(host, port).tls(trust)
-        .transportOption(UdpTransportOptions.PINNED_SERVER_KEY, udpPin)
         .transportOption(UdpTransportOptions.CRYPTO_PROVIDER, crypto);
+    if (udpPin != null) {
+      b.transportOption(UdpTransportOptions.PINNED_SERVER_KEY, udpPin);
+    }
     switch (mode) {
       case "udp":
       case "okhttp":
@@ -157,7 +160,7 @@ public final class FeedClient {
     String host = args[0];
     int port = Integer.parseInt(args[1]);
     TernTls trust = TernTls.newBuilder().trustManager(new File(args[2])).build();
-    byte[] pin = Base64.getDecoder().decode(args[3]);
+    byte[] pin = args[3].equals("-") ? null : Base64.getDecoder().decode(args[3]);
     String crypto = "auto";
     String authority = null;
     SessionStore state = null;
@@ -204,6 +207,8 @@ public final class FeedClient {
         System.out.println(mode + ": ok over " + r.transport + ": page of " + r.pageItems + ", followed "
             + r.followed + " items in " + r.millis + " ms (first call " + r.firstCallMillis + " ms)");
         System.out.println(mode + ": why " + r.why);
+        ConnectionInfo info = TernChannels.connectionInfo(channel);
+        System.out.println(mode + ": early data accepted: " + (info != null && info.earlyDataAccepted()));
         if (idleSeconds > 0) {
           // The app in the background: the channel open, no call. Times are System.nanoTime(),
           // which a packet log on the same machine can be lined up with.

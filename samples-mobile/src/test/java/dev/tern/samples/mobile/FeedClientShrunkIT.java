@@ -111,11 +111,16 @@ class FeedClientShrunkIT {
 
   /** Runs the shrunk client; its exit status and output. */
   private String[] runClient(int port, String... modes) throws Exception {
+    return runClientPinned(port, Base64.getEncoder().encodeToString(UdpTransportOptions.publicKeyOf(udpKey)), modes);
+  }
+
+  /** Runs the shrunk client with {@code pin} ({@code -} for none); its exit status and output. */
+  private String[] runClientPinned(int port, String pin, String... args) throws Exception {
     List<String> cmd = new ArrayList<>(Arrays.asList(
         Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
         "-jar", shrunkJar().toString(), "127.0.0.1", Integer.toString(port), trusted.toString(),
-        Base64.getEncoder().encodeToString(UdpTransportOptions.publicKeyOf(udpKey)), "--crypto", "bc"));
-    cmd.addAll(Arrays.asList(modes));
+        pin, "--crypto", "bc"));
+    cmd.addAll(Arrays.asList(args));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     try (InputStream in = p.getInputStream()) {
@@ -123,6 +128,30 @@ class FeedClientShrunkIT {
     }
     assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("the client exited").isTrue();
     return new String[] {Integer.toString(p.exitValue()), out.toString(StandardCharsets.UTF_8)};
+  }
+
+  /**
+   * Three runs of the shrunk client with no udp pin and one state file, as an app started three
+   * times: the first can only use okhttp and learns the server's udp key from its answer (alt-svc,
+   * over TLS); the second, a new process, connects over udp and earns a ticket; the third resumes
+   * over udp with its first call in 0-RTT early data.
+   */
+  @Test
+  void withNoPinTheClientLearnsUdpFromOkHttpAndAfterARestartResumesWithZeroRtt() throws Exception {
+    int port = startServer();
+    String state = dir.resolve("app-state").toString();
+    String[] first = runClientPinned(port, "-", "--state", state, "race");
+    assertThat(first[0]).as("exit status; output:%n%s", first[1]).isEqualTo("0");
+    assertThat(first[1]).contains("race: ok over okhttp: page of 20, followed 50 items")
+        .contains("race: early data accepted: false");
+    String[] second = runClientPinned(port, "-", "--state", state, "race");
+    assertThat(second[0]).as("exit status; output:%n%s", second[1]).isEqualTo("0");
+    assertThat(second[1]).as("udp, which only the advertisement's key makes usable")
+        .contains("race: ok over udp: page of 20, followed 50 items");
+    String[] third = runClientPinned(port, "-", "--state", state, "race");
+    assertThat(third[0]).as("exit status; output:%n%s", third[1]).isEqualTo("0");
+    assertThat(third[1]).contains("race: ok over udp: page of 20, followed 50 items")
+        .contains("race: early data accepted: true");
   }
 
   @Test
