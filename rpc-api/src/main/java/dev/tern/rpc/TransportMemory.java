@@ -105,6 +105,13 @@ public final class TransportMemory {
      * connecting when it won); null for every transport (it was recorded from outside a race).
      */
     Set<String> aheadOf;
+    /**
+     * Until when (ticker time) {@link #aheadOf} holds: a transport that lost a race by being slower
+     * is overtaken for as long as a broken mark would last, then races first again.
+     */
+    long aheadUntilNanos;
+    /** Races in a row {@link #lastWorked} won while a transport it goes ahead of was connecting. */
+    int aheadCount;
     final Map<String, Mark> marks = new HashMap<>();
     /** Advertised alternatives by transport name, with when each stops being fresh. */
     final Map<String, Advertised> advertised = new LinkedHashMap<>();
@@ -219,12 +226,8 @@ public final class TransportMemory {
           k -> new Authority());
       Mark m = a.marks.computeIfAbsent(Objects.requireNonNull(transport, "transport"),
           k -> new Mark());
-      long duration = initialBrokenNanos;
-      for (int i = 0; i < m.count && duration < maxBrokenNanos; i++) {
-        duration = duration > maxBrokenNanos / 2 ? maxBrokenNanos : duration * 2;
-      }
       m.count++;
-      m.untilNanos = ticker.getAsLong() + Math.min(duration, maxBrokenNanos);
+      m.untilNanos = ticker.getAsLong() + durationNanos(m.count);
       if (transport.equals(a.lastWorked)) {
         a.lastWorked = null;
         a.aheadOf = null;
@@ -232,6 +235,15 @@ public final class TransportMemory {
       changes++;
     }
     save();
+  }
+
+  /** How long the {@code count}-th mark in a row lasts: the initial duration, doubling, capped. */
+  private long durationNanos(int count) {
+    long duration = initialBrokenNanos;
+    for (int i = 1; i < count && duration < maxBrokenNanos; i++) {
+      duration = duration > maxBrokenNanos / 2 ? maxBrokenNanos : duration * 2;
+    }
+    return Math.min(duration, maxBrokenNanos);
   }
 
   /**
@@ -267,24 +279,42 @@ public final class TransportMemory {
   /**
    * Records that {@code transport} won a race to {@code authority} in {@code connectNanos}, while
    * the transports {@code beat} were still connecting: it will be tried ahead of those (and of
-   * those it was already tried ahead of, if it won last time too), but not ahead of a transport
-   * that was not in the race, such as one a broken mark or a circuit breaker left out.
+   * those it was already tried ahead of, if it won last time too) for as long as a broken mark
+   * would last (the first time five minutes, doubling with each race in a row it beats them in),
+   * but not ahead of a transport that was not in the race, such as one a broken mark or a circuit
+   * breaker left out. A win with nothing beaten (tried first, ready within its head start) keeps
+   * what was beaten before, until when it was.
    */
   void markWon(String authority, String transport, long connectNanos, Collection<String> beat) {
     synchronized (this) {
       Authority a = authorities.get(Objects.requireNonNull(authority, "authority"));
+      boolean again = a != null && transport.equals(a.lastWorked);
       Set<String> ahead = new LinkedHashSet<>(beat);
-      if (a != null && transport.equals(a.lastWorked)) {
-        if (a.aheadOf == null) {
-          ahead = null;
-        } else {
+      ahead.remove(transport);
+      long until = 0;
+      int count = 0;
+      if (again && a.aheadOf == null) {
+        ahead = null;
+      } else if (again && ahead.isEmpty()) {
+        ahead.addAll(a.aheadOf);
+        until = a.aheadUntilNanos;
+        count = a.aheadCount;
+      } else if (!ahead.isEmpty()) {
+        boolean current = again && a.aheadUntilNanos - ticker.getAsLong() > 0;
+        if (current) {
           ahead.addAll(a.aheadOf);
         }
-      }
-      if (ahead != null) {
-        ahead.remove(transport);
+        // In a row: the same winner beating again, with no win of another transport in between.
+        count = again ? a.aheadCount + 1 : 1;
+        until = ticker.getAsLong() + durationNanos(count);
       }
       worked(authority, transport, connectNanos, ahead);
+      Authority now = authorities.get(authority);
+      if (now.aheadUntilNanos != until || now.aheadCount != count) {
+        now.aheadUntilNanos = until;
+        now.aheadCount = count;
+        changes++;
+      }
     }
     save();
   }
@@ -310,6 +340,8 @@ public final class TransportMemory {
     a.lastWorked = transport;
     a.lastConnectNanos = connectNanos;
     a.aheadOf = aheadOf;
+    a.aheadUntilNanos = 0;
+    a.aheadCount = 0;
     if (!same) {
       changes++;
     }
@@ -317,14 +349,14 @@ public final class TransportMemory {
 
   /**
    * Whether {@code transport}, the one that last worked for {@code authority}, may be tried ahead
-   * of {@code other}: it beat {@code other} (or was recorded from outside a race), and {@code
-   * other} has no broken mark, not even an expired one (when a mark expires, the transport it
-   * kept out races again in its place).
+   * of {@code other}: it beat {@code other}, and not longer ago than that lasts (see {@link
+   * #markWon}), or was recorded from outside a race; and {@code other} has no broken mark, not
+   * even an expired one (when a mark expires, the transport it kept out races again in its place).
    */
   synchronized boolean mayGoAhead(String authority, String transport, String other) {
     Authority a = authorities.get(authority);
     return a != null && transport.equals(a.lastWorked) && !a.marks.containsKey(other)
-        && (a.aheadOf == null || a.aheadOf.contains(other));
+        && (a.aheadOf == null || a.aheadOf.contains(other) && a.aheadUntilNanos - ticker.getAsLong() > 0);
   }
 
   /**
@@ -494,12 +526,13 @@ public final class TransportMemory {
    * The authorities, most recently used first, as bytes (big-endian, {@link DataOutputStream}):
    * format version (1 byte) = 1, authority count (4), then for each: authority (UTF), whether a
    * transport worked (1) and if so its name (UTF), its connect time in nanoseconds (8) and the
-   * transports it goes ahead of (count (4), -1 for every one, then each name (UTF)), then the
+   * transports it goes ahead of (count (4), -1 for every one, then each name (UTF), and unless -1
+   * the races in a row it beat them in (4) and the end of its precedence in Unix millis (8)), then the
    * marks (count (4), then each: transport (UTF), times marked in a row (4), end in Unix millis
    * (8)), then the advertised alternatives (count (4), then each: transport (UTF), protocol id
    * (UTF), host (UTF), port (4), max-age in seconds (8), persist (1), end in Unix millis (8),
    * parameter count (4) and each parameter's name and value (UTF, UTF)). Format version 1, written
-   * before advertisements were kept, is the same without them. Authorities past {@link
+   * before advertisements were kept and before precedence expired, is the same without those. Authorities past {@link
    * #MAX_STORED_BYTES}, or with a name longer than {@link #MAX_STORED_NAME}, are left out; the
    * store's own file has a checksum.
    */
@@ -557,6 +590,9 @@ public final class TransportMemory {
         for (String t : names) {
           out.writeUTF(t);
         }
+        out.writeInt(a.aheadCount);
+        long left = a.aheadUntilNanos - ticker.getAsLong();
+        out.writeLong(left <= 0 ? nowMillis : nowMillis + (left + 999_999) / 1_000_000);
       }
     }
     List<Map.Entry<String, Mark>> marks = new ArrayList<>();
@@ -678,6 +714,19 @@ public final class TransportMemory {
           a.aheadOf = new LinkedHashSet<>();
           for (int j = 0; j < ahead; j++) {
             a.aheadOf.add(in.readUTF());
+          }
+          if (version == 1) {
+            // Written before precedence expired: it lasts one mark from now.
+            a.aheadCount = 1;
+            a.aheadUntilNanos = tick + initialBrokenNanos;
+          } else {
+            a.aheadCount = in.readInt();
+            long leftMillis = in.readLong() - nowMillis;
+            if (a.aheadCount < 0) {
+              return "an entry of " + authority + " is out of range";
+            }
+            a.aheadUntilNanos = tick + (leftMillis <= 0 ? 0
+                : leftMillis >= maxBrokenNanos / 1_000_000 ? maxBrokenNanos : leftMillis * 1_000_000);
           }
         }
       }

@@ -89,6 +89,7 @@ class TransportMemoryStoreTest {
     assertThat(after.mayGoAhead("a:1", "tcp", "udp")).as("udp is marked").isFalse();
 
     advance(second, 3);
+    assertThat(after.mayGoAhead("a:1", "tcp", "quic")).as("five minutes after tcp beat quic").isFalse();
     assertThat(after.isBroken("a:1", "udp")).as("the mark ran out on the second run's clock").isFalse();
     after.markBroken("a:1", "udp");
     assertThat(after.brokenForNanos("a:1", "udp")).as("the second mark in a row lasts twice as long")

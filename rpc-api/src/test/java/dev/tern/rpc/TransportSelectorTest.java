@@ -170,6 +170,16 @@ class TransportSelectorTest {
     memory.markWon("a:1", "tcp", 0, List.of());
     assertThat(s.candidates("a:1", memory)).as("a straight win keeps what tcp beat before")
         .extracting(TransportProvider::name).containsExactly("tcp", "udp");
+    clock.addAndGet(TimeUnit.MINUTES.toNanos(5));
+    assertThat(s.candidates("a:1", memory)).as("five minutes after tcp beat it, udp races first again")
+        .extracting(TransportProvider::name).containsExactly("udp", "tcp");
+    memory.markWon("a:1", "tcp", 0, List.of("udp"));
+    clock.addAndGet(TimeUnit.MINUTES.toNanos(9));
+    assertThat(s.candidates("a:1", memory)).as("beaten twice in a row: ten minutes")
+        .extracting(TransportProvider::name).containsExactly("tcp", "udp");
+    clock.addAndGet(TimeUnit.MINUTES.toNanos(1));
+    assertThat(s.candidates("a:1", memory)).extracting(TransportProvider::name).containsExactly("udp", "tcp");
+    memory.markWon("a:1", "tcp", 0, List.of("udp"));
     assertThat(s.candidates("b:1", memory)).extracting(TransportProvider::name).containsExactly("udp", "tcp");
     TransportSelector named = new TransportSelector(List.of("udp", "tcp"), List.of(new Fake("tcp", null),
         new Fake("udp", null, true)));
