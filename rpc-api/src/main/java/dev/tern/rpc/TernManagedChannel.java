@@ -177,6 +177,11 @@ final class TernManagedChannel extends ManagedChannel {
     public long retryBufferSize() {
       return cfg.options.get(TransportOptions.RETRY_BUFFER_SIZE);
     }
+
+    @Override
+    public dev.tern.rpc.metrics.CallPolicyMetrics metrics() {
+      return cfg.metrics.callPolicies(cfg.metricsScope);
+    }
   }
 
   /** Makes the calls under the interceptors. */

@@ -77,10 +77,26 @@ public final class TernMetrics {
      * @param reason the reason
      */
     default void refusalReasonAdded(TransportMetrics metrics, String reason) {}
+
+    /**
+     * A channel's call policies began to count ({@link #callPolicies}).
+     *
+     * @param metrics their counters
+     */
+    default void callPoliciesAdded(CallPolicyMetrics metrics) {}
+
+    /**
+     * A channel's call policies told of {@code transport}'s circuit breaker for the first time.
+     *
+     * @param metrics the channel's call-policy counters
+     * @param transport the transport's name
+     */
+    default void breakerAdded(CallPolicyMetrics metrics, String transport) {}
   }
 
   private final List<TransportMetrics> transports = new ArrayList<>();
   private final List<Listener> listeners = new CopyOnWriteArrayList<>();
+  private final List<CallPolicyMetrics> policies = new ArrayList<>();
 
   /**
    * A new, empty registry.
@@ -128,6 +144,57 @@ public final class TernMetrics {
   }
 
   /**
+   * The counters of the call policies (retries, hedging, circuit breakers) of the channel named
+   * {@code scope}, created on first use. A call-policy module counts into them; an application
+   * reads {@link #callPolicies()}.
+   *
+   * @param scope the channel's name
+   * @return the counters; the same object for the same scope
+   */
+  public CallPolicyMetrics callPolicies(String scope) {
+    Objects.requireNonNull(scope, "scope");
+    CallPolicyMetrics created;
+    synchronized (transports) {
+      for (CallPolicyMetrics m : policies) {
+        if (m.scope().equals(scope)) {
+          return m;
+        }
+      }
+      created = new CallPolicyMetrics(this, scope);
+      policies.add(created);
+    }
+    for (Listener l : listeners) {
+      try {
+        l.callPoliciesAdded(created);
+      } catch (RuntimeException e) {
+        log.log(Level.WARNING, "metrics listener " + l + " threw; ignored", e);
+      }
+    }
+    return created;
+  }
+
+  /**
+   * Every channel's call-policy counters so far, in the order they were created; a copy.
+   *
+   * @return every channel's call-policy counters so far
+   */
+  public List<CallPolicyMetrics> callPolicies() {
+    synchronized (transports) {
+      return Collections.unmodifiableList(new ArrayList<>(policies));
+    }
+  }
+
+  void breakerSeen(CallPolicyMetrics m, String transport) {
+    for (Listener l : listeners) {
+      try {
+        l.breakerAdded(m, transport);
+      } catch (RuntimeException e) {
+        log.log(Level.WARNING, "metrics listener " + l + " threw; ignored", e);
+      }
+    }
+  }
+
+  /**
    * Every transport's counters so far, in the order they were created; a copy.
    *
    * @return every transport's counters so far, in the order they were created; a copy
@@ -147,9 +214,17 @@ public final class TernMetrics {
   public void addListener(Listener listener) {
     Objects.requireNonNull(listener, "listener");
     List<TransportMetrics> existing;
+    List<CallPolicyMetrics> existingPolicies;
     synchronized (transports) {
       listeners.add(listener);
       existing = new ArrayList<>(transports);
+      existingPolicies = new ArrayList<>(policies);
+    }
+    for (CallPolicyMetrics p : existingPolicies) {
+      listener.callPoliciesAdded(p);
+      for (String transport : p.breakerStates().keySet()) {
+        listener.breakerAdded(p, transport);
+      }
     }
     for (TransportMetrics m : existing) {
       listener.transportAdded(m);

@@ -111,6 +111,16 @@ public interface CallPolicyProvider {
      * @return bytes
      */
     long retryBufferSize();
+
+    /**
+     * Where the policies count their retries, hedges and breaker states: the channel's own
+     * counters in the registry it was given ({@code TernChannelBuilder.metrics}), under its scope.
+     *
+     * @return the channel's call-policy counters
+     */
+    default dev.tern.rpc.metrics.CallPolicyMetrics metrics() {
+      return dev.tern.rpc.metrics.TernMetrics.create().callPolicies("channel");
+    }
   }
 
   /**

@@ -34,7 +34,10 @@ import java.util.Set;
  *       #serverInterceptors(Binder)});
  *   <li>TLS, when the options are not plaintext: a {@link TernTls} annotated {@link
  *       ServerTls} for the server and one annotated {@link ChannelTls} for the channel, bound by
- *       the application ({@code OptionalBinder}s: without one, the builder's own default holds).
+ *       the application ({@code OptionalBinder}s: without one, the builder's own default holds);
+ *   <li>anything else the builders offer: {@link ServerConfigurer}s ({@link
+ *       #serverConfigurers(Binder)}) and {@link ChannelConfigurer}s ({@link
+ *       #channelConfigurers(Binder)}), run last.
  * </ul>
  *
  * <p>The server is built, not started: call {@code start()} (and {@code shutdown()}) where the
@@ -90,11 +93,35 @@ public final class TernModule extends AbstractModule {
     return Multibinder.newSetBinder(binder, ServerInterceptor.class);
   }
 
+  /**
+   * What else to set on the server's builder (transport options such as a {@code udp} server's
+   * key, keep-alive policy, limits), run after everything the module sets.
+   *
+   * @param binder the binder of the application's module
+   * @return the multibinder
+   */
+  public static Multibinder<ServerConfigurer> serverConfigurers(Binder binder) {
+    return Multibinder.newSetBinder(binder, ServerConfigurer.class);
+  }
+
+  /**
+   * What else to set on the channel's builder (transport options, a transport memory, a service
+   * config), run after everything the module sets.
+   *
+   * @param binder the binder of the application's module
+   * @return the multibinder
+   */
+  public static Multibinder<ChannelConfigurer> channelConfigurers(Binder binder) {
+    return Multibinder.newSetBinder(binder, ChannelConfigurer.class);
+  }
+
   @Override
   protected void configure() {
     bind(TernOptions.class).toInstance(options);
     services(binder());
     serverInterceptors(binder());
+    serverConfigurers(binder());
+    channelConfigurers(binder());
     Multibinder<TransportProvider> transports = transports(binder());
     for (TransportProvider p : ServiceLoader.load(TransportProvider.class, TernModule.class.getClassLoader())) {
       transports.addBinding().toInstance(p);
@@ -106,7 +133,7 @@ public final class TernModule extends AbstractModule {
   @Provides
   @Singleton
   Server server(TernOptions o, Set<TransportProvider> transports, Set<BindableService> services,
-      Set<ServerInterceptor> interceptors, @ServerTls Optional<TernTls> tls) {
+      Set<ServerInterceptor> interceptors, @ServerTls Optional<TernTls> tls, Set<ServerConfigurer> configurers) {
     TernServerBuilder b = TernServerBuilder.create();
     for (TransportProvider p : transports) {
       b.addTransportProvider(p);
@@ -123,12 +150,16 @@ public final class TernModule extends AbstractModule {
     for (ServerInterceptor i : interceptors) {
       b.intercept(i);
     }
+    for (ServerConfigurer c : configurers) {
+      c.configure(b);
+    }
     return b.build();
   }
 
   @Provides
   @Singleton
-  ManagedChannel channel(TernOptions o, Set<TransportProvider> transports, @ChannelTls Optional<TernTls> tls) {
+  ManagedChannel channel(TernOptions o, Set<TransportProvider> transports, @ChannelTls Optional<TernTls> tls,
+      Set<ChannelConfigurer> configurers) {
     if (o.target() == null) {
       throw new IllegalStateException("TernOptions has no channel target: set target(host:port) or the"
           + " channel.target property to inject a ManagedChannel");
@@ -144,6 +175,9 @@ public final class TernModule extends AbstractModule {
       b.usePlaintext();
     } else if (tls.isPresent()) {
       b.tls(tls.get());
+    }
+    for (ChannelConfigurer c : configurers) {
+      c.configure(b);
     }
     return b.build();
   }

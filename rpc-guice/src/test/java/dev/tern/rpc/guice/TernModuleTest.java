@@ -101,6 +101,41 @@ class TernModuleTest {
     }
   }
 
+  /** Configurers set what the options do not carry: here each side's message size limit. */
+  @Test
+  void configurersSetWhatTheOptionsDoNotCarry() throws Exception {
+    Injector serverSide = Guice.createInjector(
+        new TernModule(TernOptions.newBuilder().listen("tcp", new java.net.InetSocketAddress("127.0.0.1", 0))
+            .plaintext(true).build()),
+        binder -> {
+          TernModule.services(binder).addBinding().to(Greeter.class);
+          TernModule.serverConfigurers(binder).addBinding().toInstance(b -> b.maxInboundMessageSize(16));
+        });
+    Server server = serverSide.getInstance(Server.class).start();
+    try {
+      Injector clientSide = Guice.createInjector(new TernModule(TernOptions.newBuilder()
+          .target("127.0.0.1:" + server.getPort()).transports("tcp").plaintext(true).build()),
+          binder -> TernModule.channelConfigurers(binder).addBinding().toInstance(b -> b.maxInboundMessageSize(12)));
+      ManagedChannel channel = clientSide.getInstance(ManagedChannel.class);
+      try {
+        CallOptions o = CallOptions.DEFAULT.withDeadlineAfter(20, TimeUnit.SECONDS);
+        assertThat(ClientCalls.blockingUnaryCall(channel, HELLO, o, "guice")).isEqualTo("hello guice");
+        assertThatThrownBy(() -> ClientCalls.blockingUnaryCall(channel, HELLO, o, "seventeen letters"))
+            .as("a request over the server's 16 bytes").isInstanceOf(io.grpc.StatusRuntimeException.class)
+            .hasMessageStartingWith("RESOURCE_EXHAUSTED");
+        assertThatThrownBy(() -> ClientCalls.blockingUnaryCall(channel, HELLO, o, "thirteen"))
+            .as("a response over the channel's 12 bytes").isInstanceOf(io.grpc.StatusRuntimeException.class)
+            .hasMessageStartingWith("RESOURCE_EXHAUSTED");
+      } finally {
+        channel.shutdownNow();
+        assertThat(channel.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+      }
+    } finally {
+      server.shutdownNow();
+      assertThat(server.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    }
+  }
+
   @Test
   void badConfigurationIsRefusedNamingTheKey() {
     assertThatThrownBy(() -> TernOptions.fromProperties(props("tern.server.listen.tcp", "nowhere"), "tern."))

@@ -1,5 +1,6 @@
 package dev.tern.rpc.micrometer;
 
+import dev.tern.rpc.metrics.CallPolicyMetrics;
 import dev.tern.rpc.metrics.TernMetrics;
 import dev.tern.rpc.metrics.TransportMetrics;
 import io.grpc.Status;
@@ -68,6 +69,15 @@ import java.util.function.ToDoubleFunction;
  *       {@code rejected})</td><td>{@link TransportMetrics#earlyDataAccepted()}, {@link
  *       TransportMetrics#earlyDataRejected()}</td></tr>
  * </table>
+ *
+ * <p>A channel's call policies ({@code rpc-resilience}: retries, hedging, circuit breakers) count
+ * into {@link CallPolicyMetrics}, with the tags {@code side=client} and {@code scope}:
+ * {@code tern.call.retries} (retries scheduled), {@code tern.call.retries.succeeded} (calls that
+ * succeeded after a retry), {@code tern.call.retries.exhausted} (calls that failed with every
+ * attempt used), {@code tern.call.retries.refused} (failed attempts not retried), {@code
+ * tern.call.hedges} (hedged copies sent), all counters; and per transport (tag {@code transport})
+ * {@code tern.breaker.state}, a gauge (0 closed, 1 open, 2 half-open), and {@code
+ * tern.breaker.opened}, a counter of the times the breaker opened.
  *
  * <p>The meters read the live counters when the registry publishes or is read: counters are
  * {@link FunctionCounter}s, the three values that go down as well as up are {@link Gauge}s. Nothing
@@ -173,6 +183,11 @@ public final class TernMeterBinder implements MeterBinder {
     metrics.addListener(new Registrar(registry));
   }
 
+  /** The tags of a channel's call-policy meters: this binder's, then side and scope. */
+  private Tags policyTags(CallPolicyMetrics m) {
+    return tags.and(SIDE, "client", SCOPE, m.scope());
+  }
+
   /** The tags of {@code m}'s meters: this binder's, then side, scope and transport. */
   private Tags tagsOf(TransportMetrics m) {
     return tags.and(SIDE, m.side().tag(), SCOPE, m.scope(), TRANSPORT, m.transport());
@@ -240,6 +255,35 @@ public final class TernMeterBinder implements MeterBinder {
     public void refusalReasonAdded(TransportMetrics m, String reason) {
       counter("tern.refusals", m, tagsOf(m).and(REASON, reason), null, x -> x.refusals(reason),
           "Work the transport refused or dropped (connections, handshakes, streams, datagrams), by reason");
+    }
+
+    @Override
+    public void callPoliciesAdded(CallPolicyMetrics m) {
+      Tags t = policyTags(m);
+      policyCounter("tern.call.retries", m, t, CallPolicyMetrics::retriesScheduled, "Retries scheduled");
+      policyCounter("tern.call.retries.succeeded", m, t, CallPolicyMetrics::callsSucceededAfterRetries,
+          "Calls that succeeded after at least one retry");
+      policyCounter("tern.call.retries.exhausted", m, t, CallPolicyMetrics::callsWithRetriesExhausted,
+          "Calls that failed with every attempt their policy allows used");
+      policyCounter("tern.call.retries.refused", m, t, CallPolicyMetrics::attemptsNotRetried,
+          "Failed attempts not retried (their code, a pushback, the throttle, a committed call)");
+      policyCounter("tern.call.hedges", m, t, CallPolicyMetrics::hedgesSent, "Hedged copies of calls sent");
+    }
+
+    @Override
+    public void breakerAdded(CallPolicyMetrics m, String transport) {
+      Tags t = policyTags(m).and(TRANSPORT, transport);
+      Gauge.builder("tern.breaker.state", m, x -> {
+        CallPolicyMetrics.BreakerState state = m.breakerState(transport);
+        return state == null ? Double.NaN : state.ordinal();
+      }).tags(t).description("The transport's circuit breaker: 0 closed, 1 open, 2 half-open").register(registry);
+      FunctionCounter.builder("tern.breaker.opened", m, x -> m.breakerOpened(transport)).tags(t)
+          .description("Times the transport's circuit breaker opened").register(registry);
+    }
+
+    private void policyCounter(String name, CallPolicyMetrics m, Tags t,
+        java.util.function.ToLongFunction<CallPolicyMetrics> f, String description) {
+      FunctionCounter.builder(name, m, x -> f.applyAsLong(m)).tags(t).description(description).register(registry);
     }
 
     private void counter(String name, TransportMetrics m, Tags t, String baseUnit,

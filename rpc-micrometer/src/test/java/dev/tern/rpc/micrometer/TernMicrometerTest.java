@@ -326,6 +326,34 @@ class TernMicrometerTest {
     return new WeakReference<>(metrics);
   }
 
+  /** A channel's call-policy counters (what rpc-resilience counts) as meters, before and after binding. */
+  @Test
+  void callPolicyCountersAndBreakerStatesBecomeMeters() {
+    TernMetrics metrics = TernMetrics.create();
+    dev.tern.rpc.metrics.CallPolicyMetrics before = metrics.callPolicies("app");
+    before.retryScheduled();
+    before.breakerState("udp", dev.tern.rpc.metrics.CallPolicyMetrics.BreakerState.CLOSED);
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    TernMeterBinder.bind(metrics, registry);
+    assertThat(registry.get("tern.call.retries").tags("side", "client", "scope", "app").functionCounter().count())
+        .isEqualTo(1);
+    assertThat(registry.get("tern.breaker.state").tags("scope", "app", "transport", "udp").gauge().value()).isZero();
+
+    before.breakerState("udp", dev.tern.rpc.metrics.CallPolicyMetrics.BreakerState.OPEN);
+    before.breakerState("tcp", dev.tern.rpc.metrics.CallPolicyMetrics.BreakerState.HALF_OPEN);
+    before.hedgeSent();
+    before.hedgeSent();
+    assertThat(registry.get("tern.breaker.state").tags("transport", "udp").gauge().value()).isEqualTo(1);
+    assertThat(registry.get("tern.breaker.opened").tags("transport", "udp").functionCounter().count()).isEqualTo(1);
+    assertThat(registry.get("tern.breaker.state").tags("transport", "tcp").gauge().value()).isEqualTo(2);
+    assertThat(registry.get("tern.call.hedges").functionCounter().count()).isEqualTo(2);
+
+    dev.tern.rpc.metrics.CallPolicyMetrics after = metrics.callPolicies("other");
+    after.retriesExhausted();
+    assertThat(registry.get("tern.call.retries.exhausted").tags("scope", "other").functionCounter().count())
+        .isEqualTo(1);
+  }
+
   @Test
   void extraTagsGoOnEveryMeterAndMayNotReplaceTheBindersOwn() {
     TernMetrics metrics = TernMetrics.create();

@@ -46,8 +46,9 @@ final class ResilientChannel implements CallPolicyProvider.ChannelPolicies, Clie
   ResilientChannel(CallPolicyProvider.ChannelControl channel, CircuitBreakerConfig breakerConfig,
       ResilienceListener listener) {
     this.channel = channel;
-    this.listener = listener;
-    this.breakers = new TransportBreakers(channel, breakerConfig, listener);
+    CountingListener counting = new CountingListener(channel.metrics(), listener);
+    this.listener = counting;
+    this.breakers = new TransportBreakers(channel, breakerConfig, counting);
   }
 
   @Override

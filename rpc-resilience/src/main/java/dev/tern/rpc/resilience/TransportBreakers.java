@@ -55,6 +55,9 @@ final class TransportBreakers {
   private CircuitBreaker newBreaker(String transport) {
     String authority = channel.authority();
     CircuitBreaker cb = CircuitBreaker.of(authority + "/" + transport, config);
+    if (listener instanceof CountingListener counting) {
+      counting.breakerCreated(transport);
+    }
     cb.getEventPublisher()
         .onStateTransition(e -> {
           CircuitBreaker.State to = e.getStateTransition().getToState();

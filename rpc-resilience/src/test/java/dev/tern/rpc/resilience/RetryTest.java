@@ -116,6 +116,30 @@ class RetryTest {
     assertThat(events.events).containsExactly("retry 1 UNAVAILABLE", "retry 2 UNAVAILABLE", "succeeded after 2");
   }
 
+  /** What the module hears from resilience4j's events reaches the channel's metrics registry. */
+  @Test
+  void retriesAreCountedInTheChannelsMetrics() throws Exception {
+    dev.tern.rpc.metrics.TernMetrics metrics = dev.tern.rpc.metrics.TernMetrics.create();
+    server().script = (k, n) -> k.startsWith("ok") && n < 3 || k.startsWith("no") ? Reply.refused(Status.Code.UNAVAILABLE)
+        : k.startsWith("bad") ? new Reply(Status.INTERNAL.withDescription("boom"), true, null, false, 0) : Reply.ok();
+    ManagedChannel c = channel(config(retryPolicy(3, "0.01s", "0.05s", 2, "UNAVAILABLE"), null),
+        TernChannelBuilder.forAddress("127.0.0.1", server.port()).metrics(metrics, "feed"));
+
+    assertThat(call(c, "ok")).isEqualTo("ok");
+    assertThat(failure(c, "no")).isEqualTo(Status.Code.UNAVAILABLE);
+    assertThat(failure(c, "bad")).isEqualTo(Status.Code.INTERNAL);
+
+    dev.tern.rpc.metrics.CallPolicyMetrics m = metrics.callPolicies("feed");
+    assertThat(metrics.callPolicies()).containsExactly(m);
+    assertThat(m.retriesScheduled()).as("2 for ok, 2 for no").isEqualTo(4);
+    assertThat(m.callsSucceededAfterRetries()).isEqualTo(1);
+    assertThat(m.callsWithRetriesExhausted()).isEqualTo(1);
+    assertThat(m.attemptsNotRetried()).isEqualTo(1);
+    // Five UNAVAILABLE attempts of the first six: tcp's breaker opened (50% of at least 5).
+    assertThat(m.breakerStates()).containsEntry("tcp", dev.tern.rpc.metrics.CallPolicyMetrics.BreakerState.OPEN);
+    assertThat(m.breakerOpened("tcp")).isEqualTo(1);
+  }
+
   @Test
   void aCodeOutsideThePolicyIsNotRetried() throws Exception {
     server().script = (k, n) -> new Reply(Status.INTERNAL.withDescription("boom"), true, null, false, 0);

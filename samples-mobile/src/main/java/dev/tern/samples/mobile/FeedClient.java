@@ -41,8 +41,11 @@ import java.util.concurrent.TimeUnit;
  * <p>Usage: {@code FeedClient HOST PORT TRUSTED.pem UDP-PIN [--crypto auto|jdk|bc]
  * [--authority NAME] [--state FILE] [--idle-seconds N] [--hold-seconds N] [--keepalive-seconds N]
  * MODE...}, the pin in base64 as the server prints it, or {@code -} for none (the channel races
- * {@code udp} once the server has advertised its key over TLS, docs/transport-choice.md); {@code --authority} names the host the
- * server's certificate is for, where it is not HOST; {@code --state} keeps what the channel learns
+ * {@code udp} once the server has advertised its key over TLS, docs/transport-choice.md). Modes:
+ * {@code udp}, {@code okhttp} (that transport only) and {@code race} (both raced) read a page and
+ * follow 50 items; {@code app} races them as {@code race} does and runs the feed screen of {@link
+ * FeedApp} (the API call, images, a refresh, images cancelled). {@code --authority} names the host
+ * the server's certificate is for, where it is not HOST; {@code --state} keeps what the channel learns
  * (the transport that worked, broken marks, 0-RTT tickets) in a file across runs, as an app keeps
  * it across restarts. {@code --crypto bc} runs the {@code udp} transport on BouncyCastle, as it runs
  * on Android. After reading the feed, {@code --idle-seconds} leaves the channel open with no call
@@ -78,9 +81,10 @@ public final class FeedClient {
         b.transports(mode);
         break;
       case "race":
+      case "app":
         break; // the default preference: udp raced against the TCP transport on the class path
       default:
-        throw new IllegalArgumentException("mode must be udp, okhttp or race; got " + mode);
+        throw new IllegalArgumentException("mode must be udp, okhttp, race or app; got " + mode);
     }
     return b;
   }
@@ -92,6 +96,21 @@ public final class FeedClient {
   public static ManagedChannel channel(String host, int port, TernTls trust, byte[] udpPin, String mode,
       String crypto, int keepAliveSeconds) {
     return builder(host, port, trust, udpPin, mode, crypto).keepAliveTime(keepAliveSeconds, TimeUnit.SECONDS).build();
+  }
+
+  /**
+   * What an app keeps across its restarts, in {@code state}: which transport worked and which is
+   * broken for the server, what the server advertised (the channel's memory), and the udp
+   * transport's resumption tickets (0-RTT).
+   */
+  static TernChannelBuilder keepState(TernChannelBuilder b, SessionStore state) {
+    return b.transportMemory(TransportMemory.builder().sessionStore(state).build())
+        .transportOption(TransportOptions.SESSION_STORE, state);
+  }
+
+  /** The channel of {@code mode} ({@code app}: the default race), for an app's screens. */
+  static TernChannelBuilder builderFor(String host, int port, TernTls trust, byte[] udpPin, String mode) {
+    return builder(host, port, trust, udpPin, mode, "auto");
   }
 
   /** What one mode did. */
@@ -154,7 +173,7 @@ public final class FeedClient {
   public static void main(String[] args) throws Exception {
     if (args.length < 5) {
       System.err.println("usage: FeedClient HOST PORT TRUSTED.pem UDP-PIN [--crypto auto|jdk|bc] [--authority NAME]"
-          + " [--state FILE] [--idle-seconds N] [--hold-seconds N] [--keepalive-seconds N] udp|okhttp|race...");
+          + " [--state FILE] [--idle-seconds N] [--hold-seconds N] [--keepalive-seconds N] udp|okhttp|race|app...");
       System.exit(2);
     }
     String host = args[0];
@@ -195,13 +214,20 @@ public final class FeedClient {
         b.keepAliveTime(keepAliveSeconds, TimeUnit.SECONDS);
       }
       if (state != null) {
-        // What an app keeps across its restarts: which transport worked and which is broken for
-        // the server (the channel's memory), and the udp transport's resumption tickets (0-RTT).
-        b.transportMemory(TransportMemory.builder().sessionStore(state).build())
-            .transportOption(TransportOptions.SESSION_STORE, state);
+        keepState(b, state);
       }
       long start = System.nanoTime();
       ManagedChannel channel = b.build();
+      if (mode.equals("app")) {
+        try {
+          failed += new FeedApp(channel, System.out, mode, start).run();
+          ConnectionInfo info = TernChannels.connectionInfo(channel);
+          System.out.println(mode + ": early data accepted: " + (info != null && info.earlyDataAccepted()));
+        } finally {
+          channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+        continue;
+      }
       try {
         Result r = readFeed(channel, 20, 50, start);
         System.out.println(mode + ": ok over " + r.transport + ": page of " + r.pageItems + ", followed "

@@ -1,7 +1,12 @@
 package dev.tern.samples.mobile;
 
-import dev.tern.rpc.TernServerBuilder;
+import com.google.inject.Guice;
+import com.google.inject.Key;
+import com.google.inject.multibindings.OptionalBinder;
 import dev.tern.rpc.TernTls;
+import dev.tern.rpc.guice.ServerTls;
+import dev.tern.rpc.guice.TernModule;
+import dev.tern.rpc.guice.TernOptions;
 import dev.tern.transport.okhttp.OkHttpTransportProvider;
 import dev.tern.transport.udp.rpc.UdpTransportOptions;
 import dev.tern.transport.udp.rpc.UdpTransportProvider;
@@ -20,7 +25,12 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The feed's server, for the sample client to call: {@code udp} and {@code okhttp} (gRPC over
- * HTTP/2 on TCP, TLS) on the same port number, as a production server would offer both.
+ * HTTP/2 on TCP, TLS) on the same port number, as a production server would offer both. It is
+ * wired with Guice ({@code rpc-guice}'s {@link TernModule}): the listen addresses come from {@link
+ * TernOptions}, the TLS certificate is bound {@link ServerTls}, the feed is one of the module's
+ * services, and what the options do not carry (the {@code udp} key, the keep-alive policy) is set
+ * by a {@code ServerConfigurer}. The server half is not part of the client app: the app's jar
+ * leaves it out.
  *
  * <p>Usage: {@code FeedServer PORT CERT.pem KEY.pem UDP-KEY-FILE [BIND-ADDRESS]} (loopback by
  * default). The {@code udp} key file is created on first run (32 random bytes); the server prints
@@ -45,19 +55,20 @@ public final class FeedServer {
       throws IOException {
     List<String> listen = transports.length == 0
         ? Arrays.asList(UdpTransportProvider.NAME, OkHttpTransportProvider.NAME) : Arrays.asList(transports);
-    TernServerBuilder b = TernServerBuilder.create()
-        .addTransportProvider(new UdpTransportProvider())
-        .addTransportProvider(new OkHttpTransportProvider())
-        .transportOption(UdpTransportOptions.SERVER_STATIC_KEY, udpKey)
-        .tls(tls)
-        // Clients may keep a quiet call's connection alive with a PING every 5 s or more
-        // (grpc-java's servers refuse more than one per 5 minutes unless told).
-        .permitKeepAliveTime(5, TimeUnit.SECONDS)
-        .addService(new FeedService());
+    TernOptions.Builder options = TernOptions.newBuilder();
     for (String t : listen) {
-      b.listen(t, new InetSocketAddress(bind, port));
+      options.listen(t, new InetSocketAddress(bind, port));
     }
-    return b.build().start();
+    Server server = Guice.createInjector(new TernModule(options.build()), binder -> {
+      TernModule.services(binder).addBinding().toInstance(new FeedService());
+      OptionalBinder.newOptionalBinder(binder, Key.get(TernTls.class, ServerTls.class)).setBinding().toInstance(tls);
+      TernModule.serverConfigurers(binder).addBinding().toInstance(b -> b
+          .transportOption(UdpTransportOptions.SERVER_STATIC_KEY, udpKey)
+          // Clients may keep a quiet call's connection alive with a PING every 5 s or more
+          // (grpc-java's servers refuse more than one per 5 minutes unless told).
+          .permitKeepAliveTime(5, TimeUnit.SECONDS));
+    }).getInstance(Server.class);
+    return server.start();
   }
 
   /** Reads the key file, or creates it with a new key. */

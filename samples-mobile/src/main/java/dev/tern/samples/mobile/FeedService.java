@@ -1,6 +1,9 @@
 package dev.tern.samples.mobile;
 
+import com.google.protobuf.ByteString;
+import dev.tern.samples.mobile.feed.Chunk;
 import dev.tern.samples.mobile.feed.FeedGrpc;
+import dev.tern.samples.mobile.feed.ImageRequest;
 import dev.tern.samples.mobile.feed.FollowRequest;
 import dev.tern.samples.mobile.feed.HoldRequest;
 import dev.tern.samples.mobile.feed.Item;
@@ -24,6 +27,11 @@ public final class FeedService extends FeedGrpc.FeedImplBase {
     t.setDaemon(true);
     return t;
   });
+
+  /** The largest image. */
+  public static final int MAX_IMAGE = 4 << 20;
+  /** The size of an image's chunks. */
+  public static final int CHUNK = 16 << 10;
 
   /** The most items one page holds. */
   public static final int MAX_PAGE = 100;
@@ -60,6 +68,41 @@ public final class FeedService extends FeedGrpc.FeedImplBase {
       out.onNext(item(1_000));
       out.onCompleted();
     }, request.getMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Streams the image in chunks as fast as the client takes them (flow control: onReadyHandler
+   * runs whenever the stream has room); stops when the client cancels, as an app does for an
+   * image scrolled off screen.
+   */
+  @Override
+  public void image(ImageRequest request, StreamObserver<Chunk> out) {
+    if (request.getBytes() < 1 || request.getBytes() > MAX_IMAGE) {
+      out.onError(Status.INVALID_ARGUMENT.withDescription("an image is 1 to " + MAX_IMAGE + " bytes; asked for "
+          + request.getBytes()).asRuntimeException());
+      return;
+    }
+    ServerCallStreamObserver<Chunk> call = (ServerCallStreamObserver<Chunk>) out;
+    byte[] pattern = new byte[CHUNK];
+    for (int i = 0; i < pattern.length; i++) {
+      pattern[i] = (byte) (request.getId() + i);
+    }
+    ByteString full = ByteString.copyFrom(pattern);
+    int[] sent = {0};
+    // With a cancel handler set, grpc-java drops what is sent after the client cancelled instead
+    // of throwing it back at the sender.
+    call.setOnCancelHandler(() -> { });
+    call.setOnReadyHandler(() -> {
+      while (call.isReady() && sent[0] < request.getBytes() && !call.isCancelled()) {
+        int n = Math.min(CHUNK, request.getBytes() - sent[0]);
+        call.onNext(Chunk.newBuilder().setData(n == CHUNK ? full : full.substring(0, n)).build());
+        sent[0] += n;
+      }
+      if (sent[0] == request.getBytes() && !call.isCancelled()) {
+        sent[0]++; // completed once
+        call.onCompleted();
+      }
+    });
   }
 
   @Override

@@ -76,12 +76,17 @@ final class FeedLab implements AutoCloseable {
     }
   }
 
+  /** The server's udp pin, base64. */
+  String pin() {
+    return Base64.getEncoder().encodeToString(UdpTransportOptions.publicKeyOf(udpKey));
+  }
+
   /** The shrunk client in the client namespace, on BouncyCastle, with {@code args} after the pin. */
   ProcessBuilder client(String... args) {
     List<String> cmd = new ArrayList<>(Arrays.asList(
         Paths.get(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
         System.getProperty("tern.shrunk.jar"), emu.serverAddress(), Integer.toString(port), cert.toString(),
-        Base64.getEncoder().encodeToString(UdpTransportOptions.publicKeyOf(udpKey)), "--crypto", "bc",
+        pin(), "--crypto", "bc",
         "--authority", "localhost"));
     cmd.addAll(Arrays.asList(args));
     return emu.clientProcess(cmd).redirectErrorStream(true);
