@@ -39,10 +39,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A server on QUIC and TCP that stops receiving datagrams mid-run, with a channel that names both
- * and keeps calls of a non-idempotent method going from four threads: QUIC's breaker opens, the
- * calls move to TCP with no call failing (their timed-out attempts retried by the policy), and
- * they come back to QUIC once the server receives datagrams again. A server-side counter proves
+ * A server on a datagram transport (QUIC, then Tern's UDP) and TCP that stops receiving datagrams
+ * mid-run, with a channel that names both and keeps calls of a non-idempotent method going from
+ * four threads: the datagram transport's breaker opens, the calls move to TCP with no call failing
+ * (their timed-out attempts retried by the policy), and they come back once the server receives
+ * datagrams again. A server-side counter proves
  * that no call ran twice.
  */
 @Timeout(120)
@@ -69,14 +70,20 @@ class CircuitBreakerTest {
     }
   }
 
-  /** The relay on port P (UDP) in front of the server's QUIC port, and the server's TCP on P too. */
-  private DatagramRelay relayAndServer(ScriptedServer[] server) throws Exception {
+  private static final byte[] UDP_KEY = dev.tern.transport.udp.rpc.UdpTransportOptions.newServerKey();
+
+  /**
+   * The relay on port P (UDP) in front of the server's {@code datagram} transport's port, and the
+   * server's TCP on P too.
+   */
+  private DatagramRelay relayAndServer(ScriptedServer[] server, String datagram) throws Exception {
     for (int attempt = 0; ; attempt++) {
       int quicPort = freeUdpPort();
       DatagramRelay relay = new DatagramRelay(new InetSocketAddress("127.0.0.1", quicPort));
       try {
         server[0] = new ScriptedServer(b -> b.tls(CERTS.server())
-            .listen("quic", new InetSocketAddress("127.0.0.1", quicPort))
+            .transportOption(dev.tern.transport.udp.rpc.UdpTransportOptions.SERVER_STATIC_KEY, UDP_KEY)
+            .listen(datagram, new InetSocketAddress("127.0.0.1", quicPort))
             .listen("tcp", new InetSocketAddress("127.0.0.1", relay.port())));
         closeables.add(server[0]);
         closeables.add(relay);
@@ -136,10 +143,11 @@ class CircuitBreakerTest {
     return snapshot.subList(Math.min(from, snapshot.size()), snapshot.size());
   }
 
-  @Test
-  void aServerThatStopsReceivingDatagramsOpensTheBreakerAndCallsMoveToTcpAndBack() throws Exception {
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"quic", "udp"})
+  void aServerThatStopsReceivingDatagramsOpensTheBreakerAndCallsMoveToTcpAndBack(String datagram) throws Exception {
     ScriptedServer[] holder = new ScriptedServer[1];
-    DatagramRelay relay = relayAndServer(holder);
+    DatagramRelay relay = relayAndServer(holder, datagram);
     ScriptedServer server = holder[0];
     CircuitBreakerConfig breaker = CircuitBreakerConfig.custom()
         .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED).slidingWindowSize(10)
@@ -149,7 +157,9 @@ class CircuitBreakerTest {
     Map<String, Object> policy = Map.of("maxAttempts", 5, "initialBackoff", "0.05s", "maxBackoff", "0.2s",
         "backoffMultiplier", 2, "retryableStatusCodes", List.of("UNAVAILABLE"), "perAttemptRecvTimeout", "5s");
     ManagedChannel channel = TernChannelBuilder.forAddress("127.0.0.1", relay.port()).tls(CERTS.client())
-        .transports("quic", "tcp")
+        .transports(datagram, "tcp")
+        .transportOption(dev.tern.transport.udp.rpc.UdpTransportOptions.PINNED_SERVER_KEY,
+            dev.tern.transport.udp.rpc.UdpTransportOptions.publicKeyOf(UDP_KEY))
         .transportMemory(TransportMemory.builder().initialBrokenDuration(1, TimeUnit.SECONDS).build())
         .handshakeTimeout(3, TimeUnit.SECONDS)
         .defaultServiceConfig(Map.of("methodConfig", List.of(Map.of(
@@ -197,22 +207,22 @@ class CircuitBreakerTest {
       }
     });
 
-    await(() -> countSince(0, "quic") >= 20, "20 calls went over QUIC");
+    await(() -> countSince(0, datagram) >= 20, "20 calls went over " + datagram);
 
     int beforeDrop = events.transitions.size();
     relay.mode(DatagramRelay.Mode.DROP_UPSTREAM);
-    await(() -> since(events.transitions, beforeDrop).contains("quic OPEN"),
-        "QUIC's breaker opened");
+    await(() -> since(events.transitions, beforeDrop).contains(datagram + " OPEN"),
+        datagram + "'s breaker opened");
     int atOpen = finished.size();
     await(() -> countSince(atOpen, "tcp") >= 20, "20 calls went over TCP after the breaker opened");
     assertThat(relay.dropped()).isPositive();
 
     int beforeRecovery = events.transitions.size();
     relay.mode(DatagramRelay.Mode.FORWARD);
-    await(() -> since(events.transitions, beforeRecovery).contains("quic CLOSED"),
-        "QUIC's breaker closed again");
+    await(() -> since(events.transitions, beforeRecovery).contains(datagram + " CLOSED"),
+        datagram + "'s breaker closed again");
     int atClose = finished.size();
-    await(() -> countSince(atClose, "quic") >= 20, "20 calls went over QUIC again");
+    await(() -> countSince(atClose, datagram) >= 20, "20 calls went over " + datagram + " again");
 
     running = false;
     for (Thread t : workers) {
@@ -221,7 +231,7 @@ class CircuitBreakerTest {
     System.out.printf("breaker: %s; %d calls, %d over tcp; %d datagrams dropped%n", events.transitions,
         finished.size(), finished.stream().filter(f -> f[1].equals("tcp")).count(), relay.dropped());
     assertThat(failures).as("no call failed: each failed attempt was retried").isEmpty();
-    assertThat(events.transitions).containsSubsequence("quic OPEN", "quic HALF_OPEN", "quic CLOSED");
+    assertThat(events.transitions).containsSubsequence(datagram + " OPEN", datagram + " HALF_OPEN", datagram + " CLOSED");
     for (String[] f : finished) {
       assertThat(server.processed(f[0])).as("call %s ran once", f[0]).isEqualTo(1);
     }

@@ -139,11 +139,12 @@ public final class FeedApp {
     firstChunk.await(20, TimeUnit.SECONDS);
 
     // Pull to refresh while the images stream: the API call goes first.
+    int streaming = streaming(screen);
     long t1 = System.nanoTime();
     try {
       Page again = api.withDeadlineAfter(20, TimeUnit.SECONDS).latest(PageRequest.newBuilder().setSize(20).build());
-      out.printf(Locale.ROOT, "%s: Latest again (urgency 0, %d images streaming) over %s: %d items in %d ms%n",
-          label, streaming(screen), transport(), again.getItemsCount(), ms(System.nanoTime() - t1));
+      out.printf(Locale.ROOT, "%s: Latest again (urgency 0, sent while %d images streamed) over %s: %d items in %d ms%n",
+          label, streaming, transport(), again.getItemsCount(), ms(System.nanoTime() - t1));
     } catch (RuntimeException e) {
       out.println(label + ": Latest again failed: " + Status.fromThrowable(e));
       failed++;

@@ -48,7 +48,7 @@ class FeedAppOnMobileIT {
       blocked = run(lab, "--state", state.toString(), "app");
     }
     assertThat(first).contains("app: Latest (urgency 0) over udp").contains("scrolled off screen")
-        .contains("app: Latest again (urgency 0").contains("early data accepted: false");
+        .contains("app: Latest again (urgency 0, sent while 6 images streamed)").contains("early data accepted: false");
     assertThat(restarted).contains("app: Latest (urgency 0) over udp").contains("early data accepted: true");
     assertThat(blocked).contains("app: Latest (urgency 0) over okhttp").contains("udp was still connecting");
     String summary = String.format("profile %s (%s)%n%nfirst start:%n%s%nrestarted:%n%s%nUDP blocked:%n%s",
