@@ -347,40 +347,19 @@ class TransportAdvertisementTest {
   }
 
   /** A store that counts the udp tickets put in it. */
-  private static final class TicketCounter implements SessionStore {
-    final SessionStore inner;
+  private static final class TicketCounter extends dev.tern.rpc.spi.ForwardingSessionStore {
     final java.util.concurrent.atomic.AtomicInteger tickets = new java.util.concurrent.atomic.AtomicInteger();
 
     TicketCounter(SessionStore inner) {
-      this.inner = inner;
+      super(inner);
     }
 
     @Override
     public void add(String server, String kind, byte[] value, long expiresAtMillis) {
-      inner.add(server, kind, value, expiresAtMillis);
+      super.add(server, kind, value, expiresAtMillis);
       if (kind.equals(UdpTransportOptions.TICKET_KIND)) {
         tickets.incrementAndGet();
       }
-    }
-
-    @Override
-    public byte[] take(String server, String kind, long nowMillis) {
-      return inner.take(server, kind, nowMillis);
-    }
-
-    @Override
-    public void put(String server, String kind, byte[] value, long expiresAtMillis) {
-      inner.put(server, kind, value, expiresAtMillis);
-    }
-
-    @Override
-    public byte[] get(String server, String kind, long nowMillis) {
-      return inner.get(server, kind, nowMillis);
-    }
-
-    @Override
-    public void remove(String server, String kind) {
-      inner.remove(server, kind);
     }
   }
 }

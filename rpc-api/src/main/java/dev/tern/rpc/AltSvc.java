@@ -47,7 +47,17 @@ public final class AltSvc {
    */
   public record Alternative(String protocolId, String host, int port, long maxAgeSeconds, boolean persist,
       Map<String, String> parameters) {
-    /** Checks and copies the parameters. */
+    /**
+     * Checks the port and the max-age, and copies the parameters.
+     *
+     * @param protocolId the protocol, percent-decoded
+     * @param host the alternative's host; empty for the origin's own host
+     * @param port the port, 1..65535
+     * @param maxAgeSeconds how long the alternative may be used, at least 0
+     * @param persist whether it survives a change of network
+     * @param parameters the other parameters
+     * @throws IllegalArgumentException if the port or the max-age is out of range
+     */
     public Alternative {
       Objects.requireNonNull(protocolId, "protocolId");
       Objects.requireNonNull(host, "host");
@@ -60,7 +70,11 @@ public final class AltSvc {
       parameters = Collections.unmodifiableMap(new LinkedHashMap<>(parameters));
     }
 
-    /** Whether the alternative is on the origin's own host (its alt-authority names no host). */
+    /**
+     * Whether the alternative is on the origin's own host (its alt-authority names no host).
+     *
+     * @return true if the alt-authority names no host
+     */
     public boolean sameHost() {
       return host.isEmpty();
     }
@@ -73,7 +87,12 @@ public final class AltSvc {
    * @param alternatives the alternatives in the order given; empty when {@code clear}
    */
   public record Field(boolean clear, List<Alternative> alternatives) {
-    /** Copies the list. */
+    /**
+     * Copies the list.
+     *
+     * @param clear whether the field was {@code clear}
+     * @param alternatives the alternatives in the order given
+     */
     public Field {
       alternatives = Collections.unmodifiableList(new ArrayList<>(alternatives));
     }

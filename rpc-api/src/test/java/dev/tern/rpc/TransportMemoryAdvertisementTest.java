@@ -108,16 +108,10 @@ class TransportMemoryAdvertisementTest {
   void theSameAdvertisementRewritesTheStoreOnlyOnceHalfItsMaxAgeHasPassed() {
     java.util.concurrent.atomic.AtomicInteger writes = new java.util.concurrent.atomic.AtomicInteger();
     dev.tern.rpc.spi.SessionStore inner = SessionStores.inMemory(16);
-    dev.tern.rpc.spi.SessionStore counting = new dev.tern.rpc.spi.SessionStore() {
-      @Override public void add(String s, String k, byte[] v, long e) { writes.incrementAndGet(); inner.add(s, k, v, e); }
+    dev.tern.rpc.spi.SessionStore counting = new dev.tern.rpc.spi.ForwardingSessionStore(inner) {
+      @Override public void put(String s, String k, byte[] v, long e) { writes.incrementAndGet(); super.put(s, k, v, e); }
 
-      @Override public byte[] take(String s, String k, long n) { return inner.take(s, k, n); }
-
-      @Override public void put(String s, String k, byte[] v, long e) { writes.incrementAndGet(); inner.put(s, k, v, e); }
-
-      @Override public byte[] get(String s, String k, long n) { return inner.get(s, k, n); }
-
-      @Override public void remove(String s, String k) { writes.incrementAndGet(); inner.remove(s, k); }
+      @Override public void remove(String s, String k) { writes.incrementAndGet(); super.remove(s, k); }
     };
     TransportMemory m = TransportMemory.builder().wallClock(wall::get).sessionStore(counting).build();
     for (int i = 0; i < 100; i++) {

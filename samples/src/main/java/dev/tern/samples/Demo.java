@@ -113,31 +113,16 @@ public final class Demo {
       // The memory writes to its store on every change that matters: the demo waits on that.
       java.util.concurrent.Semaphore memoryChanged = new java.util.concurrent.Semaphore(0);
       dev.tern.rpc.spi.SessionStore inner = dev.tern.rpc.spi.SessionStores.inMemory(16);
-      dev.tern.rpc.spi.SessionStore store = new dev.tern.rpc.spi.SessionStore() {
-        @Override
-        public void add(String server, String kind, byte[] value, long expiresAtMillis) {
-          inner.add(server, kind, value, expiresAtMillis);
-        }
-
-        @Override
-        public byte[] take(String server, String kind, long nowMillis) {
-          return inner.take(server, kind, nowMillis);
-        }
-
+      dev.tern.rpc.spi.SessionStore store = new dev.tern.rpc.spi.ForwardingSessionStore(inner) {
         @Override
         public void put(String server, String kind, byte[] value, long expiresAtMillis) {
-          inner.put(server, kind, value, expiresAtMillis);
+          super.put(server, kind, value, expiresAtMillis);
           memoryChanged.release();
         }
 
         @Override
-        public byte[] get(String server, String kind, long nowMillis) {
-          return inner.get(server, kind, nowMillis);
-        }
-
-        @Override
         public void remove(String server, String kind) {
-          inner.remove(server, kind);
+          super.remove(server, kind);
           memoryChanged.release();
         }
       };

@@ -133,13 +133,7 @@ public final class TernMetrics {
       created = new TransportMetrics(this, side, scope, transport);
       transports.add(created);
     }
-    for (Listener l : listeners) {
-      try {
-        l.transportAdded(created);
-      } catch (RuntimeException e) {
-        log.log(Level.WARNING, "metrics listener " + l + " threw; ignored", e);
-      }
-    }
+    tell(l -> l.transportAdded(created));
     return created;
   }
 
@@ -163,13 +157,7 @@ public final class TernMetrics {
       created = new CallPolicyMetrics(this, scope);
       policies.add(created);
     }
-    for (Listener l : listeners) {
-      try {
-        l.callPoliciesAdded(created);
-      } catch (RuntimeException e) {
-        log.log(Level.WARNING, "metrics listener " + l + " threw; ignored", e);
-      }
-    }
+    tell(l -> l.callPoliciesAdded(created));
     return created;
   }
 
@@ -185,13 +173,7 @@ public final class TernMetrics {
   }
 
   void breakerSeen(CallPolicyMetrics m, String transport) {
-    for (Listener l : listeners) {
-      try {
-        l.breakerAdded(m, transport);
-      } catch (RuntimeException e) {
-        log.log(Level.WARNING, "metrics listener " + l + " threw; ignored", e);
-      }
-    }
+    tell(l -> l.breakerAdded(m, transport));
   }
 
   /**
@@ -240,19 +222,18 @@ public final class TernMetrics {
   }
 
   void statusSeen(TransportMetrics m, Status.Code code) {
-    for (Listener l : listeners) {
-      try {
-        l.statusCodeAdded(m, code);
-      } catch (RuntimeException e) {
-        log.log(Level.WARNING, "metrics listener " + l + " threw; ignored", e);
-      }
-    }
+    tell(l -> l.statusCodeAdded(m, code));
   }
 
   void reasonSeen(TransportMetrics m, String reason) {
+    tell(l -> l.refusalReasonAdded(m, reason));
+  }
+
+  /** Tells every listener of a new counter; a listener that throws is logged and skipped. */
+  private void tell(java.util.function.Consumer<Listener> event) {
     for (Listener l : listeners) {
       try {
-        l.refusalReasonAdded(m, reason);
+        event.accept(l);
       } catch (RuntimeException e) {
         log.log(Level.WARNING, "metrics listener " + l + " threw; ignored", e);
       }

@@ -8,6 +8,7 @@ import dev.tern.rpc.TernServerBuilder;
 import dev.tern.rpc.TernServerCalls;
 import dev.tern.rpc.metrics.TernMetrics;
 import dev.tern.rpc.metrics.TransportMetrics;
+import dev.tern.rpc.spi.ForwardingSessionStore;
 import dev.tern.rpc.spi.SessionStore;
 import dev.tern.rpc.spi.SessionStores;
 import dev.tern.conformance.Utf8;
@@ -61,8 +62,7 @@ class UdpZeroRttTest {
    * Counts the tickets the transports put in and take out (address-validation tokens, kind
    * {@code udp.token}, are kept in the same store and not counted).
    */
-  static final class CountingStore implements SessionStore {
-    final SessionStore inner;
+  static final class CountingStore extends ForwardingSessionStore {
     final AtomicInteger added = new AtomicInteger();
     final AtomicInteger taken = new AtomicInteger();
     /** False: address-validation tokens are not kept (the next connection draws a Retry). */
@@ -73,7 +73,7 @@ class UdpZeroRttTest {
     }
 
     CountingStore(SessionStore inner) {
-      this.inner = inner;
+      super(inner);
     }
 
     @Override
@@ -81,7 +81,7 @@ class UdpZeroRttTest {
       if (!keepTokens && kind.equals(UdpTokens.KIND)) {
         return;
       }
-      inner.add(server, kind, value, expiresAtMillis);
+      super.add(server, kind, value, expiresAtMillis);
       if (kind.equals(UdpTransportOptions.TICKET_KIND)) {
         added.incrementAndGet();
       }
@@ -89,26 +89,11 @@ class UdpZeroRttTest {
 
     @Override
     public byte[] take(String server, String kind, long nowMillis) {
-      byte[] b = inner.take(server, kind, nowMillis);
+      byte[] b = super.take(server, kind, nowMillis);
       if (b != null && kind.equals(UdpTransportOptions.TICKET_KIND)) {
         taken.incrementAndGet();
       }
       return b;
-    }
-
-    @Override
-    public void put(String server, String kind, byte[] value, long expiresAtMillis) {
-      inner.put(server, kind, value, expiresAtMillis);
-    }
-
-    @Override
-    public byte[] get(String server, String kind, long nowMillis) {
-      return inner.get(server, kind, nowMillis);
-    }
-
-    @Override
-    public void remove(String server, String kind) {
-      inner.remove(server, kind);
     }
   }
 
