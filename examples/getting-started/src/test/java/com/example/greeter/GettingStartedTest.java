@@ -76,8 +76,10 @@ class GettingStartedTest {
     ManagedChannel channel = GreeterClient.channel("localhost", port, certificate.client(), null);
     try {
       assertEquals("Hello, auto!", GreeterClient.sayHello(channel, "auto"));
+      // quic or tcp at first contact (no udp pin); udp once an earlier TLS call of this JVM (the
+      // channels share the process's TransportMemory) heard the server advertise its udp key.
       String carried = TernChannels.connectionInfo(channel).transport();
-      if (!carried.equals("quic") && !carried.equals("tcp")) {
+      if (!carried.equals("quic") && !carried.equals("tcp") && !carried.equals("udp")) {
         throw new AssertionError("carried by " + carried);
       }
     } finally {

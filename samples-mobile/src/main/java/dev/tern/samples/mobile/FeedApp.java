@@ -25,7 +25,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * The feed screen of a phone app: the API call first and most urgent, then the images of the
  * items on screen, streamed at a low urgency and incrementally (RFC 9218), a pull-to-refresh (the
  * API call again, urgent) while they stream, and the images the user scrolls past cancelled before
- * they finish (half-way through the first image). Each call's line says which transport carried it and how long it took.
+ * they finish (half-way through the first image). Each call's line says which transport carried it,
+ * why (in brackets), and how long it took.
  */
 public final class FeedApp {
   /** Images on the first screen. */
@@ -189,8 +190,20 @@ public final class FeedApp {
     return n;
   }
 
+  /**
+   * The transport that carried the call and, in brackets, why: the first clause of the channel's
+   * selection reason (the whole reason is printed once, after the first call).
+   */
   private String transport() {
-    return TernChannels.selectedTransport(channel);
+    String transport = TernChannels.selectedTransport(channel);
+    String why = TernChannels.selectionReason(channel);
+    if (why == null) {
+      return transport;
+    }
+    int colon = why.indexOf(": ");
+    int semicolon = why.indexOf(';');
+    String first = why.substring(colon < 0 ? 0 : colon + 2, semicolon < 0 ? why.length() : semicolon);
+    return transport + " (" + first + ")";
   }
 
   private static long ms(long nanos) {
