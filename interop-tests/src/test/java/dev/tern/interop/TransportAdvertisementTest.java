@@ -100,16 +100,23 @@ class TransportAdvertisementTest {
     return ServerServiceDefinition.builder("advert.Test").addMethod(WHERE, handler).build();
   }
 
-  /** A Tern server on TLS: {@code tcp} on one port, and {@code other} on another. */
-  private Server server(String other, byte[] udpKey) throws Exception {
+  /** A Tern server on TLS: {@code tcp} on one port, and each of {@code others} on another. */
+  private Server server(byte[] udpKey, String... others) throws Exception {
     for (int attempt = 0; ; attempt++) {
-      Server s = TernServerBuilder.create().tls(CERTS.server()).addService(where())
+      TernServerBuilder b = TernServerBuilder.create().tls(CERTS.server()).addService(where())
           .addTransportProvider(new TcpTransportProvider()).addTransportProvider(new UdpTransportProvider())
           .addTransportProvider(new QuicTransportProvider())
           .transportOption(UdpTransportOptions.SERVER_STATIC_KEY, udpKey)
-          .listen("tcp", new InetSocketAddress("127.0.0.1", 0))
-          .listen(other, new InetSocketAddress("127.0.0.1", 0)).build().start();
-      if (port(s, 0) != port(s, 1) || attempt == 5) {
+          .listen("tcp", new InetSocketAddress("127.0.0.1", 0));
+      for (String other : others) {
+        b.listen(other, new InetSocketAddress("127.0.0.1", 0));
+      }
+      Server s = b.build().start();
+      boolean apart = true;
+      for (int i = 1; i <= others.length; i++) {
+        apart &= port(s, 0) != port(s, i);
+      }
+      if (apart || attempt == 5) {
         servers.add(s);
         return s;
       }
@@ -121,11 +128,14 @@ class TransportAdvertisementTest {
     return ((InetSocketAddress) s.getListenSockets().get(i)).getPort();
   }
 
-  private ManagedChannel channel(int tcpPort, TransportMemory memory, SessionStore tickets) {
+  private ManagedChannel channel(int tcpPort, TransportMemory memory, SessionStore tickets, String... transports) {
     TernChannelBuilder b = TernChannelBuilder.forAddress("127.0.0.1", tcpPort).tls(CERTS.client())
         .transportMemory(memory).transportRaceHeadStart(300, TimeUnit.MILLISECONDS);
     if (tickets != null) {
       b.transportOption(TransportOptions.SESSION_STORE, tickets);
+    }
+    if (transports.length > 0) {
+      b.transports(transports);
     }
     ManagedChannel c = b.build();
     channels.add(c);
@@ -160,7 +170,7 @@ class TransportAdvertisementTest {
   @Test
   void aClientThatFirstTalksTcpMovesToTheAdvertisedUdpPortAndResumesWithZeroRttAfterARestart() throws Exception {
     byte[] key = UdpTransportOptions.newServerKey();
-    Server server = server("udp", key);
+    Server server = server(key, "udp");
     int tcpPort = port(server, 0);
     int udpPort = port(server, 1);
     String authority = "127.0.0.1:" + tcpPort;
@@ -201,7 +211,7 @@ class TransportAdvertisementTest {
 
   @Test
   void aClientLearnsTheQuicPortFromTcpAndItsNextConnectionIsQuic() throws Exception {
-    Server server = server("quic", UdpTransportOptions.newServerKey());
+    Server server = server(UdpTransportOptions.newServerKey(), "quic", "udp");
     int tcpPort = port(server, 0);
     int quicPort = port(server, 1);
     String authority = "127.0.0.1:" + tcpPort;
@@ -212,15 +222,20 @@ class TransportAdvertisementTest {
     assertThat(memory.advertisement(authority, "quic").protocolId()).isEqualTo("h3");
     assertThat(memory.isBroken(authority, "quic"))
         .as("a mark earned on the port quic was never advertised on is cleared by the advertisement").isFalse();
-    ManagedChannel next = channel(tcpPort, memory, null);
+    // A channel that names quic and tcp (the server's udp is advertised too, but not named).
+    ManagedChannel next = channel(tcpPort, memory, null, "quic", "tcp");
     assertThat(call(next)).isEqualTo("quic early=false");
     assertThat(TernChannels.selectionReason(next)).contains("on port " + quicPort + " as the server advertised");
+    // Answers over quic advertise udp only (the server lists what is better than the carrier):
+    // what was learnt of quic's own port stays.
+    assertThat(memory.advertisement(authority, "udp")).isNotNull();
+    assertThat(memory.advertisement(authority, "quic")).as("after a call over quic").isNotNull();
   }
 
   @Test
   void aServerAdvertisesOnlyOverTlsAndOnlyWhenAllowed() throws Exception {
     byte[] key = UdpTransportOptions.newServerKey();
-    Server tls = server("udp", key);
+    Server tls = server(key, "udp");
     Server quiet = TernServerBuilder.create().tls(CERTS.server()).addService(where()).advertiseTransports(false)
         .transportOption(UdpTransportOptions.SERVER_STATIC_KEY, key)
         .listen("tcp", new InetSocketAddress("127.0.0.1", 0))

@@ -67,6 +67,12 @@ final class Connection {
         byTransport.putIfAbsent(t, alt);
       }
     }
+    // A Tern server lists only transports better than the one the call came on, so the field
+    // never names this connection's own: what was learnt of it before (its port, on quic) stays.
+    AltSvc.Alternative own = field.clear() ? null : cfg.memory.advertisement(cfg.authority, provider.name());
+    if (own != null) {
+      byTransport.putIfAbsent(provider.name(), own);
+    }
     cfg.memory.advertised(cfg.authority, byTransport);
   }
 
